@@ -1,0 +1,3 @@
+from tower.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,190 @@
+"""AI players for every game: random, greedy (one-move look-ahead) and (IS-)MCTS.
+
+The agents only use the game API (`legal_moves`, `apply`, `clone`, `determinize`, `result`) plus one optional
+hook a game may define: `heuristic(player) -> float`, larger is better for `player`. Information-set MCTS
+re-deals what the searching player cannot see before every iteration (`determinize`), so it never peeks.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tower.errors import BadInput
+from tower.games.base import GameState, Move
+
+DEFAULT_BUDGET_S = 1.0  # stays well inside the 2 s per decision the spec allows
+
+
+class Agent(Protocol):
+    name: str
+
+    def choose(self, state: GameState) -> Move: ...
+
+
+def _heuristic(state: GameState, player: int) -> float:
+    fn = getattr(state, "heuristic", None)
+    return float(fn(player)) if fn is not None else 0.0
+
+
+def outcome_rewards(state: GameState) -> list[float]:
+    """Reward in [0, 1] per player: 1 shared among winners at the end, else a heuristic ranking."""
+    n = state.num_players
+    if state.is_over:
+        winners = state.result().get("winners", [])
+        return [1.0 / len(winners) if p in winners else 0.0 for p in range(n)] if winners else [1.0 / n] * n
+    values = [_heuristic(state, p) for p in range(n)]
+    best = max(values)
+    lead = [p for p in range(n) if values[p] == best]
+    # a partial credit so a cut-off rollout still ranks the leaders above the rest
+    return [0.5 + 0.5 / len(lead) if p in lead else 0.5 * (values[p] - min(values)) / ((best - min(values)) or 1)
+            for p in range(n)]
+
+
+@dataclass
+class RandomAgent:
+    rng: random.Random
+    name: str = "random"
+
+    def choose(self, state: GameState) -> Move:
+        return self.rng.choice(state.legal_moves())
+
+
+@dataclass
+class GreedyAgent:
+    """Best immediate heuristic after the move (the game's `greedy_score` hook if it has one)."""
+
+    rng: random.Random
+    name: str = "greedy"
+
+    def choose(self, state: GameState) -> Move:
+        me = state.current_player
+        assert me is not None
+        moves = state.legal_moves()
+        scorer = getattr(state, "greedy_score", None)
+        best: list[Move] = []
+        best_value = -math.inf
+        for move in moves:
+            if scorer is not None:
+                value = float(scorer(move, me))
+            else:
+                child = state.determinize(me, self.rng)
+                child.apply(move)
+                value = outcome_rewards(child)[me] if child.is_over else _heuristic(child, me)
+            if value > best_value + 1e-12:
+                best, best_value = [move], value
+            elif abs(value - best_value) <= 1e-12:
+                best.append(move)
+        return self.rng.choice(best)
+
+
+@dataclass
+class _Node:
+    move: Move | None
+    player: int | None  # who made `move`
+    parent: _Node | None
+    children: dict[Move, _Node] = field(default_factory=dict)
+    visits: int = 0
+    available: int = 0
+    total: float = 0.0
+
+
+@dataclass
+class MCTSAgent:
+    """Single-observer information-set MCTS (Cowling et al. 2012); plain UCT when nothing is hidden.
+
+    `iterations` caps the work, `budget_s` the time; whichever comes first ends the search.
+    """
+
+    rng: random.Random
+    iterations: int = 2000
+    budget_s: float = DEFAULT_BUDGET_S
+    exploration: float = 0.7
+    rollout_limit: int = 200
+    name: str = "mcts"
+
+    def choose(self, state: GameState) -> Move:
+        me = state.current_player
+        assert me is not None
+        moves = state.legal_moves()
+        if len(moves) == 1:
+            return moves[0]
+        root = _Node(None, None, None)
+        deadline = time.perf_counter() + self.budget_s
+        for i in range(self.iterations):
+            if i and time.perf_counter() > deadline:
+                break
+            self._iterate(root, state.determinize(me, self.rng))
+        best = max(root.children.values(), key=lambda n: (n.visits, n.total))
+        return best.move  # type: ignore[return-value]
+
+    def _iterate(self, root: _Node, sim: GameState) -> None:
+        node = root
+        # selection: descend while every legal move here has a child
+        while not sim.is_over:
+            legal = sim.legal_moves()
+            for m in legal:
+                child = node.children.get(m)
+                if child is not None:
+                    child.available += 1
+            untried = [m for m in legal if m not in node.children]
+            if untried:
+                move = self.rng.choice(untried)
+                player = sim.current_player
+                sim.apply(move)
+                child = _Node(move, player, node, available=1)
+                node.children[move] = child
+                node = child
+                break
+            node = max(
+                (node.children[m] for m in legal),
+                key=lambda c: c.total / c.visits + self.exploration * math.sqrt(math.log(max(1, c.available)) / c.visits),
+            )
+            sim.apply(node.move)  # type: ignore[arg-type]
+        # rollout
+        depth = 0
+        while not sim.is_over and depth < self.rollout_limit:
+            sim.apply(self.rng.choice(sim.legal_moves()))
+            depth += 1
+        rewards = outcome_rewards(sim)
+        while node is not None:
+            node.visits += 1
+            if node.player is not None:
+                node.total += rewards[node.player]
+            node = node.parent
+
+
+AGENT_KINDS = ("random", "greedy", "mcts")
+
+
+def make_agent(spec: str, seed: int = 0) -> Agent:
+    """An AI from a spec like ``greedy``, ``mcts``, ``mcts:iters=500``, ``mcts:time=0.5`` (``ai:`` prefix ok)."""
+    text = spec.removeprefix("ai:")
+    kind, _, params = text.partition(":")
+    rng = random.Random(seed)
+    if kind == "random":
+        return RandomAgent(rng)
+    if kind == "greedy":
+        return GreedyAgent(rng)
+    if kind in ("mcts", "ismcts"):
+        kwargs: dict[str, Any] = {}
+        for part in filter(None, params.split(",")):
+            key, _, value = part.partition("=")
+            try:
+                if key in ("iters", "iterations"):
+                    kwargs["iterations"] = int(value)
+                elif key == "time":
+                    kwargs["budget_s"] = float(value)
+                elif key == "c":
+                    kwargs["exploration"] = float(value)
+                elif key == "rollout":
+                    kwargs["rollout_limit"] = int(value)
+                else:
+                    raise BadInput(f"unknown AI setting {key!r} in {spec!r} (iters, time, c, rollout)", "")
+            except ValueError:
+                raise BadInput(f"AI setting {key!r} needs a number, got {value!r}", "") from None
+        return MCTSAgent(rng, **kwargs)
+    raise BadInput(f"unknown AI {spec!r} (one of: {', '.join(AGENT_KINDS)})", "")

@@ -1,0 +1,35 @@
+"""Error types shared by every game and loader."""
+
+from __future__ import annotations
+
+
+class IllegalMove(ValueError):
+    """A move that breaks a rule. `rule` names the rule; the state is left unchanged."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.message = message
+
+
+class BadInput(ValueError):
+    """Malformed user input (file, record, move text).
+
+    `source` is the file or argument, `where` a JSON path like ``$.blocks[3].size``; `str()` is the
+    one line the CLI prints before exiting with status 2.
+    """
+
+    def __init__(self, what: str, where: str = "$", source: str = "") -> None:
+        self.what = what
+        self.where = where
+        self.source = source
+        super().__init__(self._line())
+
+    def _line(self) -> str:
+        head = f"{self.source}: " if self.source else ""
+        place = f"at {self.where}: " if self.where else ""
+        return f"{head}{place}{self.what}"
+
+    def in_source(self, source: str) -> BadInput:
+        """The same error, naming the file it came from."""
+        return BadInput(self.what, self.where, source)

@@ -1,0 +1,21 @@
+"""The shared game API (SPEC section 5): registry, base classes, errors and game records."""
+
+from tower.errors import BadInput, IllegalMove
+from tower.games.base import GameState, Move
+from tower.games.records import RECORD_FORMAT, load_record, replay, save_record
+from tower.games.registry import GAMES, game_class, game_names, new_game
+
+__all__ = [
+    "GAMES",
+    "RECORD_FORMAT",
+    "BadInput",
+    "GameState",
+    "IllegalMove",
+    "Move",
+    "game_class",
+    "game_names",
+    "load_record",
+    "new_game",
+    "replay",
+    "save_record",
+]

@@ -1,0 +1,69 @@
+"""Game records (`game-record/1`): the save file, the replay and the undo history at once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tower.errors import BadInput, IllegalMove
+from tower.fileio import atomic_write_text, read_json
+from tower.games.base import GameState
+from tower.games.registry import game_class
+
+RECORD_FORMAT = "game-record/1"
+RECORD_KEYS = {"format", "game", "players", "seed", "options", "moves", "agents"}
+
+
+def replay(record: dict[str, Any], upto: int | None = None) -> GameState:
+    """Validate `record` and replay its moves (the first `upto` of them) from a fresh game.
+
+    Raises BadInput naming the JSON path of whatever is wrong, including an illegal move.
+    """
+    if not isinstance(record, dict):
+        raise BadInput("a game record must be a JSON object", "$")
+    unknown = set(record) - RECORD_KEYS
+    if unknown:
+        raise BadInput(f"unknown key {sorted(unknown)[0]!r}", f"$.{sorted(unknown)[0]}")
+    for key in ("format", "game", "players", "moves"):
+        if key not in record:
+            raise BadInput(f"missing key {key!r}", "$")
+    if record["format"] != RECORD_FORMAT:
+        raise BadInput(f"unsupported format {record['format']!r} (expected {RECORD_FORMAT!r})", "$.format")
+    cls = game_class(record["game"])
+    seed = record.get("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise BadInput(f"seed must be a whole number, got {seed!r}", "$.seed")
+    state = cls(record["players"], seed, record.get("options") or {})
+    moves = record["moves"]
+    if not isinstance(moves, list):
+        raise BadInput("moves must be a list", "$.moves")
+    for i, data in enumerate(moves[:upto] if upto is not None else moves):
+        where = f"$.moves[{i}]"
+        try:
+            move = cls.move_type.from_json(data)
+        except BadInput as exc:
+            raise BadInput(exc.what, where + (exc.where[1:] if exc.where != "$" else "")) from None
+        try:
+            state.apply(move)
+        except IllegalMove as exc:
+            raise BadInput(f"illegal move {move}: {exc}", where) from None
+    return state
+
+
+def load_record(source: str | Path | dict[str, Any], upto: int | None = None) -> GameState:
+    """Load a record (a path or an already parsed dict) and replay it; errors name the file."""
+    if isinstance(source, dict):
+        return replay(source, upto)
+    try:
+        return replay(read_json(source), upto)
+    except BadInput as exc:
+        raise exc.in_source(str(source)) from None
+
+
+def save_record(state: GameState, path: str | Path, agents: list[str] | None = None) -> None:
+    """Write the game's record atomically (temp file + rename)."""
+    record = state.record()
+    if agents:
+        record["agents"] = list(agents)
+    atomic_write_text(path, json.dumps(record, indent=1) + "\n")
