@@ -1,7 +1,9 @@
 """AI players for every game: random, greedy (one-move look-ahead) and (IS-)MCTS.
 
-The agents only use the game API (`legal_moves`, `apply`, `clone`, `determinize`, `result`) plus one optional
-hook a game may define: `heuristic(player) -> float`, larger is better for `player`. Information-set MCTS
+The agents only use the game API (`legal_moves`, `apply`, `clone`, `determinize`, `result`) plus optional hooks
+a game may define: `heuristic(player) -> float` (larger is better for `player`), `greedy_score(move, player)`
+(the greedy player's one-move evaluation) and `rollout_move(rng) -> Move` (a cheaper or smarter playout policy;
+it must return a legal move). Information-set MCTS
 re-deals what the searching player cannot see before every iteration (`determinize`), so it never peeks.
 """
 
@@ -146,8 +148,9 @@ class MCTSAgent:
             sim.apply(node.move)  # type: ignore[arg-type]
         # rollout
         depth = 0
+        policy = getattr(sim, "rollout_move", None)
         while not sim.is_over and depth < self.rollout_limit:
-            sim.apply(self.rng.choice(sim.legal_moves()))
+            sim.apply(policy(self.rng) if policy is not None else self.rng.choice(sim.legal_moves()))
             depth += 1
         rewards = outcome_rewards(sim)
         while node is not None:
