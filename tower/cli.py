@@ -1,0 +1,104 @@
+"""The `tower` command line: wires the rules packages, the physics judges and the viewer together.
+
+Heavy packages (physics, pyvista) are imported inside the commands that need them, so `tower --help` and the
+rules stay fast. Bad input of any kind ends in one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tower.errors import BadInput
+
+EXIT_OK, EXIT_FOUND, EXIT_BAD = 0, 1, 2
+GAMES = ("climbers", "seventh-heaven", "partners", "diabolo")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line and exit 2 (argparse prints a usage block otherwise)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sub = self.prog.partition(" ")[2]
+        raise BadInput(f"{sub}: {message}" if sub else message, "")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="tower", description="Block-tower builds in 3D and four tabletop games.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("demo", help="generate a tower, check it, play short AI games, write screenshots")
+    s.add_argument("--out", default="tower-demo", help="output folder (default ./tower-demo)")
+
+    s = sub.add_parser("new", help="a random legal start tower as tower-build/1")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("-o", "--output", help="file to write (default: stdout)")
+
+    s = sub.add_parser("check", help="legality and stability of a build")
+    s.add_argument("file")
+    s.add_argument("--json", action="store_true", help="print one JSON document")
+    s.add_argument("--statics-only", action="store_true", help="skip the PyBullet judge")
+    s.add_argument("--remove", action="append", default=[], metavar="ID", help="judge without this block")
+
+    s = sub.add_parser("play", help="play a game in the 3D window or the terminal")
+    s.add_argument("game", choices=GAMES)
+    s.add_argument("--players", help="e.g. human,human,ai:greedy")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--text", action="store_true", help="play in the terminal")
+    s.add_argument("--load", help="resume a saved game record")
+
+    s = sub.add_parser("simulate", help="AI-vs-AI batch statistics")
+    s.add_argument("game", choices=GAMES)
+    s.add_argument("--games", type=int, required=True)
+    s.add_argument("--players", help="e.g. greedy,greedy,random")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--jobs", type=int, default=1)
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("view", help="show a build, a saved game or a record")
+    s.add_argument("file")
+    s.add_argument("--screenshot", metavar="PNG")
+    s.add_argument("--gltf", metavar="FILE")
+    s.add_argument("--html", metavar="FILE")
+
+    s = sub.add_parser("replay", help="step through a game record")
+    s.add_argument("record")
+    s.add_argument("--gif", metavar="FILE")
+    s.add_argument("--text", action="store_true", help="step through it in the terminal")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+        from tower import commands
+
+        return getattr(commands, "cmd_" + args.command.replace("-", "_"))(args)
+    except BadInput as exc:
+        print(f"tower: {exc}", file=sys.stderr)
+        return EXIT_BAD
+    except KeyboardInterrupt:
+        print("tower: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def print_json(doc: Any) -> None:
+    sys.stdout.write(json.dumps(doc, indent=1) + "\n")
+
+
+def check_output_path(path: str | None, what: str) -> Path | None:
+    """Refuse an output path whose folder does not exist, before any work is done."""
+    if path is None:
+        return None
+    p = Path(path)
+    if not p.parent.exists() if str(p.parent) else False:
+        raise BadInput(f"{what}: folder {str(p.parent)!r} does not exist", "", path)
+    if p.is_dir():
+        raise BadInput(f"{what}: is a directory", "", path)
+    return p

@@ -1,0 +1,43 @@
+"""Glue between builds and the physics judges: a build becomes plain boxes with real sizes and masses.
+
+Lives beside the CLI (it is wiring, not rules): `physics` is imported only when a judge is asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tower.build import Build
+
+#: A figure as a small solid on its cell: a 1.2 x 1.2 cm footprint, as tall as the eye height plus a head.
+FIGURE_FOOTPRINT_UNITS = 0.6
+FIGURE_HEIGHT_UNITS = 1.25
+
+
+def build_boxes(build: Build) -> list[Any]:
+    """The blocks (and figures, as small solids of their own mass) as `physics.Box`es in metres."""
+    from physics import Box
+    from physics.units import FIGURE_MASS_KG, UNIT_M, grid_box
+
+    boxes = [grid_box(b.id, b.origin, b.size) for b in build.blocks]
+    inset = (1 - FIGURE_FOOTPRINT_UNITS) / 2
+    for i, f in enumerate(build.figures):
+        x, y, z = f.cell
+        boxes.append(Box(f"figure-{f.colour}-{i}", ((x + inset) * UNIT_M, (y + inset) * UNIT_M, z * UNIT_M),
+                         (FIGURE_FOOTPRINT_UNITS * UNIT_M, FIGURE_FOOTPRINT_UNITS * UNIT_M,
+                          FIGURE_HEIGHT_UNITS * UNIT_M), FIGURE_MASS_KG))
+    return boxes
+
+
+def judge_build(build: Build, statics_only: bool = False) -> Any:
+    """The physics verdict (`physics.Verdict`) of a build."""
+    import physics
+
+    return physics.judge(build_boxes(build), statics_only=statics_only)
+
+
+def statics_stands(build: Build) -> bool:
+    """The `physical` support option's test: does the statics judge say the construction stands?"""
+    import physics
+
+    return bool(physics.judge_statics(build_boxes(build)).stable)
