@@ -52,7 +52,8 @@ class RandomAgent:
     name: str = "random"
 
     def choose(self, state: GameState) -> Move:
-        return self.rng.choice(state.legal_moves())
+        sampler = getattr(state, "random_move", None)  # uniform without listing every move, where a game can
+        return sampler(self.rng) if sampler is not None else self.rng.choice(state.legal_moves())
 
 
 @dataclass

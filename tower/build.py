@@ -25,6 +25,7 @@ from tower.fileio import atomic_write_text, read_json
 BUILD_FORMAT = "tower-build/1"
 MAX_COORD = 10_000  # no real build is larger; keeps the voxel grid of a hostile file bounded
 MAX_BLOCKS = 2_000
+MAX_CELLS = 2**24  # bounding-box volume (grid cells) of blocks and figures: the voxel grid is dense
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,15 @@ def parse_build(data: Any) -> Build:
         if not isinstance(s["block"], str) or s["block"] not in ids:
             raise BadInput(f"stone on unknown block {s['block']!r}"[:200], f"{where}.block")
         stones.append(Stone(_colour(s["color"], f"{where}.color", PLAYER_COLOURS), s["block"]))
+    # the dense voxel grid spans every block and figure, and the table (z = 0)
+    points = [p for b in blocks for p in (b.origin, tuple(o + n for o, n in zip(b.origin, b.size, strict=True)))]
+    points += [f.cell for f in figures]
+    if points:
+        span = [max(p[i] for p in points) - min(p[i] for p in points) + 1 for i in range(2)]
+        span.append(max(max(p[2] for p in points), 0) - min(min(p[2] for p in points), 0) + 1)
+        if span[0] * span[1] * span[2] > MAX_CELLS:
+            raise BadInput(f"the build spans {span[0]} x {span[1]} x {span[2]} grid cells, more than {MAX_CELLS} "
+                           "in all", "$")
     return Build(blocks, figures, stones)
 
 

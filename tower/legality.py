@@ -106,7 +106,7 @@ def check_build(build: Build, grid: VoxelGrid | None = None) -> list[Violation]:
             b = build.blocks[i]
             out.append(Violation("stone-not-on-free-top",
                                  f"the {s.colour} stone on {s.block} is not on a free top: {', '.join(reasons)}",
-                                 (s.block,), _cells(grid.top_cells(i)) or _cells([(*b.origin[:2], b.top)]),
+                                 (s.block,), _cells((x, y, b.top) for x, y in b.footprint_cells()),
                                  stone=s.colour))
 
     counts = Counter(b.kind.name for b in build.blocks)

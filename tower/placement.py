@@ -9,13 +9,26 @@ map instead of a loop over positions: this is the hot path of move generation.
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+
+
+def _run(a: np.ndarray, n: int, axis: int, op) -> np.ndarray:
+    """op-reduction over every run of n consecutive entries along `axis` (separable, a few slice ops)."""
+    length = a.shape[axis] - n + 1
+    take = (lambda k: a[k:k + length]) if axis == 0 else (lambda k: a[:, k:k + length])
+    out = take(0)
+    for k in range(1, n):
+        out = op(out, take(k))
+    return out
+
+
+def window_max(a: np.ndarray, sx: int, sy: int) -> np.ndarray:
+    """Max of `a` over every sx x sy window (index = the window's minimum corner)."""
+    return _run(_run(a, sx, 0, np.maximum), sy, 1, np.maximum)
 
 
 def window_max_min(heights: np.ndarray, sx: int, sy: int) -> tuple[np.ndarray, np.ndarray]:
     """Max and min of `heights` over every sx x sy window (index = the window's minimum corner)."""
-    win = sliding_window_view(heights, (sx, sy))
-    return win.max(axis=(2, 3)), win.min(axis=(2, 3))
+    return window_max(heights, sx, sy), _run(_run(heights, sx, 0, np.minimum), sy, 1, np.minimum)
 
 
 def side_contact(heights: np.ndarray, sx: int, sy: int, z: np.ndarray, sz: int) -> np.ndarray:
@@ -28,8 +41,8 @@ def side_contact(heights: np.ndarray, sx: int, sy: int, z: np.ndarray, sz: int) 
     pad = np.zeros((nx + 2, ny + 2), dtype=heights.dtype)
     pad[1:-1, 1:-1] = heights
     wx, wy = nx - sx + 1, ny - sy + 1
-    col = sliding_window_view(pad, (1, sy)).max(axis=(2, 3))  # max over a y-run of sy, shape (nx+2, ny+3-sy)
-    row = sliding_window_view(pad, (sx, 1)).max(axis=(2, 3))  # max over an x-run of sx
+    col = _run(pad, sy, 1, np.maximum)  # max over a y-run of sy, shape (nx+2, ny+3-sy)
+    row = _run(pad, sx, 0, np.maximum)  # max over an x-run of sx
     left = col[0:wx, 1:1 + wy]
     right = col[sx + 1:sx + 1 + wx, 1:1 + wy]
     front = row[1:1 + wx, 0:wy]
@@ -38,13 +51,14 @@ def side_contact(heights: np.ndarray, sx: int, sy: int, z: np.ndarray, sz: int) 
     return best > z
 
 
-def resting_positions(heights: np.ndarray, size: tuple[int, int, int], z_max: int) -> np.ndarray:
+def resting_positions(heights: np.ndarray, size: tuple[int, int, int], z_max: int,
+                      maxmin: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Boolean map over window corners: a block of `size` can rest there (full support, contact, in bounds).
 
     The resting height of each position is `window_max_min(heights, sx, sy)[0]`.
     """
     sx, sy, sz = size
-    hi, lo = window_max_min(heights, sx, sy)
+    hi, lo = window_max_min(heights, sx, sy) if maxmin is None else maxmin
     ok = (hi == lo) & (hi + sz <= z_max)
     on_table = hi == 0
     if on_table.any():

@@ -1,0 +1,1 @@
+"""The Climbers (Chili Spiele): the tower-climbing game."""

@@ -1,0 +1,136 @@
+"""Moves of The Climbers: values with a short text form a person can type.
+
+    fig 12,13,4 short        move the figure to cell (12, 13, 4), using the short ladder on the way
+    block d3 14,12,0 2x2x4 red [push 13,13,2>14,13,2 ...]
+                             put block d3 at origin (14, 12, 0), extents 2x2x4, red face up
+    stone c4                 lay the blocking stone on block c4
+    skip                     leave out this optional step (figure move, stone) / end the turn
+    pass                     pass the whole turn (only before anything else in the turn)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from tower.blocks import COLOUR_INDEX, COLOURS
+from tower.errors import BadInput
+from tower.games.base import GameState, Move
+
+Cell = tuple[int, int, int]
+LADDERS = ("short", "long")
+KINDS = ("fig", "block", "stone", "skip", "pass")
+
+
+def _cell(text: str) -> Cell:
+    parts = text.split(",")
+    if len(parts) != 3:
+        raise BadInput(f"expected a cell x,y,z, got {text!r}", "")
+    try:
+        return tuple(int(p) for p in parts)  # type: ignore[return-value]
+    except ValueError:
+        raise BadInput(f"expected whole numbers in the cell {text!r}", "") from None
+
+
+def _fmt(cell: Cell) -> str:
+    return ",".join(str(v) for v in cell)
+
+
+@dataclass(frozen=True)
+class ClimbersMove(Move):
+    kind: str
+    cell: Cell | None = None  # fig: destination; block: new origin
+    ladders: tuple[str, ...] = ()  # fig: ladders used, in order
+    block: str | None = None  # block / stone
+    size: Cell | None = None  # block: extents after rotation
+    top: int | None = None  # block: colour index of the face turned up
+    pushes: tuple[tuple[Cell, Cell], ...] = ()  # block: figures pushed aside (from, to)
+    path: tuple[Cell, ...] = field(default=(), compare=False, hash=False)  # fig: the cells walked
+
+    def __str__(self) -> str:
+        if self.kind == "fig":
+            return f"fig {_fmt(self.cell)}" + (f" {'+'.join(self.ladders)}" if self.ladders else "")  # type: ignore[arg-type]
+        if self.kind == "block":
+            s = self.size
+            text = f"block {self.block} {_fmt(self.cell)} {s[0]}x{s[1]}x{s[2]} {COLOURS[self.top]}"  # type: ignore[index]
+            if self.pushes:
+                text += " push " + " ".join(f"{_fmt(a)}>{_fmt(b)}" for a, b in self.pushes)
+            return text
+        if self.kind == "stone":
+            return f"stone {self.block}"
+        return self.kind
+
+    def sort_key(self) -> Any:
+        return (KINDS.index(self.kind), self.block or "", self.cell or (), self.size or (), -1 if self.top is None
+                else self.top, self.ladders, self.pushes)
+
+    @classmethod
+    def parse(cls, text: str, state: GameState | None = None) -> Self:
+        words = text.strip().split()
+        if not words:
+            raise BadInput("empty move", "")
+        kind = words[0].lower()
+        if kind in ("skip", "pass"):
+            if len(words) != 1:
+                raise BadInput(f"'{kind}' takes nothing after it", "")
+            return cls(kind)
+        if kind == "fig":
+            if len(words) not in (2, 3):
+                raise BadInput("usage: fig X,Y,Z [short|long|short+long|long+short]", "")
+            ladders = tuple(words[2].split("+")) if len(words) == 3 else ()
+            if any(lad not in LADDERS for lad in ladders) or len(set(ladders)) != len(ladders):
+                raise BadInput(f"unknown ladders {words[2]!r} (short, long, short+long)", "")
+            move = cls("fig", cell=_cell(words[1]), ladders=ladders)
+            if state is not None:  # fill in the path the state would walk, so the move is complete
+                for m in state.legal_moves():
+                    if m == move:
+                        return m  # type: ignore[return-value]
+            return move
+        if kind == "stone":
+            if len(words) != 2:
+                raise BadInput("usage: stone BLOCK", "")
+            return cls("stone", block=words[1])
+        if kind == "block":
+            if len(words) < 5:
+                raise BadInput("usage: block ID X,Y,Z SXxSYxSZ TOPCOLOUR [push X,Y,Z>X,Y,Z ...]", "")
+            dims = words[3].lower().split("x")
+            try:
+                size = tuple(int(d) for d in dims)
+            except ValueError:
+                size = ()
+            if len(size) != 3:
+                raise BadInput(f"expected extents like 2x2x4, got {words[3]!r}", "")
+            if words[4] not in COLOUR_INDEX:
+                raise BadInput(f"unknown colour {words[4]!r} (one of: {', '.join(COLOURS)})", "")
+            pushes = []
+            rest = words[5:]
+            if rest:
+                if rest[0] != "push" or len(rest) < 2:
+                    raise BadInput("after the top colour only 'push FROM>TO ...' may follow", "")
+                for item in rest[1:]:
+                    a, sep, b = item.partition(">")
+                    if not sep:
+                        raise BadInput(f"a push is FROM>TO, got {item!r}", "")
+                    pushes.append((_cell(a), _cell(b)))
+            return cls("block", cell=_cell(words[2]), block=words[1], size=size,  # type: ignore[arg-type]
+                       top=COLOUR_INDEX[words[4]], pushes=tuple(sorted(pushes)))
+        raise BadInput(f"unknown move {words[0]!r} (fig, block, stone, skip, pass)", "")
+
+    def to_json(self) -> Any:
+        return str(self) if self.kind != "fig" else {"fig": str(self), "path": [list(c) for c in self.path]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Self:
+        if isinstance(data, str):
+            return cls.parse(data)
+        if isinstance(data, dict) and set(data) <= {"fig", "path"} and isinstance(data.get("fig"), str):
+            move = cls.parse(data["fig"])
+            if move.kind != "fig":
+                raise BadInput("'fig' must hold a figure move", "$.fig")
+            path = data.get("path", [])
+            if not isinstance(path, list) or not all(
+                    isinstance(c, list) and len(c) == 3 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                for v in c) for c in path):
+                raise BadInput("'path' must be a list of [x, y, z] cells", "$.path")
+            return cls("fig", cell=move.cell, ladders=move.ladders, path=tuple(tuple(c) for c in path))  # type: ignore[misc]
+        raise BadInput("a Climbers move is a text like 'fig 3,4,2' or {'fig': ..., 'path': [...]}", "$")
