@@ -1,0 +1,214 @@
+"""`tower new` and `tower check` as a user runs them (SPEC sections 2 and 4)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tower.build import load_build, parse_build
+from tower.legality import check_build
+from tower.setup import random_start_tower
+
+VERDICTS = {"stable", "marginal", "collapses"}
+
+
+def write(path: Path, doc: dict) -> Path:
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def assert_stability_shape(st) -> None:
+    """`stability` is null until the physics judges land; then a SPEC section 4 verdict."""
+    if st is None:
+        return
+    assert st["verdict"] in VERDICTS
+    statics = st["statics"]
+    assert isinstance(statics["stable"], bool)
+    assert isinstance(statics["tilt_margin_deg"], int | float)
+    assert len(statics["weakest_direction"]) == 2
+    assert isinstance(statics["ms"], int | float)
+
+
+@pytest.fixture(scope="module")
+def start_tower_file(tmp_path_factory, tower_cli) -> Path:
+    path = tmp_path_factory.mktemp("new") / "tower.json"
+    proc = tower_cli(["new", "--seed", "5", "-o", str(path)])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    return path
+
+
+OVERHANG = {"format": "tower-build/1", "blocks": [
+    {"id": "c1", "origin": [0, 0, 0], "size": [2, 2, 2]},
+    {"id": "c2", "origin": [1, 0, 2], "size": [2, 2, 2]}]}
+THIRTEEN_CUBES = {"format": "tower-build/1",
+                  "blocks": [{"id": f"c{i}", "origin": [2 * i, 0, 0], "size": [2, 2, 2]} for i in range(13)]}
+
+
+def highest_block(path: Path) -> str:
+    build = load_build(path)
+    return max(build.blocks, key=lambda b: b.top).id
+
+
+@pytest.fixture(scope="module")
+def checks(tmp_path_factory, tower_cli, start_tower_file):
+    """Every `tower check` run of this module, started a few at a time (each loads the physics judge)."""
+    folder = tmp_path_factory.mktemp("check")
+    tower, overhang = str(start_tower_file), str(write(folder / "overhang.json", OVERHANG))
+    cubes = str(write(folder / "cubes.json", THIRTEEN_CUBES))
+    fast = ["--statics-only"]
+    jobs = {
+        "tower-text": (["check", tower, *fast], False),
+        "tower-json": (["check", tower, "--json", *fast], False),
+        "tower-json-module": (["check", tower, "--json", *fast], True),
+        "overhang-json": (["check", overhang, "--json", *fast], False),
+        "overhang-text": (["check", overhang, *fast], False),
+        "cubes-json": (["check", cubes, "--json", *fast], False),
+        "remove-unknown": (["check", tower, "--remove", "zz9", "--json", *fast], False),
+        "remove-g1": (["check", tower, "--remove", "g1", "--json", *fast], False),
+        "remove-highest": (["check", tower, "--remove", highest_block(start_tower_file), "--json", *fast], False),
+    }
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = {name: pool.submit(tower_cli, args, module=module) for name, (args, module) in jobs.items()}
+        return {name: f.result() for name, f in futures.items()}
+
+
+# --- tower new -----------------------------------------------------------------------------------------------
+
+def test_tower_new_with_output_writes_a_legal_start_tower(start_tower_file):
+    build = load_build(start_tower_file)
+    assert check_build(build) == []
+    assert len(build.blocks) == 35
+
+
+def test_tower_new_writes_the_tower_of_its_seed(start_tower_file):
+    assert load_build(start_tower_file) == random_start_tower(5)
+
+
+def test_tower_new_without_output_prints_the_build_as_json(tower_cli):
+    proc = tower_cli(["new", "--seed", "5"])
+    assert proc.returncode == 0, proc.stderr
+    build = parse_build(json.loads(proc.stdout))
+    assert build == random_start_tower(5)
+    assert check_build(build) == []
+
+
+def test_tower_new_gives_different_towers_for_different_seeds(tower_cli):
+    a, b = tower_cli(["new", "--seed", "1"]), tower_cli(["new", "--seed", "2"])
+    assert a.returncode == b.returncode == 0
+    assert a.stdout != b.stdout
+
+
+def test_tower_new_into_a_missing_folder_is_bad_input_and_writes_nothing(tower_cli, tmp_path):
+    target = tmp_path / "no-such-folder" / "t.json"
+    proc = tower_cli(["new", "-o", str(target)])
+    assert proc.returncode == 2
+    assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert not target.parent.exists()
+
+
+def test_tower_new_with_a_non_numeric_seed_is_a_usage_error(tower_cli):
+    proc = tower_cli(["new", "--seed", "abc"])
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+# --- tower check ---------------------------------------------------------------------------------------------
+
+def test_tower_check_accepts_a_new_start_tower(checks):
+    proc = checks["tower-text"]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "legal" in proc.stdout
+
+
+def test_tower_check_json_prints_exactly_one_json_document(checks):
+    proc = checks["tower-json"]
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)  # the whole of stdout is one document
+    assert doc["legal"] is True
+    assert doc["violations"] == []
+    assert "stability" in doc
+    assert_stability_shape(doc["stability"])
+
+
+def test_python_dash_m_tower_is_the_same_command(checks):
+    proc = checks["tower-json-module"]
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == json.loads(checks["tower-json"].stdout) | {
+        "stability": json.loads(proc.stdout)["stability"]}  # timings in the verdict may differ
+
+
+def test_an_illegal_build_exits_1_and_names_rule_block_and_cells(checks):
+    proc = checks["overhang-json"]
+    assert proc.returncode == 1, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["legal"] is False
+    assert [(v["rule"], v["block"], v["cells"]) for v in doc["violations"]] == [
+        ("unsupported", "c2", [[2, 0, 1], [2, 1, 1]])]
+    assert_stability_shape(doc["stability"])
+
+
+def test_an_illegal_build_in_text_form_exits_1_and_names_the_rule(checks):
+    proc = checks["overhang-text"]
+    assert proc.returncode == 1
+    assert "unsupported" in proc.stdout and "c2" in proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_block_count_warning_alone_keeps_the_check_legal(checks):
+    proc = checks["cubes-json"]
+    doc = json.loads(proc.stdout)
+    assert doc["legal"] is True
+    assert [(v["rule"], v.get("level")) for v in doc["violations"]] == [("block-count", "warning")]
+    assert proc.returncode in (0, 1)  # 1 only if a physics judge finds the row marginal
+    assert proc.returncode == (0 if doc["stability"] is None or doc["stability"]["verdict"] == "stable" else 1)
+
+
+def test_remove_with_an_unknown_id_is_bad_input(checks, start_tower_file):
+    proc = checks["remove-unknown"]
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "zz9" in lines[0] and str(start_tower_file) in lines[0]
+
+
+def test_removing_a_grey_block_leaves_the_blocks_on_it_unsupported(checks, start_tower_file):
+    build = load_build(start_tower_file)
+    g1 = build.block("g1")
+    resting_on_g1 = {b.id for b in build.blocks if b.origin[2] == g1.top
+                     and b.origin[0] < g1.origin[0] + 2 and g1.origin[0] < b.origin[0] + b.size[0]
+                     and b.origin[1] < g1.origin[1] + 2 and g1.origin[1] < b.origin[1] + b.size[1]}
+    assert resting_on_g1  # the rules cover the grey tops
+    proc = checks["remove-g1"]
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    assert doc["legal"] is False
+    unsupported = {v["block"] for v in doc["violations"] if v["rule"] == "unsupported"}
+    assert unsupported == resting_on_g1
+
+
+def test_removing_the_highest_block_keeps_the_tower_legal(checks):
+    doc = json.loads(checks["remove-highest"].stdout)
+    assert doc["legal"] is True and doc["violations"] == []
+
+
+def test_check_without_a_file_is_a_one_line_usage_error(tower_cli):
+    proc = tower_cli(["check"])
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_an_unknown_command_is_a_one_line_usage_error(tower_cli):
+    proc = tower_cli(["chek", "x.json"])
+    assert proc.returncode == 2
+    assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_the_console_script_is_installed():
+    assert (Path(sys.executable).parent / "tower").exists()
