@@ -1,0 +1,87 @@
+"""Contacts between touching axis-aligned boxes and the table, as corner points of inset contact rectangles."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from physics.model import Box
+
+#: Two faces closer than this (metres) touch. Grid positions are multiples of 0.02 m computed in floating point
+#: (3 * 0.02 = 0.06000000000000001), so exact equality fails; 1 micrometre is far below any real gap.
+TOUCH_TOL_M = 1e-6
+#: Index used for the table (the fixed plane z = 0) in contact lists.
+TABLE = -1
+
+
+@dataclass(frozen=True)
+class Contact:
+    """One contact rectangle: body `b` rests on / is pushed by body `a` (`a` may be TABLE).
+
+    `axis` is the contact normal (0 = x, 1 = y, 2 = z; the force on `b` points along +axis). `rect` is the
+    overlap rectangle in the two other coordinates (ascending axis order) before the inset, in metres.
+    """
+
+    a: int
+    b: int
+    axis: int
+    plane: float
+    rect: tuple[float, float, float, float]
+
+    @property
+    def area(self) -> float:
+        return (self.rect[1] - self.rect[0]) * (self.rect[3] - self.rect[2])
+
+
+def find_contacts(boxes: Sequence[Box]) -> list[Contact]:
+    """All face contacts with positive overlap area: tops on bottoms, bottoms on the table, sides on sides."""
+    n = len(boxes)
+    if n == 0:
+        return []
+    lo = np.array([b.lo for b in boxes], dtype=float)
+    hi = lo + np.array([b.size for b in boxes], dtype=float)
+    contacts: list[Contact] = []
+    for j in np.flatnonzero(np.abs(lo[:, 2]) < TOUCH_TOL_M):
+        contacts.append(Contact(TABLE, int(j), 2, 0.0, (lo[j, 0], hi[j, 0], lo[j, 1], hi[j, 1])))
+    for axis in (2, 0, 1):
+        others = [k for k in range(3) if k != axis]
+        # touching[i, j]: the +axis face of i lies in the plane of the -axis face of j
+        touching = np.abs(hi[:, axis][:, None] - lo[:, axis][None, :]) < TOUCH_TOL_M
+        olo = [np.maximum(lo[:, k][:, None], lo[:, k][None, :]) for k in others]
+        ohi = [np.minimum(hi[:, k][:, None], hi[:, k][None, :]) for k in others]
+        overlapping = ((ohi[0] - olo[0]) > TOUCH_TOL_M) & ((ohi[1] - olo[1]) > TOUCH_TOL_M)
+        for i, j in zip(*np.nonzero(touching & overlapping), strict=True):
+            if i == j:
+                continue
+            rect = (olo[0][i, j], ohi[0][i, j], olo[1][i, j], ohi[1][i, j])
+            contacts.append(Contact(int(i), int(j), axis, float(hi[i, axis]), tuple(map(float, rect))))
+    return contacts
+
+
+def contact_corners(contacts: Sequence[Contact], inset: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Corner points of each contact rectangle shrunk by `inset` on every side.
+
+    Returns (contact index per corner, corner points (k, 3), normal axis per corner). A rectangle narrower than
+    2 * inset shrinks to its mid-line (it can then carry no moment across that direction), never inverts.
+    """
+    idx, pts, axes = [], [], []
+    for c_i, c in enumerate(contacts):
+        others = [k for k in range(3) if k != c.axis]
+        spans = []
+        for lo_, hi_ in ((c.rect[0], c.rect[1]), (c.rect[2], c.rect[3])):
+            a, b = lo_ + inset, hi_ - inset
+            if a > b:
+                a = b = (lo_ + hi_) / 2
+            spans.append((a, b))
+        for u in spans[0]:
+            for v in spans[1]:
+                p = [0.0, 0.0, 0.0]
+                p[c.axis] = c.plane
+                p[others[0]] = u
+                p[others[1]] = v
+                idx.append(c_i)
+                pts.append(p)
+                axes.append(c.axis)
+    return np.array(idx, dtype=int), np.array(pts, dtype=float).reshape(-1, 3), np.array(axes, dtype=int)
