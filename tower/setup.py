@@ -15,12 +15,12 @@ import numpy as np
 
 from tower.blocks import (
     ALL_GREY,
+    COLOUR_INDEX,
     CUBE,
     DOUBLE,
     HALF,
     PAIRS,
     TOP,
-    COLOUR_INDEX,
     BlockKind,
     Colouring,
     orientations,
