@@ -1,0 +1,146 @@
+"""The play controller (menu, AI seats, hand-over, undo, save, picking, what-if), card scenes, replays."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tower.games import new_game
+from viewer.play import PlayController
+
+
+def test_menu_lists_the_games_legal_moves_and_enter_applies_one() -> None:
+    state = new_game("climbers", 2, seed=1)
+    ctl = PlayController(state, ["human", "human"])
+    assert ctl.moves == state.legal_moves()
+    ctl.cycle(3)
+    ctl.cycle(-1)
+    chosen = ctl.current_move
+    assert chosen == state.legal_moves()[2]
+    assert ctl.confirm()
+    assert state.history[-1] == chosen
+    assert ctl.log[-1].endswith(str(chosen))
+
+
+def test_clicking_a_movable_block_offers_its_placements_as_ghosts() -> None:
+    state = new_game("climbers", 2, seed=1)
+    ctl = PlayController(state, ["human", "ai:random"])
+    ctl.confirm()  # the optional figure move first
+    movable = ctl.movable_blocks()
+    assert movable
+    assert not ctl.click_block("no-such-block")
+    assert ctl.click_block(movable[0])
+    assert ctl.moves and all(m.kind == "block" and m.block == movable[0] for m in ctl.moves)
+    scene = ctl.scene()
+    chosen = [g for g in scene.ghosts if g.selected]
+    assert len(chosen) == 1 and chosen[0].origin == tuple(ctl.current_move.cell)
+    assert scene.blocks[scene.block_index(movable[0])].selected
+    ctl.confirm()
+    assert state.history[-1].block == movable[0]
+
+
+def test_ai_seats_move_by_themselves_and_undo_goes_back_to_the_human() -> None:
+    state = new_game("seventh-heaven", 3, seed=4)
+    ctl = PlayController(state, ["human", "ai:random", "ai:random"])
+    ctl.run_ais()
+    while not ctl.human_to_move and not ctl.state.is_over:
+        ctl.confirm()
+        ctl.run_ais()
+    assert ctl.state.is_over or ctl.state.current_player == 0
+    before = len(ctl.state.history)
+    if ctl.confirm():
+        ctl.run_ais()
+        assert ctl.undo()
+        assert ctl.state.current_player == 0 and len(ctl.state.history) <= before
+
+
+def test_hotseat_hides_private_cards_between_two_humans() -> None:
+    state = new_game("diabolo", 3, seed=3)
+    ctl = PlayController(state, ["human", "human", "human"])
+    first = state.current_player
+    for _ in range(20):
+        if ctl.handover:
+            break
+        ctl.confirm()
+    assert ctl.handover, "the turn never passed to another person"
+    scene = ctl.scene()
+    assert not scene.blocks and "Hand over" in scene.title  # no hand on screen
+    assert ctl.viewer != first or state.current_player == ctl.viewer
+    ctl.confirm()  # Enter: the next person looks
+    assert not ctl.handover and ctl.scene().blocks
+
+
+def test_save_writes_a_record_that_resumes_the_game(tmp_path) -> None:
+    from tower.games import load_record
+
+    state = new_game("climbers", 2, seed=5)
+    ctl = PlayController(state, ["human", "ai:random"])
+    ctl.confirm()
+    ctl.save(tmp_path / "game.json")
+    doc = json.loads((tmp_path / "game.json").read_text())
+    assert doc["format"] == "game-record/1" and doc["agents"] == ["human", "ai:random"]
+    assert load_record(tmp_path / "game.json").history == state.history
+
+
+def test_whatif_runs_pybullet_without_touching_the_game() -> None:
+    pytest.importorskip("pybullet")
+    state = new_game("climbers", 2, seed=1)
+    ctl = PlayController(state, ["human", "human"])
+    before = state.to_json()
+    block = state.to_build().blocks[0].id
+    frames = ctl.whatif_frames(block, seconds=0.5)
+    assert frames and "poses" in frames[0] and block not in frames[0]["poses"]
+    assert state.to_json() == before
+    assert ctl.message.startswith(f"without {block}")
+
+
+@pytest.mark.parametrize("game,players", [("seventh-heaven", 3), ("partners", 4), ("diabolo", 3)])
+def test_card_game_scenes_show_board_pawns_and_the_hand(game: str, players: int) -> None:
+    from viewer.games import scene_for_view
+
+    state = new_game(game, players, seed=1)
+    view = state.view(0)
+    scene = scene_for_view(game, view)
+    hand = [b for b in scene.blocks if b.id.startswith("hand-")]
+    assert len(hand) == len(view["hand"])
+    assert any("hand" in line for line in scene.lines)
+    if game == "seventh-heaven":
+        assert len(scene.figures) == 6
+        assert sum(b.id.startswith("space-") for b in scene.blocks) == view["track_length"] + 1
+        assert scene.blocks[scene.block_index("space-4")].faces[4] == "purple"  # must swap
+    elif game == "partners":
+        assert len(scene.figures) == 16
+        assert sum(b.id.startswith("space-") for b in scene.blocks) == 64
+        assert sum(b.id.startswith("finish-") for b in scene.blocks) == 16
+    else:
+        assert sum(b.id.startswith("row-") for b in scene.blocks) == 5
+
+
+def test_render_gif_of_a_short_record(tmp_path) -> None:
+    import imageio.v3 as iio
+
+    from viewer.replay import render_gif
+
+    state = new_game("diabolo", 3, seed=1)
+    for _ in range(3):
+        state.apply(state.legal_moves()[0])
+    out = tmp_path / "game.gif"
+    assert render_gif(state.record(), out, size=(240, 180)) == 4
+    frames = iio.imread(out, index=None)
+    assert frames.shape[0] == 4 and frames.shape[1:3] == (180, 240)
+    assert [p.name for p in tmp_path.iterdir()] == ["game.gif"]
+
+
+def test_windows_wire_up_without_a_display(monkeypatch, tmp_path) -> None:
+    """With pyvista forced offscreen, show() returns at once: the key, click and timer wiring still runs."""
+    import pyvista as pv
+
+    from viewer.play import play_window
+    from viewer.replay import replay_window
+
+    monkeypatch.setattr(pv, "OFF_SCREEN", True)
+    state = new_game("climbers", 2, seed=1)
+    assert play_window(state, ["human", "ai:random"]) == 0
+    state.apply(state.legal_moves()[0])
+    assert replay_window(state.record()) == 0

@@ -1,0 +1,240 @@
+"""Pure scenes of the three card games, built from `state.view(player)` only (what that player may see).
+
+Board spaces and cards are flat boxes (`SceneBlock`s, so they share the block layer and its picking ids), pawns
+are figures. Card faces carry no printed text in 3D; the card values are listed in the overlay text. Grid units
+as everywhere in the viewer; a board space is 2 x 2 units.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from viewer.scene import Scene, SceneBlock, SceneFigure
+
+CARD_W, CARD_D, CARD_H = 1.6, 2.4, 0.12  # a card lying flat: 3.2 x 4.8 cm, a little thick so it casts an edge
+SEVENTH_COLOURS = {"red": "red", "blue": "blue", "grey": "grey", "yellow": "yellow", "green": "green",
+                   "pink": "pink", "white": "white"}
+
+
+def _box(id: str, origin: Sequence[float], size: Sequence[float], top: str, sides: str | None = None) -> SceneBlock:
+    s = sides or top
+    return SceneBlock(id, tuple(origin), tuple(size), (s, s, s, s, top, s))  # type: ignore[arg-type]
+
+
+def _card(id: str, x: float, y: float, colour: str, z: float = 0.0) -> SceneBlock:
+    return _box(id, (x, y, z), (CARD_W, CARD_D, CARD_H), colour, "card")
+
+
+def _hand_row(hand: Sequence[str], colour_of, y: float, x0: float = 0.0) -> list[SceneBlock]:
+    return [_card(f"hand-{i}", x0 + i * (CARD_W + 0.3), y, colour_of(c)) for i, c in enumerate(hand)]
+
+
+def _pawn(colour: str, x: float, y: float, z: float) -> SceneFigure:
+    # SceneFigure cells are cell corners: the renderer stands the pawn at cell + 0.5
+    return SceneFigure(colour, (x - 0.5, y - 0.5, z))  # type: ignore[arg-type]
+
+
+def _finish(scene: Scene, lines: Sequence[str]) -> Scene:
+    b = scene.bounds()
+    scene.table = (b[0] - 3, b[1] + 3, b[2] - 3, b[3] + 3)
+    scene.shadow = False  # the contact shadow is for towers; under a flat board it is just a dark patch
+    scene.flat = True
+    scene.lines = list(lines) + scene.lines
+    return scene
+
+
+def _wrap(label: str, items: Sequence[str], width: int = 64) -> list[str]:
+    out, line = [], label
+    for item in items:
+        if len(line) + len(item) + 1 > width:
+            out.append(line)
+            line = "  "
+        line += " " + item
+    out.append(line)
+    return out
+
+
+# --- In 7th Heaven -----------------------------------------------------------------------------------------
+
+SEVENTH_SPECIALS = {2: ("green", "2 -> 5"), 6: ("green", "6 -> 9"), 13: ("red", "13 -> 10"),
+                    4: ("purple", "4: must swap"), 8: ("yellow", "8: may swap"), 14: ("yellow", "14: may swap")}
+
+
+def seventh_card_colour(card: str) -> str:
+    for c in SEVENTH_COLOURS:
+        if card.startswith(c):
+            return SEVENTH_COLOURS[c]
+    return "gold"  # the text cards
+
+
+def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
+    """The track as a stair rising from the Garden Party to 7th Heaven, the six pawns, partner cards, the hand."""
+    length = int(view.get("track_length", 20))
+    blocks, figures = [], []
+    # the track winds as a rising arc (260 degrees) that starts in front, near the default camera, and ends
+    # high at the back left: the tall columns of the last spaces then hide nothing behind them
+    positions = []
+    for i in range(length + 1):
+        angle = math.radians(-110 + 260 * i / max(length, 1))
+        x, y = 9 * math.cos(angle), 9 * math.sin(angle)
+        positions.append((x, y, 0.45 * i))
+    for i, (x, y, z) in enumerate(positions):
+        colour = "gold" if i == length else ("grey" if i == 0 else SEVENTH_SPECIALS.get(i, ("tile",))[0])
+        blocks.append(_box(f"space-{i}", (x - 1, y - 1, 0), (2, 2, z + 0.3), colour, "tile"))
+    by_space: dict[int, list[str]] = {}
+    for colour, space in view.get("pawns", {}).items():
+        by_space.setdefault(min(max(int(space), 0), length), []).append(colour)
+    for space, colours in by_space.items():
+        x, y, z = positions[space]
+        for k, colour in enumerate(colours):
+            dx, dy = (k % 3 - 1) * 0.6, (k // 3 - 0.5) * 0.7
+            figures.append(_pawn(SEVENTH_COLOURS.get(colour, "white"), x + dx, y + dy, z + 0.3))
+    # partner cards: one face-up card per pawn colour, laid before its holder
+    holders: dict[int, list[str]] = {}
+    for colour, holder in view.get("partners", {}).items():
+        if holder is not None:
+            holders.setdefault(int(holder), []).append(colour)
+    for p, colours in holders.items():
+        for k, colour in enumerate(colours):
+            blocks.append(_card(f"partner-{p}-{k}", 14 + 4 * p + k * (CARD_W + 0.2), -4 + 0.0, colour))
+    hand = view.get("hand", [])
+    blocks += _hand_row(hand, seventh_card_colour, y=-14, x0=-10)
+    you = view.get("you")
+    text = [f"In 7th Heaven - you are player {you}; player {view.get('current_player')} to act"
+            f" ({view.get('phase', '')})",
+            "spaces: green up (2->5, 6->9), red down (13->10), purple must swap (4), yellow may swap (8, 14)",
+            "partners: " + "  ".join(f"P{p}: {'+'.join(cs)}" for p, cs in sorted(holders.items()))]
+    text += _wrap("your hand:", hand)
+    text.append(f"deck {view.get('deck', '?')}, discard top: {(view.get('discard') or ['-'])[-1]}")
+    scene = Scene(blocks=blocks, figures=figures)
+    return _finish(scene, list(text) + list(lines))
+
+
+# --- Partners ------------------------------------------------------------------------------------------------
+
+SECTION = 16
+FINISH = 4
+
+
+def partners_board(players: int) -> dict[str, Any]:
+    """Board geometry: centre of every track space, home, finish space and base slot (grid units)."""
+    t = SECTION * players
+    side = 2.2 * SECTION / 2  # half the square's edge
+    track = []
+    for i in range(t):
+        seat, k = divmod(i, SECTION)
+        u = -side + (k + 0.5) * (2 * side / SECTION)
+        # seat 0 runs along the bottom edge left to right, then counter-clockwise
+        x, y = _rotate(u, -side, seat, players)
+        track.append((x, y))
+    homes, finish, bases = [], [], []
+    for q in range(players):
+        hx, hy = _rotate(-side - 1.1, -side - 2.2, q, players)
+        homes.append((hx, hy))
+        finish.append([_rotate(-side + 1.1, -side + 2.2 * (d + 1), q, players) for d in range(FINISH)])
+        bases.append([_rotate(-side - 4.5 + 1.3 * (k % 2), -side - 5.5 + 1.3 * (k // 2), q, players)
+                      for k in range(4)])
+    return {"track": track, "homes": homes, "finish": finish, "bases": bases}
+
+
+def _rotate(x: float, y: float, seat: int, players: int) -> tuple[float, float]:
+    a = 2 * math.pi * seat / players
+    return (x * math.cos(a) - y * math.sin(a), x * math.sin(a) + y * math.cos(a))
+
+
+def partners_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
+    """The square track with homes, bases and finish zones, the 16 pawns and the hand."""
+    n = int(view.get("players", 4))
+    colours = view.get("colours", ["yellow", "red", "blue", "green"])
+    board = partners_board(n)
+    t = SECTION * n
+    blocks = [_box("board", (-22, -22, 0), (44, 44, 0.3), "board")]
+    for i, (x, y) in enumerate(board["track"]):
+        seat = i // SECTION
+        top = colours[seat] if i % SECTION == 0 else "tile"  # each seat's first counted space in its colour
+        blocks.append(_box(f"space-{i}", (x - 0.9, y - 0.9, 0.3), (1.8, 1.8, 0.2), top, "tile"))
+    for q in range(n):
+        hx, hy = board["homes"][q]
+        blocks.append(_box(f"home-{q}", (hx - 0.9, hy - 0.9, 0.3), (1.8, 1.8, 0.35), colours[q], "tile"))
+        for d, (x, y) in enumerate(board["finish"][q]):
+            blocks.append(_box(f"finish-{q}-{d}", (x - 0.8, y - 0.8, 0.3), (1.6, 1.6, 0.15), colours[q], "white"))
+        for k, (x, y) in enumerate(board["bases"][q]):
+            blocks.append(_box(f"base-{q}-{k}", (x - 0.6, y - 0.6, 0.3), (1.2, 1.2, 0.1), colours[q], "black"))
+    figures = []
+    for i, where in enumerate(view.get("locations", [])):
+        seat, k = divmod(i, 4)
+        colour = colours[seat] if seat < len(colours) else "white"
+        if where < 0:
+            x, y = board["bases"][seat][k]
+            z = 0.4
+        elif where < t:
+            (x, y), z = board["track"][where], 0.5
+        elif where < t + n:
+            (x, y), z = board["homes"][where - t], 0.65
+        else:
+            q, d = divmod(where - t - n, FINISH)
+            (x, y), z = board["finish"][q][d], 0.45
+        figures.append(_pawn(colour, x, y, z))
+    hand = view.get("hand", [])
+    you = int(view.get("you", 0))
+    blocks += _hand_row(hand, lambda _c: colours[you] if you < len(colours) else "white", y=-30, x0=-4)
+    teams = view.get("teams", [])
+    text = [f"Partners - you are player {you} ({colours[you] if you < len(colours) else '?'}); "
+            f"player {view.get('current_player')} to act ({view.get('phase', '')})",
+            "teams: " + "  vs  ".join("+".join(colours[q] for q in team) for team in teams)]
+    text += _wrap("your hand:", hand)
+    if view.get("partner_holds"):
+        text.append(f"your partner holds the {view['partner_holds']} you gave")
+    text += [f"  {entry}" for entry in view.get("log", [])[-4:]]
+    if view.get("winners"):
+        text.append(f"winners: {view['winners']}")
+    return _finish(Scene(blocks=blocks, figures=figures), text + list(lines))
+
+
+# --- Diabolo ---------------------------------------------------------------------------------------------------
+
+def diabolo_card_colour(card: str) -> str:
+    return card.split()[0] if card.split() and card.split()[0] in ("red", "yellow", "green", "purple", "blue") \
+        else "white"
+
+
+def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
+    """Five heaven/hell rows: hell (devil) cards to the left, heaven (angel) cards to the right; the hand."""
+    blocks: list[SceneBlock] = []
+    text = [f"Diabolo - you are player {view.get('player')}; player {view.get('current_player')} to act "
+            f"({view.get('phase', '')}), round {view.get('round')}/{view.get('rounds')}",
+            "scores: " + "  ".join(f"P{p}: {s}" for p, s in enumerate(view.get("scores", [])))]
+    for r, row in enumerate(view.get("rows", [])):
+        y = (2 - r) * 3.2
+        colour = row.get("colour", "white")
+        blocks.append(_box(f"row-{r}", (-1.0, y, 0.25), (2.0, CARD_D, 0.5), colour, "black" if row.get("closed")
+                           else colour))
+        for k, _value in enumerate(row.get("devil", [])):
+            blocks.append(_card(f"devil-{r}-{k}", -3.0 - k * (CARD_W + 0.25), y, colour, z=0.25))
+        for k, _value in enumerate(row.get("angel", [])):
+            blocks.append(_card(f"angel-{r}-{k}", 1.4 + k * (CARD_W + 0.25), y, colour, z=0.25))
+        text.append(f"{colour:>7}: hell {row.get('devil', [])}  heaven {row.get('angel', [])}"
+                    + ("  (closed)" if row.get("closed") else ""))
+    # a dark slab on the hell side and a light one on the heaven side make the two halves readable
+    blocks.append(_box("hell", (-16, -7.5, 0), (15, 17, 0.25), "black"))
+    blocks.append(_box("heaven", (1, -7.5, 0), (15, 17, 0.25), "white"))
+    hand = view.get("hand", [])
+    blocks += _hand_row(hand, diabolo_card_colour, y=-11.5, x0=-6)
+    text += _wrap("your hand:", hand)
+    if view.get("my_doubler") is not None:
+        text.append(f"doubler: {'still yours' if view.get('my_doubler') else 'used'}")
+    return _finish(Scene(blocks=blocks), text + list(lines))
+
+
+SCENES = {"seventh-heaven": seventh_heaven_scene, "partners": partners_scene, "diabolo": diabolo_scene}
+
+
+def card_scene(game: str, view: dict[str, Any], lines: Sequence[str] = (), **_: Any) -> Scene:
+    """The scene of a card game's view; unknown games are BadInput."""
+    from tower.errors import BadInput
+
+    if game not in SCENES:
+        raise BadInput(f"the viewer cannot show {game} games", "$.game")
+    return SCENES[game](view, lines)

@@ -1,0 +1,561 @@
+"""Scene -> PyVista: one merged mesh per layer, updated in place.
+
+Every layer (blocks, ghosts, figures, stones, ladders, outlines, markers, table, shadow) is a single PolyData
+with per-cell RGB colours (cell array ``rgb``) and, for blocks and ghosts, a ``block_id`` cell array (index into
+`Scene.blocks` / `Scene.ghosts`) for picking. The actors are created once; `SceneRenderer.update(scene)` only
+replaces the data of those meshes, so a new frame costs one render, not a rebuild of the pipeline.
+
+Units are grid units (1 unit = 2 cm), as in the scene.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Without a display VTK first tries X11 (slow, with a warning) before falling back to EGL; ask for EGL directly.
+if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+    os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
+
+from collections.abc import Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pyvista as pv  # noqa: E402
+
+from viewer.scene import (  # noqa: E402
+    ALL_RGB,
+    BACKGROUND_RGB,
+    PROBLEM_RGB,
+    SELECT_RGB,
+    TABLE_RGB,
+    Scene,
+)
+
+WINDOW_SIZE = (960, 720)
+GAP = 0.04  # each block shrinks by this much per side (0.8 mm): neighbouring blocks read as separate pieces
+EDGE_RGB = (38, 38, 44)
+MOVABLE_RGB = (255, 190, 40)
+TARGET_RGB = (40, 200, 90)
+#: Quads of a unit box as corner indices (corner bit 0 = +x, bit 1 = +y, bit 2 = +z), in FACES order
+#: (+x -x +y -y +z -z), wound counter-clockwise seen from outside.
+_BOX_QUADS = np.array([[1, 3, 7, 5], [0, 4, 6, 2], [2, 6, 7, 3], [0, 1, 5, 4], [4, 5, 7, 6], [0, 2, 3, 1]])
+_CORNERS = np.array([[(i >> 0) & 1, (i >> 1) & 1, (i >> 2) & 1] for i in range(8)], dtype=float)
+_BOX_EDGES = np.array([[0, 1], [2, 3], [4, 5], [6, 7], [0, 2], [1, 3], [4, 6], [5, 7], [0, 4], [1, 5], [2, 6], [3, 7]])
+_LAYERS = ("table", "shadow", "blocks", "figures", "stones", "ladders", "ghosts", "ghost_sel", "problems",
+           "movable", "selected", "targets")
+
+
+# --- mesh builders (pure numpy -> PolyData) --------------------------------------------------------------
+
+def _empty() -> pv.PolyData:
+    mesh = pv.PolyData()
+    return mesh
+
+
+def boxes_mesh(lo: np.ndarray, hi: np.ndarray, face_rgb: np.ndarray, ids: np.ndarray | None = None) -> pv.PolyData:
+    """N boxes (min corners `lo`, max corners `hi`, shape (N, 3)) as 6N quads; face_rgb is (N, 6, 3) uint8."""
+    n = len(lo)
+    if n == 0:
+        return _empty()
+    pts = lo[:, None, :] + _CORNERS[None, :, :] * (hi - lo)[:, None, :]  # (N, 8, 3)
+    quads = (_BOX_QUADS[None, :, :] + 8 * np.arange(n)[:, None, None]).reshape(-1, 4)
+    mesh = pv.PolyData.from_regular_faces(pts.reshape(-1, 3), quads)
+    mesh.cell_data["rgb"] = np.asarray(face_rgb, dtype=np.uint8).reshape(-1, 3)
+    if ids is not None:
+        mesh.cell_data["block_id"] = np.repeat(np.asarray(ids, dtype=np.int32), 6)
+    return mesh
+
+
+def box_outlines(lo: np.ndarray, hi: np.ndarray, colour: Sequence[int]) -> pv.PolyData:
+    """The 12 edges of each box as line cells."""
+    n = len(lo)
+    if n == 0:
+        return _empty()
+    pts = lo[:, None, :] + _CORNERS[None, :, :] * (hi - lo)[:, None, :]
+    segs = (_BOX_EDGES[None, :, :] + 8 * np.arange(n)[:, None, None]).reshape(-1, 2)
+    lines = np.hstack([np.full((len(segs), 1), 2), segs]).ravel()
+    mesh = pv.PolyData(pts.reshape(-1, 3), lines=lines)
+    mesh.cell_data["rgb"] = np.tile(np.asarray(colour, dtype=np.uint8), (len(segs), 1))
+    return mesh
+
+
+def _template(parts: Sequence[tuple[pv.PolyData, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Merge primitive parts into (points, triangles, part index per triangle); built once per shape."""
+    pts, tris, part = [], [], []
+    offset = 0
+    for mesh, index in parts:
+        m = mesh.triangulate().clean()
+        faces = m.faces.reshape(-1, 4)[:, 1:]
+        pts.append(np.asarray(m.points))
+        tris.append(faces + offset)
+        part.append(np.full(len(faces), index))
+        offset += m.n_points
+    return np.vstack(pts), np.vstack(tris), np.concatenate(part)
+
+
+_TEMPLATES: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def template(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cached primitive shapes, origin at the centre of the foot, grid units. Part 0 = owner colour."""
+    if name not in _TEMPLATES:
+        if name == "figure":
+            # a pawn: body cylinder, collar and head; the eye height (1 unit) sits at the head's centre
+            _TEMPLATES[name] = _template([
+                (pv.Cylinder(center=(0, 0, 0.36), direction=(0, 0, 1), radius=0.28, height=0.72, resolution=20), 0),
+                (pv.Cylinder(center=(0, 0, 0.76), direction=(0, 0, 1), radius=0.18, height=0.1, resolution=20), 0),
+                (pv.Sphere(radius=0.22, center=(0, 0, 1.0), theta_resolution=16, phi_resolution=12), 0),
+                (pv.Cylinder(center=(0, 0, 0.02), direction=(0, 0, 1), radius=0.32, height=0.04, resolution=20), 1),
+            ])
+        elif name == "stone":
+            _TEMPLATES[name] = _template([
+                (pv.Cylinder(center=(0, 0, 0.04), direction=(0, 0, 1), radius=0.62, height=0.08, resolution=24), 1),
+                (pv.Cylinder(center=(0, 0, 0.2), direction=(0, 0, 1), radius=0.5, height=0.24, resolution=24), 0),
+            ])
+        elif name.startswith("ladder"):
+            h = float(name.split("-")[1])
+            parts = [(pv.Box((-0.55, -0.45, -0.06, 0.06, 0, h)), 0), (pv.Box((0.45, 0.55, -0.06, 0.06, 0, h)), 0)]
+            for k in range(int(h * 2)):
+                z = 0.25 + 0.5 * k
+                parts.append((pv.Cylinder(center=(0, 0, z), direction=(1, 0, 0), radius=0.04, height=1.0,
+                                          resolution=8), 1))
+            _TEMPLATES[name] = _template(parts)
+        else:
+            raise KeyError(name)
+    return _TEMPLATES[name]
+
+
+def instances(name: str, positions: np.ndarray, colours: np.ndarray, accent: Sequence[int] = EDGE_RGB,
+              ids: np.ndarray | None = None) -> pv.PolyData:
+    """Copies of a template at `positions` (N, 3); part 0 gets each copy's colour, part 1 the accent."""
+    if len(positions) == 0:
+        return _empty()
+    pts, tris, part = template(name)
+    n = len(positions)
+    all_pts = (pts[None, :, :] + np.asarray(positions, dtype=float)[:, None, :]).reshape(-1, 3)
+    all_tris = (tris[None, :, :] + len(pts) * np.arange(n)[:, None, None]).reshape(-1, 3)
+    mesh = pv.PolyData.from_regular_faces(all_pts, all_tris)
+    cols = np.where(part[None, :, None] == 0, np.asarray(colours, dtype=np.uint8)[:, None, :],
+                    np.asarray(accent, dtype=np.uint8)[None, None, :])
+    mesh.cell_data["rgb"] = cols.reshape(-1, 3).astype(np.uint8)
+    if ids is not None:
+        mesh.cell_data["item_id"] = np.repeat(np.asarray(ids, dtype=np.int32), len(tris))
+    return mesh
+
+
+def _quads(lo: np.ndarray, hi: np.ndarray, z: np.ndarray, colours: np.ndarray) -> pv.PolyData:
+    """Flat horizontal rectangles (x/y ranges lo..hi at heights z), one cell each."""
+    n = len(lo)
+    if n == 0:
+        return _empty()
+    x0, y0, x1, y1 = lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]
+    pts = np.stack([np.stack([x0, y0, z], 1), np.stack([x1, y0, z], 1), np.stack([x1, y1, z], 1),
+                    np.stack([x0, y1, z], 1)], 1).reshape(-1, 3)
+    mesh = pv.PolyData.from_regular_faces(pts, np.arange(4 * n).reshape(-1, 4))
+    mesh.cell_data["rgb"] = np.asarray(colours, dtype=np.uint8).reshape(-1, 3)
+    return mesh
+
+
+#: Which scene fields each group of layers is drawn from: `update` redraws a group only if these changed.
+_GROUPS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("table", "shadow"): ("table", "shadow", "blocks"),
+    ("blocks", "selected", "movable", "problems"): ("blocks", "markers"),
+    ("targets",): ("markers",),
+    ("figures",): ("figures",),
+    ("stones",): ("stones",),
+    ("ladders",): ("ladders",),
+    ("ghosts", "ghost_sel"): ("ghosts",),
+}
+
+
+def layer_meshes(scene: Scene, want: set[str] | None = None) -> dict[str, pv.PolyData]:
+    """The layers of `scene` (all, or those in `want`) as one PolyData each (pure: no plotter involved)."""
+    out: dict[str, pv.PolyData] = {}
+
+    def wanted(name: str) -> bool:
+        return want is None or name in want
+
+    if wanted("table"):
+        # table and a cheap soft contact shadow: concentric rings under the tower's footprint
+        t = scene.table
+        out["table"] = _quads(np.array([[t[0], t[2]]]), np.array([[t[1], t[3]]]), np.array([-0.01]),
+                              np.array([TABLE_RGB]))
+        out["shadow"] = _shadow(scene)
+    if wanted("blocks"):
+        _block_layers(scene, out)
+    if wanted("targets"):
+        tg = np.array([m.cell for m in scene.markers if m.kind == "target"], dtype=float).reshape(-1, 3)
+        out["targets"] = _quads(tg[:, :2] + 0.15, tg[:, :2] + 0.85, tg[:, 2] + 0.02,
+                                np.tile(np.array(TARGET_RGB, dtype=np.uint8), (len(tg), 1)))
+    if wanted("figures"):
+        if scene.figures:
+            pos = np.array([[f.cell[0] + 0.5, f.cell[1] + 0.5, f.cell[2]] for f in scene.figures], dtype=float)
+            cols = np.array([ALL_RGB[f.colour] for f in scene.figures])
+            out["figures"] = instances("figure", pos, cols, ids=np.arange(len(scene.figures)))
+        else:
+            out["figures"] = _empty()
+    if wanted("stones"):
+        if scene.stones:
+            out["stones"] = instances("stone", np.array([s.centre for s in scene.stones]) + [0, 0, 0.01],
+                                      np.array([ALL_RGB[s.colour] for s in scene.stones]))
+        else:
+            out["stones"] = _empty()
+    if wanted("ladders"):
+        out["ladders"] = _merge([instances(f"ladder-{lad.height}", np.array([lad.base]),
+                                           np.array([ALL_RGB[lad.colour]]), accent=(120, 86, 50))
+                                 for lad in scene.ladders])
+    if wanted("ghosts"):
+        for key, chosen in (("ghosts", False), ("ghost_sel", True)):
+            gs = [(i, g) for i, g in enumerate(scene.ghosts) if g.selected == chosen]
+            if gs:
+                lo = np.array([g.origin for _, g in gs], dtype=float)
+                hi = lo + np.array([g.size for _, g in gs], dtype=float)
+                out[key] = boxes_mesh(lo + GAP, hi - GAP,
+                                      np.array([[ALL_RGB[c] for c in g.faces] for _, g in gs]),
+                                      np.array([i for i, _ in gs]))
+            else:
+                out[key] = _empty()
+    return out
+
+
+def _shadow(scene: Scene) -> pv.PolyData:
+    ground = [b for b in scene.blocks if b.origin[2] <= 0] if scene.shadow else []
+    if not ground:
+        return _empty()
+    lo = np.array([[min(b.origin[0] for b in ground), min(b.origin[1] for b in ground)]], dtype=float)
+    hi = np.array([[max(b.origin[0] + b.size[0] for b in ground), max(b.origin[1] + b.size[1] for b in ground)]],
+                  dtype=float)
+    rings = 8
+    grow = np.linspace(1.3, 0.0, rings)[:, None]
+    shade = np.linspace(0.97, 0.8, rings)[:, None]
+    # offset towards +x/-y: the key light comes from the back left
+    return _quads(lo - grow + [0.4, -0.4], hi + grow + [0.4, -0.4], np.linspace(-0.008, -0.004, rings),
+                  (np.array(TABLE_RGB)[None, :] * shade).astype(np.uint8))
+
+
+def _block_layers(scene: Scene, out: dict[str, pv.PolyData]) -> None:
+    """Blocks plus their outline layers (problems, selection, movable) and the problem cells."""
+    problems = []
+    if scene.blocks:
+        lo = np.array([b.origin for b in scene.blocks], dtype=float)
+        hi = lo + np.array([b.size for b in scene.blocks], dtype=float)
+        face_rgb = np.array([[ALL_RGB[c] for c in b.faces] for b in scene.blocks], dtype=np.uint8)
+        out["blocks"] = boxes_mesh(lo + GAP, hi - GAP, face_rgb, np.arange(len(scene.blocks)))
+        flag = [i for i, b in enumerate(scene.blocks) if b.problems]
+        sel = [i for i, b in enumerate(scene.blocks) if b.selected]
+        mov = [i for i, b in enumerate(scene.blocks) if b.movable and not b.selected]
+        problems.append(box_outlines(lo[flag] - 0.02, hi[flag] + 0.02, PROBLEM_RGB))
+        out["selected"] = box_outlines(lo[sel] - 0.03, hi[sel] + 0.03, SELECT_RGB)
+        out["movable"] = box_outlines(lo[mov] + 0.01, hi[mov] - 0.01, MOVABLE_RGB)
+    else:
+        out["blocks"], out["selected"], out["movable"] = _empty(), _empty(), _empty()
+    cells = np.array([m.cell for m in scene.markers if m.kind == "problem"], dtype=float).reshape(-1, 3)
+    problems.append(box_outlines(cells + 0.12, cells + 0.88, PROBLEM_RGB))
+    out["problems"] = _merge(problems)
+
+
+def _merge(meshes: Sequence[pv.PolyData]) -> pv.PolyData:
+    meshes = [m for m in meshes if m.n_points]
+    if not meshes:
+        return _empty()
+    if len(meshes) == 1:
+        return meshes[0]
+    return pv.merge(meshes, merge_points=False)
+
+
+# --- the renderer ----------------------------------------------------------------------------------------
+
+_STYLE: dict[str, dict] = {
+    # the table and its shadow are unlit: a flat, neutral ground whose colour is exactly TABLE_RGB
+    "table": {"lighting": False},
+    "shadow": {"lighting": False},
+    "blocks": {"show_edges": True, "edge_color": EDGE_RGB, "line_width": 1.6, "ambient": 0.5, "diffuse": 0.55,
+               "specular": 0.12, "specular_power": 20},
+    "figures": {"ambient": 0.25, "diffuse": 0.75, "specular": 0.45, "specular_power": 30, "smooth_shading": True},
+    "stones": {"ambient": 0.25, "diffuse": 0.75, "specular": 0.3, "specular_power": 20},
+    "ladders": {"ambient": 0.3, "diffuse": 0.7},
+    "ghosts": {"opacity": 0.18, "show_edges": True, "edge_color": (255, 255, 255), "line_width": 1.0},
+    # the chosen placement is drawn solid (a translucent one vanished behind the faint others), white-edged
+    "ghost_sel": {"opacity": 1.0, "show_edges": True, "edge_color": (255, 255, 255), "line_width": 3.5,
+                  "ambient": 0.5, "diffuse": 0.55},
+    "problems": {"line_width": 4.0, "lighting": False},
+    "movable": {"line_width": 2.0, "lighting": False},
+    "selected": {"line_width": 4.0, "lighting": False},
+    "targets": {"lighting": False},
+}
+
+
+class SceneRenderer:
+    """A plotter with one actor per layer; `update(scene)` swaps the meshes' data in place.
+
+    Camera presets: 1 isometric (front right), 2 front, 3 side, 4 top; `reset_camera()` = preset 1.
+    """
+
+    def __init__(self, scene: Scene | None = None, *, off_screen: bool = True,
+                 window_size: tuple[int, int] = WINDOW_SIZE, plotter: pv.Plotter | None = None) -> None:
+        self.plotter = plotter or pv.Plotter(off_screen=off_screen, window_size=list(window_size))
+        # MSAA multiplies the cost of every frame on a software renderer (llvmpipe): 8x MSAA made frames
+        # three times slower here, so edges are kept crisp by the dark outlines and FXAA is not used either.
+        self.plotter.ren_win.SetMultiSamples(0)
+        self.plotter.theme.allow_empty_mesh = True  # a layer may be empty now and filled by a later update
+        # a plain background: the gradient cost about 10 ms of CPU per frame on llvmpipe
+        self.plotter.set_background([c / 255 for c in BACKGROUND_RGB])
+        self._setup_lights()
+        self.meshes: dict[str, pv.PolyData] = {}
+        self.actors: dict[str, object] = {}
+        self._rendered = False
+        self._keys: dict[tuple[str, ...], tuple] = {}  # what each layer group was last drawn from
+        self._posed = False  # set_block_poses moved points: the next update redraws everything
+        self.scene: Scene | None = None
+        for name in _LAYERS:
+            self._add_layer(name)
+        self.text = self._add_text()
+        self.menu_text = self._add_text(x=0.985, right=True, size=13)  # menu and log of the play window
+        self.preset = 1
+        if scene is not None:
+            self.update(scene, reset_camera=True)
+
+    # layers ----------------------------------------------------------------------------------------------
+    def _add_layer(self, name: str) -> None:
+        mesh = pv.PolyData()
+        style = dict(_STYLE[name])
+        colour = style.pop("edge_color", None)
+        kwargs = {"edge_color": [c / 255 for c in colour]} if colour else {}
+        actor = self.plotter.add_mesh(mesh, name=name, render=False, reset_camera=False,
+                                      **style, **kwargs)
+        mapper = actor.GetMapper()
+        # colours come straight from the cell array "rgb" (uint8), not through a lookup table
+        mapper.SetScalarModeToUseCellFieldData()
+        mapper.SelectColorArray("rgb")
+        mapper.SetColorModeToDirectScalars()
+        mapper.ScalarVisibilityOn()
+        # no coincident-topology offset for the outlines: they sit just outside the faces (GAP), so the plain
+        # depth test hides their back edges (an offset made those poke through the blocks)
+        mapper.SetResolveCoincidentTopologyToOff()
+        self.meshes[name] = mesh
+        self.actors[name] = actor
+
+    def _setup_lights(self) -> None:
+        self.plotter.remove_all_lights()
+        # key light high front-left, fill from the right, a weak back light: faces of a block differ in brightness
+        # so the box shape reads even where two faces share a colour
+        # (camera coordinates: x right, y up, z towards the viewer)
+        for pos, intensity in (((-1.0, 1.8, 2.2), 0.7), ((1.8, 0.0, 1.6), 0.45), ((0.0, -0.5, 1.0), 0.15)):
+            # camera lights stay fixed relative to the view, so every preset is lit alike
+            light = pv.Light(position=pos, focal_point=(0, 0, 0), intensity=intensity, light_type="camera light")
+            self.plotter.add_light(light)
+
+    def _add_text(self, x: float = 0.015, right: bool = False, size: int = 15):
+        from vtkmodules.vtkRenderingCore import vtkTextActor
+
+        actor = vtkTextActor()
+        actor.SetInput(" ")
+        prop = actor.GetTextProperty()
+        prop.SetFontSize(size)
+        if right:  # anchored at its top right corner, the lines themselves still left-aligned
+            prop.SetJustificationToRight()
+        prop.SetColor(0.1, 0.1, 0.12)
+        prop.SetBackgroundColor(1.0, 1.0, 1.0)
+        prop.SetBackgroundOpacity(0.8)
+        prop.SetFrame(True)
+        prop.SetFrameColor(0.6, 0.6, 0.65)
+        prop.SetVerticalJustificationToTop()
+        prop.SetFontFamilyToCourier()  # fixed width keeps the overlay's columns aligned
+        actor.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+        actor.GetPositionCoordinate().SetValue(x, 0.98)
+        self.plotter.renderer.AddViewProp(actor)
+        return actor
+
+    def update(self, scene: Scene, *, reset_camera: bool = False, render: bool = False) -> None:
+        """Show `scene`: the layer meshes get the new data in place (no actors added or removed)."""
+        want: set[str] = set()
+        for layers, fields in _GROUPS.items():
+            key = tuple(_frozen(getattr(scene, f)) for f in fields)
+            if self._keys.get(layers) != key or self._posed:
+                self._keys[layers] = key
+                want.update(layers)
+        self._posed = False
+        new = layer_meshes(scene, want)
+        for name in new:
+            mesh = self.meshes[name]
+            data = new[name]
+            if data.n_points:
+                mesh.shallow_copy(data)
+            else:
+                mesh.shallow_copy(pv.PolyData())
+            self.actors[name].SetVisibility(bool(data.n_points))
+        lines = ([scene.title] if scene.title else []) + list(scene.lines)
+        self.text.SetInput("\n".join(lines) if lines else " ")
+        self.text.SetVisibility(bool(lines))
+        # right-justification would also right-align the lines: pad them to one width instead
+        width = max((len(m) for m in scene.menu), default=0)
+        self.menu_text.SetInput("\n".join(m.ljust(width) for m in scene.menu) if scene.menu else " ")
+        self.menu_text.SetVisibility(bool(scene.menu))
+        first = self.scene is None
+        self.scene = scene
+        if reset_camera or first:
+            self.camera_preset(self.preset, render=False)
+        if render:
+            self.render()
+
+    def render(self) -> None:
+        self.plotter.render()
+        self._rendered = True
+
+    # camera ----------------------------------------------------------------------------------------------
+    def camera_preset(self, number: int, render: bool = True) -> None:
+        """1 isometric front-right, 2 front, 3 right side, 4 top; anything else = 1."""
+        scene = self.scene
+        b = scene.bounds() if scene else (0, 1, 0, 1, 0, 1)
+        centre = np.array([(b[0] + b[1]) / 2, (b[2] + b[3]) / 2, b[4] + 0.5 * (b[5] - b[4])])
+        radius = max(4.0, 0.5 * float(np.linalg.norm([b[1] - b[0], b[3] - b[2], b[5] - b[4]])))
+        directions = {1: (0.75, -1.0, 0.72), 2: (0.0, -1.0, 0.3), 3: (1.0, 0.0, 0.3), 4: (0.0, -0.001, 1.0)}
+        if scene is not None and scene.flat:
+            directions[1] = (0.3, -1.0, 1.6)  # a board reads best from above, still with some depth
+            centre[1] += 0.12 * (b[3] - b[2])  # aim behind the middle: the board sits lower, clear of the text
+        d = np.array(directions.get(number, directions[1]), dtype=float)
+        d /= np.linalg.norm(d)
+        self.preset = number if number in directions else 1
+        cam = self.plotter.camera
+        cam.view_angle = 30.0
+        cam.focal_point = tuple(centre)
+        cam.position = tuple(centre + d * radius * (2.9 if scene is not None and scene.flat else 4.1))
+        cam.up = (0.0, 1.0, 0.0) if number == 4 else (0.0, 0.0, 1.0)
+        self.plotter.renderer.ResetCameraClippingRange()
+        if render:
+            self.render()
+
+    def reset_camera(self) -> None:
+        self.camera_preset(1)
+
+    # picking ---------------------------------------------------------------------------------------------
+    def pick_block(self, x: float, y: float) -> str | None:
+        """The id of the block under display pixel (x, y) (origin bottom left), or None."""
+        from vtkmodules.vtkRenderingCore import vtkCellPicker
+
+        if self.scene is None or not self.scene.blocks:
+            return None
+        picker = vtkCellPicker()
+        picker.SetTolerance(0.0005)
+        picker.PickFromListOn()
+        picker.AddPickList(self.actors["blocks"])
+        if not picker.Pick(x, y, 0, self.plotter.renderer) or picker.GetCellId() < 0:
+            return None
+        index = int(self.meshes["blocks"].cell_data["block_id"][picker.GetCellId()])
+        return self.scene.blocks[index].id
+
+    def project(self, point: Sequence[float]) -> tuple[float, float]:
+        """Display coordinates of a world point (grid units)."""
+        ren = self.plotter.renderer
+        ren.SetWorldPoint(*point, 1.0)
+        ren.WorldToDisplay()
+        x, y, _ = ren.GetDisplayPoint()
+        return x, y
+
+    # output ----------------------------------------------------------------------------------------------
+    def image(self) -> np.ndarray:
+        """The current frame as an (H, W, 3) uint8 array (renders first)."""
+        self.render()
+        return np.asarray(self.plotter.screenshot(None, return_img=True))[:, :, :3]
+
+    def screenshot(self, path: str | Path) -> None:
+        """Write the current frame as a PNG, atomically."""
+        save_png(self.image(), path)
+
+    def close(self) -> None:
+        self.plotter.close()
+
+
+def _frozen(value: object) -> object:
+    """A comparable snapshot of a scene field (lists become tuples; the dataclasses inside are frozen)."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+def save_png(img: np.ndarray, path: str | Path) -> None:
+    """PNG via a temp file in the same folder and a rename (never a partial picture)."""
+    import imageio.v3 as iio
+
+    from tower.fileio import atomic_write_bytes
+
+    atomic_write_bytes(path, iio.imwrite("<bytes>", img, extension=".png"))
+
+
+def render_scene(scene: Scene, path: str | Path | None = None, window_size: tuple[int, int] = WINDOW_SIZE,
+                 preset: int = 1) -> np.ndarray:
+    """One offscreen picture of `scene` (written to `path` if given); returns the image array."""
+    r = SceneRenderer(window_size=window_size)
+    try:
+        r.preset = preset
+        r.update(scene, reset_camera=True)
+        img = r.image()
+    finally:
+        r.close()
+    if path is not None:
+        save_png(img, path)
+    return img
+
+
+def gltf_ready(mesh: pv.PolyData) -> pv.PolyData:
+    """Triangles with their own corners and point colours: glTF has no per-face colours, only per-vertex."""
+    tri = mesh.triangulate()
+    faces = tri.faces.reshape(-1, 4)[:, 1:]
+    out = pv.PolyData.from_regular_faces(np.asarray(tri.points)[faces].reshape(-1, 3),
+                                         np.arange(3 * len(faces)).reshape(-1, 3))
+    out.point_data["rgb"] = np.repeat(np.asarray(tri.cell_data["rgb"]), 3, axis=0)
+    return out
+
+
+def _quat_matrix(q: Sequence[float]) -> np.ndarray:
+    """Rotation matrix of a quaternion (x, y, z, w)."""
+    x, y, z, w = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def set_block_poses(renderer: SceneRenderer, poses: dict[str, Sequence[Sequence[float]]], unit_m: float) -> None:
+    """Move the blocks (and figures) of the shown scene to physics poses, changing mesh points in place.
+
+    poses: id -> [[x, y, z] centre in metres, [qx, qy, qz, qw]], as a PyBullet trajectory frame has them;
+    bodies without a pose keep their place. Figures are looked up as ``figure-<colour>-<index>``.
+    """
+    scene = renderer.scene
+    if scene is None:
+        return
+    renderer._posed = True
+    mesh = renderer.meshes["blocks"]
+    if mesh.n_points:
+        pts = np.array(mesh.points).reshape(-1, 8, 3)
+        for i, b in enumerate(scene.blocks):
+            pose = poses.get(b.id)
+            if pose is None:
+                continue
+            lo = np.asarray(b.origin, dtype=float) + GAP
+            hi = lo + np.asarray(b.size, dtype=float) - 2 * GAP
+            local = (lo + _CORNERS * (hi - lo)) - (lo + hi) / 2
+            pts[i] = local @ _quat_matrix(pose[1]).T + np.asarray(pose[0]) / unit_m
+        mesh.points = pts.reshape(-1, 3)
+    fig = renderer.meshes["figures"]
+    if fig.n_points and scene.figures:
+        per = len(template("figure")[0])
+        pts = np.array(fig.points).reshape(len(scene.figures), per, 3)
+        for i, f in enumerate(scene.figures):
+            pose = poses.get(f"figure-{f.colour}-{i}")
+            if pose is None:
+                continue
+            # the physics solid of a figure is centred 0.625 units above its foot (tower.stability)
+            local = template("figure")[0] - [0, 0, 0.625]
+            pts[i] = local @ _quat_matrix(pose[1]).T + np.asarray(pose[0]) / unit_m
+        fig.points = pts.reshape(-1, 3)
+
+
+def require_display(what: str, instead: str = "tower view FILE --screenshot out.png writes a picture") -> None:
+    """BadInput (exit 2, one line) instead of a window that cannot open: Linux without X11 or Wayland."""
+    import sys
+
+    from tower.errors import BadInput
+
+    if pv.OFF_SCREEN or not sys.platform.startswith("linux"):
+        return
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        raise BadInput(f"{what} needs a display (DISPLAY is not set); instead, {instead}", "")

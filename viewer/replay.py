@@ -1,0 +1,102 @@
+"""Game records as animations (offscreen GIF) or in a window with a slider and keys.
+
+Each frame is the scene of the game after k moves, replayed through the game API (the record's moves are
+applied by the game, which checks them). Card games are shown as player 0 sees them: a replay reveals no hand
+but that one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tower.errors import BadInput
+
+GIF_SIZE = (640, 480)
+MAX_GIF_FRAMES = 240  # longer games are sampled evenly; a GIF of thousands of frames helps nobody
+FRAME_S = 0.5
+
+
+def states(record: dict[str, Any] | str | Path) -> list[Any]:
+    """The state after each prefix of the record's moves (index 0 = the start)."""
+    from tower.fileio import read_json
+    from tower.games import load_record, new_game
+
+    doc = read_json(record) if isinstance(record, (str, Path)) else record
+    final = load_record(doc)  # validates every move (BadInput names the JSON path)
+    state = new_game(final.name, final.num_players, final.seed, final.options)
+    out = [state.clone()]
+    for move in final.history:
+        state.apply(move)
+        out.append(state.clone())
+    return out
+
+
+def frame_scene(state: Any, k: int, total: int, player: int = 0):
+    from viewer.view import state_scene
+
+    scene = state_scene(state, player=player, title=f"{state.name}: move {k}/{total}")
+    if k and state.history:
+        scene.lines = [f"last: {state.history[-1]}"[:80]] + scene.lines
+    return scene
+
+
+def render_gif(record: dict[str, Any] | str | Path, path: str | Path, size: tuple[int, int] = GIF_SIZE) -> int:
+    """Write the game as an animated GIF (atomically); returns the number of frames."""
+    import imageio.v3 as iio
+
+    from tower.fileio import atomic_write_bytes
+    from viewer.render import SceneRenderer
+
+    seq = states(record)
+    total = len(seq) - 1
+    picks = list(range(len(seq)))
+    if len(picks) > MAX_GIF_FRAMES:
+        step = len(picks) / MAX_GIF_FRAMES
+        picks = sorted({int(i * step) for i in range(MAX_GIF_FRAMES)} | {len(seq) - 1})
+    r = SceneRenderer(window_size=size)
+    frames = []
+    try:
+        for n, k in enumerate(picks):
+            r.update(frame_scene(seq[k], k, total), reset_camera=(n == 0))
+            frames.append(r.image())
+    finally:
+        r.close()
+    durations = [FRAME_S * 1000] * (len(frames) - 1) + [FRAME_S * 4000]  # hold the final position
+    data = iio.imwrite("<bytes>", frames, extension=".gif", duration=durations, loop=0)
+    atomic_write_bytes(path, data)
+    return len(frames)
+
+
+def replay_window(record: dict[str, Any] | str | Path) -> int:
+    """A window with a move slider; keys Left/Right step, Home/End jump, 1-4 camera presets."""
+    from viewer.render import SceneRenderer, require_display
+    from viewer.view import add_camera_keys
+
+    require_display("the replay window", "tower replay RECORD --gif out.gif or --text")
+    seq = states(record)
+    if not seq:
+        raise BadInput("the record has no positions", "$.moves")
+    total = len(seq) - 1
+    r = SceneRenderer(frame_scene(seq[0], 0, total), off_screen=False)
+    pos = {"k": 0}
+
+    def show(k: float) -> None:
+        k = max(0, min(total, int(round(k))))
+        pos["k"] = k
+        r.update(frame_scene(seq[k], k, total), render=True)
+
+    slider = r.plotter.add_slider_widget(show, [0, max(total, 1)], value=0, title="move", fmt="%.0f",
+                                         pointa=(0.25, 0.06), pointb=(0.95, 0.06))
+
+    def step(d: int) -> None:
+        show(pos["k"] + d)
+        slider.GetRepresentation().SetValue(pos["k"])
+
+    r.plotter.add_key_event("Right", lambda: step(1))
+    r.plotter.add_key_event("Left", lambda: step(-1))
+    r.plotter.add_key_event("Home", lambda: step(-total))
+    r.plotter.add_key_event("End", lambda: step(total))
+    add_camera_keys(r)
+    r.plotter.show(title="tower-sim replay")
+    return 0

@@ -1,0 +1,185 @@
+"""`tower view FILE`: a build or a game record, on screen or written to PNG / glTF / HTML without a window."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tower.build import BUILD_FORMAT, Build, parse_build
+from tower.errors import BadInput
+from tower.fileio import read_json
+
+RECORD_FORMAT = "game-record/1"
+
+
+# --- what to show ------------------------------------------------------------------------------------------
+
+def stability_lines(build: Build) -> list[str]:
+    """Verdict and tilt margin as overlay lines; a note instead if the physics judges are not available."""
+    try:
+        from tower.stability import judge_build
+
+        doc = judge_build(build).to_json()
+    except Exception as exc:  # noqa: BLE001 - the viewer must still show the build when physics fails
+        return [f"stability: not available ({type(exc).__name__})"]
+    statics = doc.get("statics") or {}
+    line = f"stability: {doc.get('verdict', '?')}"
+    if statics.get("tilt_margin_deg") is not None:
+        line += f", tilt margin {statics['tilt_margin_deg']:.1f} deg"
+    out = [line]
+    dyn = doc.get("dynamics") or {}
+    if dyn.get("moved"):
+        out.append("moved in simulation: " + ", ".join(dyn["moved"][:6]) + (" ..." if len(dyn["moved"]) > 6 else ""))
+    return out
+
+
+def legality_lines(violations: list[Any]) -> list[str]:
+    errors = [v for v in violations if getattr(v, "level", "error") == "error"]
+    if not violations:
+        return ["legal"]
+    out = ["ILLEGAL" if errors else "legal (with warnings)"]
+    for v in violations[:5]:
+        who = f" {', '.join(v.blocks[:3])}" if v.blocks else (f" {v.figure} figure" if v.figure else "")
+        out.append(f"  {v.rule}:{who}")
+    if len(violations) > 5:
+        out.append(f"  ... {len(violations) - 5} more")
+    return out
+
+
+def build_view_scene(build: Build, title: str = "", physics: bool = True):
+    """Scene of a build with its legality problems flagged and the verdict in the overlay text."""
+    from tower.legality import check_build
+    from viewer.scene import build_scene
+
+    violations = check_build(build)
+    lines = [f"{len(build.blocks)} blocks, {len(build.figures)} figures"] + legality_lines(violations)
+    if physics:
+        lines += stability_lines(build)
+    return build_scene(build, violations, title=title, lines=lines)
+
+
+def scene_for_document(doc: Any, source: str, physics: bool = True):
+    """A Scene for a parsed file: a tower-build/1 build or a game-record/1 record (replayed to its end)."""
+    fmt = doc.get("format") if isinstance(doc, dict) else None
+    if fmt == RECORD_FORMAT:
+        from tower.games import load_record
+
+        try:
+            state = load_record(doc)
+        except BadInput as exc:
+            raise exc.in_source(source) from None
+        return state_scene(state, title=f"{Path(source).name}: {state.name}, move {len(state.history)}")
+    try:
+        build = parse_build(doc)
+    except BadInput as exc:
+        if fmt not in (BUILD_FORMAT, None):
+            raise BadInput(f"unsupported format {fmt!r} (expected {BUILD_FORMAT!r} or {RECORD_FORMAT!r})"[:200],
+                           "$.format", source) from None
+        raise exc.in_source(source) from None
+    return build_view_scene(build, title=Path(source).name, physics=physics)
+
+
+def state_scene(state: Any, player: int | None = None, title: str = ""):
+    """The scene of a game state as `player` sees it (default: the player to move, else 0)."""
+    from viewer.games import scene_for_view
+
+    if player is None:
+        player = state.current_player if state.current_player is not None else 0
+    return scene_for_view(state.name, state.view(player), title=title)
+
+
+# --- outputs -----------------------------------------------------------------------------------------------
+
+def _html_available() -> bool:
+    try:
+        import trame  # noqa: F401
+        import trame_vtk  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _atomic_export(path: str | Path, write) -> None:
+    """Let `write(tmp_path)` produce the file beside `path`, then rename it into place."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=p.suffix or ".tmp", dir=p.parent if str(p.parent) else ".")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, p)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_outputs(scene, screenshot: str | None = None, gltf: str | None = None, html: str | None = None) -> list[str]:
+    """Render `scene` offscreen and write the requested files; returns the paths written."""
+    from viewer.render import SceneRenderer
+
+    if html and not _html_available():
+        # checked before anything is written: no partial set of outputs
+        raise BadInput("--html needs the optional 'trame' packages (pip install 'pyvista[jupyter]'); "
+                       "use --screenshot or --gltf", "", html)
+    r = SceneRenderer(scene)
+    written = []
+    try:
+        if screenshot:
+            r.screenshot(screenshot)
+            written.append(screenshot)
+        if gltf:
+            _atomic_export(gltf, lambda tmp: export_gltf(r, tmp))
+            written.append(gltf)
+        if html:
+            _atomic_export(html, lambda tmp: r.plotter.export_html(tmp))
+            written.append(html)
+    finally:
+        r.close()
+    return written
+
+
+def export_gltf(renderer, path: str) -> None:
+    """glTF of the scene's meshes; colours move from cells to points, which glTF viewers understand."""
+    import pyvista as pv
+
+    from viewer.render import gltf_ready
+
+    pl = pv.Plotter(off_screen=True)
+    try:
+        for name, mesh in renderer.meshes.items():
+            if mesh.n_points and renderer.actors[name].GetVisibility() and mesh.n_cells and mesh.n_faces:
+                pl.add_mesh(gltf_ready(mesh), scalars="rgb", rgb=True, name=name,
+                            opacity=renderer.actors[name].GetProperty().GetOpacity())
+        pl.export_gltf(path)
+    finally:
+        pl.close()
+
+
+def view_file(path: str, screenshot: str | None = None, gltf: str | None = None, html: str | None = None) -> int:
+    """Show a build or record; with any output given, write those files instead of opening a window."""
+    scene = scene_for_document(read_json(path), str(path))
+    if screenshot or gltf or html:
+        write_outputs(scene, screenshot, gltf, html)
+        return 0
+    return show_window(scene)
+
+
+def show_window(scene) -> int:
+    """The interactive window: mouse to orbit/zoom, keys 1-4 camera presets, r reset, q quit."""
+    from viewer.render import require_display
+
+    require_display("the viewer window")
+    from viewer.render import SceneRenderer
+
+    r = SceneRenderer(scene, off_screen=False)
+    add_camera_keys(r)
+    r.plotter.show(title="tower-sim viewer")
+    return 0
+
+
+def add_camera_keys(r) -> None:
+    for n in range(1, 5):
+        r.plotter.add_key_event(str(n), lambda n=n: r.camera_preset(n))
+    r.plotter.add_key_event("r", r.reset_camera)
