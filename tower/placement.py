@@ -4,6 +4,9 @@ In a strictly legal build every column is solid from the table up (no holes, no 
 alone tells where a block can rest: all columns under its footprint at one height (full support), and, on the
 table, a side face touching the construction (the contact rule). Computed with sliding windows over the whole
 map instead of a loop over positions: this is the hot path of move generation.
+
+Every function works on the last two axes, so a stack of height maps (one per block lifted out, say) is
+handled in one call: `heights` may be (nx, ny) or (..., nx, ny).
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ import numpy as np
 
 
 def _run(a: np.ndarray, n: int, axis: int, op) -> np.ndarray:
-    """op-reduction over every run of n consecutive entries along `axis` (separable, a few slice ops)."""
-    length = a.shape[axis] - n + 1
-    take = (lambda k: a[k:k + length]) if axis == 0 else (lambda k: a[:, k:k + length])
+    """op-reduction over every run of n consecutive entries along `axis` (0: the x axis, 1: the y axis of the
+    last two axes; separable, a few slice ops)."""
+    length = a.shape[axis - 2] - n + 1
+    take = (lambda k: a[..., k:k + length, :]) if axis == 0 else (lambda k: a[..., k:k + length])
     out = take(0)
     for k in range(1, n):
         out = op(out, take(k))
@@ -37,16 +41,16 @@ def side_contact(heights: np.ndarray, sx: int, sy: int, z: np.ndarray, sz: int) 
     A neighbouring column of height h is solid over [0, h), so it touches the block's side (z .. z+sz) when
     h > z. Only needed for blocks on the table: a block resting on blocks touches them with its bottom face.
     """
-    nx, ny = heights.shape
-    pad = np.zeros((nx + 2, ny + 2), dtype=heights.dtype)
-    pad[1:-1, 1:-1] = heights
+    *lead, nx, ny = heights.shape
+    pad = np.zeros((*lead, nx + 2, ny + 2), dtype=heights.dtype)
+    pad[..., 1:-1, 1:-1] = heights
     wx, wy = nx - sx + 1, ny - sy + 1
     col = _run(pad, sy, 1, np.maximum)  # max over a y-run of sy, shape (nx+2, ny+3-sy)
     row = _run(pad, sx, 0, np.maximum)  # max over an x-run of sx
-    left = col[0:wx, 1:1 + wy]
-    right = col[sx + 1:sx + 1 + wx, 1:1 + wy]
-    front = row[1:1 + wx, 0:wy]
-    back = row[1:1 + wx, sy + 1:sy + 1 + wy]
+    left = col[..., 0:wx, 1:1 + wy]
+    right = col[..., sx + 1:sx + 1 + wx, 1:1 + wy]
+    front = row[..., 1:1 + wx, 0:wy]
+    back = row[..., 1:1 + wx, sy + 1:sy + 1 + wy]
     best = np.maximum(np.maximum(left, right), np.maximum(front, back))
     return best > z
 

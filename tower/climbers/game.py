@@ -18,13 +18,14 @@ from itertools import permutations, product
 from typing import Any, ClassVar, Self
 
 import numpy as np
+from scipy import ndimage
 
 from tower.blocks import COLOURS, GREY, PLAYER_COLOURS, TOP, Colouring, placements_shapes
 from tower.build import Block, Build, Figure, Stone, build_to_json, parse_build
 from tower.climbers.moves import Cell, ClimbersMove
 from tower.errors import BadInput, IllegalMove
 from tower.games.base import GameState
-from tower.placement import resting_positions, window_max, window_max_min
+from tower.placement import side_contact, window_max, window_max_min
 from tower.setup import random_start_tower
 
 BOARD = 32  # cells per side of the table area in play
@@ -33,6 +34,9 @@ TOWER_AT = (11, 12)  # where the start tower's minimum corner goes on the board
 SHORT_LADDER = (2,)  # rises a short ladder bridges in one step
 LONG_LADDER = (2, 3, 4)
 NO_BLOCK = -1
+RISE_TRIES = 30  # random_move: draws of a block move before listing all (net-height rule)
+ROLLOUT_RANDOM = 0.15  # share of random moves in the search player's playouts
+SEARCH_WIDTH = 24  # block moves `search_moves` offers a search player
 PHASES = ("figure1", "block", "figure2", "stone")
 
 
@@ -98,6 +102,25 @@ class ClimbersState(GameState):
         self.reached = [0] * players  # turn number at which each figure reached its present height
         self._moves_cache: list[ClimbersMove] | None = None
         self._table_cache: BlockTable | None = None
+        self._paths_cache: list[set[tuple[int, int]]] | None = None  # rising paths (net-height rule)
+
+    @classmethod
+    def position(cls, players: int, build: Build, figures: list[Cell], *, short: list[bool] | None = None,
+                 long: list[bool] | None = None, player: int = 0, options: dict[str, Any] | None = None,
+                 seed: int = 0) -> Self:
+        """A hand-made position (for tests and puzzles): the blocks exactly where `build` puts them (no shift
+        to TOWER_AT), the figures on the given cells, the ladders each player still has (default: all), and
+        `player` to start a fresh turn."""
+        state = cls(players, seed, options, build=build)
+        state._place_exact(build)
+        if len(figures) != players:
+            raise BadInput(f"{players} players need {players} figures", "$.figures")
+        state.figures = [tuple(int(v) for v in f) for f in figures]  # type: ignore[misc]
+        state.short = list(short) if short is not None else [True] * players
+        state.long = list(long) if long is not None else [True] * players
+        state.player = player
+        state.turn_start = state.figures[player]
+        return state
 
     # --- geometry ----------------------------------------------------------------------------------------
     def _load_blocks(self, build: Build) -> None:
@@ -132,20 +155,28 @@ class ClimbersState(GameState):
         if not hasattr(self, "heights"):
             self.heights = np.zeros((BOARD, BOARD), dtype=np.int32)
             self.topb = np.full((BOARD, BOARD), NO_BLOCK, dtype=np.int32)
-        filled = self.occ[sx, sy] != NO_BLOCK
+        occ = self.occ[sx, sy]
+        filled = occ != NO_BLOCK
         top = Z_MAX - np.argmax(filled[:, :, ::-1], axis=2)
         anyf = filled.any(axis=2)
         h = np.where(anyf, top, 0)
         self.heights[sx, sy] = h
-        zi = np.clip(h - 1, 0, Z_MAX - 1)
-        occ = self.occ[sx, sy]
-        tb = np.take_along_axis(occ, zi[:, :, None], axis=2)[:, :, 0]
-        self.topb[sx, sy] = np.where(anyf, tb, NO_BLOCK)
+        ix, iy = np.indices(h.shape, sparse=True)
+        self.topb[sx, sy] = np.where(anyf, occ[ix, iy, np.maximum(h - 1, 0)], NO_BLOCK)
 
     def _start_cells(self, players: int) -> list[Cell]:
-        """Figures start on the table around the construction, spread round it."""
+        """Figures start on the table around the construction, spread round it.
+
+        The construction's minimum corner sits at TOWER_AT; a cell beyond its far sides that a large start tower
+        covers moves outwards to the first table cell.
+        """
         cx, cy = TOWER_AT[0] + 4, TOWER_AT[1] + 3
-        ring = [(cx, TOWER_AT[1] - 3), (TOWER_AT[0] + 11, cy), (cx, TOWER_AT[1] + 10), (TOWER_AT[0] - 3, cy),
+        far_x, far_y = TOWER_AT[0] + 11, TOWER_AT[1] + 10
+        while far_x < BOARD - 1 and self.heights[far_x, cy] > 0:
+            far_x += 1
+        while far_y < BOARD - 1 and self.heights[cx, far_y] > 0:
+            far_y += 1
+        ring = [(cx, TOWER_AT[1] - 3), (far_x, cy), (cx, far_y), (TOWER_AT[0] - 3, cy),
                 (TOWER_AT[0] - 3, TOWER_AT[1] - 3)]
         return [(x, y, 0) for x, y in ring[:players]]
 
@@ -207,8 +238,9 @@ class ClimbersState(GameState):
         from there in its second move: a backward search from every higher state answers that for all
         destinations at once.
         """
-        ok = self._enterable(p)
-        h = self.heights
+        ok_arr = self._enterable(p)
+        ok = ok_arr.tolist()  # plain lists: the search below is Python, and list indexing is its fastest path
+        h = self.heights.tolist()
         free_descent = self.options["descent"] == "free"
         start = self.figures[p]
         Key = tuple[int, int, bool, bool]
@@ -217,35 +249,38 @@ class ClimbersState(GameState):
         used_at: dict[Key, tuple[str, ...]] = {key0: ()}
         preds: dict[Key, list[Key]] = {}
         queue = deque([key0])
+        last = BOARD - 1
+        want_preds = self.phase == "figure1"  # only the first figure move asks whether a rise stays possible
         while queue:
             key = queue.popleft()
             x, y, sh, lo = key
             used = used_at[key]
-            z = int(h[x, y])
+            z = h[x][y]
             for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-                if not (0 <= nx < BOARD and 0 <= ny < BOARD) or not ok[nx, ny]:
+                if not (0 <= nx <= last and 0 <= ny <= last) or not ok[nx][ny]:
                     continue
-                rise = int(h[nx, ny]) - z
-                options: list[tuple[bool, bool, tuple[str, ...]]] = []
+                rise = h[nx][ny] - z
+                steps = []
                 if -1 <= rise <= 1 or (rise < -1 and free_descent):
-                    options.append((sh, lo, used))
-                if sh and rise in SHORT_LADDER:
-                    options.append((False, lo, used + ("short",)))
-                if lo and rise in LONG_LADDER:
-                    options.append((sh, False, used + ("long",)))
-                for nsh, nlo, nused in options:
-                    nkey = (nx, ny, nsh, nlo)
-                    preds.setdefault(nkey, []).append(key)
+                    steps.append(((nx, ny, sh, lo), used))
+                if rise >= 2:
+                    if sh and rise in SHORT_LADDER:
+                        steps.append(((nx, ny, False, lo), used + ("short",)))
+                    if lo and rise in LONG_LADDER:
+                        steps.append(((nx, ny, sh, False), used + ("long",)))
+                for nkey, nused in steps:
+                    if want_preds:
+                        preds.setdefault(nkey, []).append(key)
                     if nkey not in parent:
                         parent[nkey] = key
                         used_at[nkey] = nused
                         queue.append(nkey)
         base_h = self.turn_start[2]
         on_table_start = start[2] == 0 and not self.climbed
-        table_only = self._table_component(start, ok) if on_table_start else set()
+        table_prev = self._table_tree(start, ok_arr) if on_table_start else {}
         can_rise: set[Key] = set()
         if self.phase == "figure1":
-            frontier = deque(k for k in parent if int(h[k[0], k[1]]) > base_h)
+            frontier = deque(k for k in parent if h[k[0]][k[1]] > base_h)
             while frontier:
                 k = frontier.popleft()
                 for q in preds.get(k, ()):
@@ -258,11 +293,11 @@ class ClimbersState(GameState):
             if key == key0:
                 continue
             x, y = key[0], key[1]
-            dest = (x, y, int(h[x, y]))
-            if (x, y) in table_only:
+            dest = (x, y, h[x][y])
+            if (x, y) in table_prev:
                 if key[2:] != key0[2:] or not near[x, y]:
                     continue  # free table ground: only the cells next to the tower matter, and no ladders
-                moves.append(ClimbersMove("fig", cell=dest, path=self._table_path(start, dest, ok)))
+                moves.append(ClimbersMove("fig", cell=dest, path=self._tree_path(table_prev, dest)))
                 continue
             if dest[2] <= base_h:
                 if self.phase == "figure2" or key not in can_rise:
@@ -270,46 +305,38 @@ class ClimbersState(GameState):
             moves.append(ClimbersMove("fig", cell=dest, ladders=used_at[key], path=self._path(parent, key)))
         return moves
 
+    def _table_tree(self, start: Cell, ok: np.ndarray) -> dict[tuple[int, int], tuple[int, int] | None]:
+        """Table cells reachable from `start` over the table alone (where figures move freely), each with its
+        predecessor on a shortest walk (breadth first)."""
+        free = (ok & (self.heights == 0)).tolist()
+        prev: dict[tuple[int, int], tuple[int, int] | None] = {(start[0], start[1]): None}
+        queue = deque([(start[0], start[1])])
+        last = BOARD - 1
+        while queue:
+            c = queue.popleft()
+            x, y = c
+            for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if 0 <= n[0] <= last and 0 <= n[1] <= last and free[n[0]][n[1]] and n not in prev:
+                    prev[n] = c
+                    queue.append(n)
+        return prev
+
+    @staticmethod
+    def _tree_path(prev: dict, dest: Cell) -> tuple[Cell, ...]:
+        """A shortest walk over the table alone."""
+        cells = []
+        k: tuple[int, int] | None = (dest[0], dest[1])
+        while k is not None:
+            cells.append((k[0], k[1], 0))
+            k = prev[k]
+        return tuple(reversed(cells))
+
     def _path(self, parent: dict, key: tuple) -> tuple[Cell, ...]:
         cells = []
         k = key
         while k is not None:
             cells.append((k[0], k[1], int(self.heights[k[0], k[1]])))
             k = parent[k]
-        return tuple(reversed(cells))
-
-    def _table_component(self, start: Cell, ok: np.ndarray) -> set[tuple[int, int]]:
-        """Table cells reachable from `start` over the table alone (where figures move freely)."""
-        free = ok & (self.heights == 0)
-        seen = {(start[0], start[1])}
-        queue = deque(seen)
-        while queue:
-            x, y = queue.popleft()
-            for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-                if 0 <= n[0] < BOARD and 0 <= n[1] < BOARD and free[n] and n not in seen:
-                    seen.add(n)
-                    queue.append(n)
-        return seen
-
-    def _table_path(self, start: Cell, dest: Cell, ok: np.ndarray) -> tuple[Cell, ...]:
-        """A shortest walk over the table alone."""
-        free = ok & (self.heights == 0)
-        prev: dict[tuple[int, int], tuple[int, int] | None] = {(start[0], start[1]): None}
-        queue = deque([(start[0], start[1])])
-        while queue:
-            c = queue.popleft()
-            if c == dest[:2]:
-                break
-            x, y = c
-            for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-                if 0 <= n[0] < BOARD and 0 <= n[1] < BOARD and free[n] and n not in prev:
-                    prev[n] = c
-                    queue.append(n)
-        cells = []
-        k: tuple[int, int] | None = (dest[0], dest[1])
-        while k is not None:
-            cells.append((k[0], k[1], 0))
-            k = prev[k]
         return tuple(reversed(cells))
 
     def _near_tower(self) -> np.ndarray:
@@ -354,8 +381,10 @@ class ClimbersState(GameState):
     def block_table(self) -> BlockTable:
         """Legal block moves as arrays (no pushes), plus the few moves that push figures, as Move objects.
 
-        One pass of sliding-window maxima per movable block and footprint; positions come out of numpy masks,
-        so no Python loop runs over positions.
+        All movable blocks at once: one height map per block lifted out, stacked, and per footprint one pass of
+        sliding-window maxima/minima over the stack, cut to the construction's bounding box plus a margin (a
+        legal position touches the construction, so it lies inside). Positions come out of numpy masks, so no
+        Python loop runs over positions; the rows come in the order block, shape, position.
         """
         if self._table_cache is not None:
             return self._table_cache
@@ -368,56 +397,102 @@ class ClimbersState(GameState):
         # blocked; figures on block tops may be pushed
         stoned |= has_fig & (self.heights == 0)
         has_fig &= self.heights > 0
-        physical = self.options["support"] == "physical"
+        physical = self.options["support"] == "physical" and self.support_judge is not None
         shapes: list[tuple[Cell, int]] = []
         shape_ids: dict[tuple[Cell, int], int] = {}
         parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, int]] = []
         extra: list[ClimbersMove] = []
-        for i in self.movable_blocks():
-            o = self.origin[i]
-            old = ((int(o[0]), int(o[1]), int(o[2])), tuple(int(v) for v in self.size[i]))
-            colouring: Colouring = tuple(int(v) for v in self.faces[i])  # type: ignore[assignment]
-            self._lift(i)
-            try:
-                heights = self.heights
-                by_foot: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
-                for size, top, _faces in placements_shapes(old[1], colouring):  # type: ignore[arg-type]
-                    fx, fy, fz = size
-                    if (fx, fy) not in by_foot:
-                        hi, lo = window_max_min(heights, fx, fy)
-                        blocked_here = window_max(stoned, fx, fy)
-                        figs = window_max(has_fig, fx, fy)
-                        by_foot[(fx, fy)] = (hi, lo, blocked_here, figs)
-                    hi, lo, blocked_here, figs = by_foot[(fx, fy)]
-                    ok = resting_positions(heights, size, Z_MAX, (hi, lo)) & ~blocked_here
-                    if size == old[1]:
-                        ok[old[0][0], old[0][1]] = False  # a block must end somewhere else
-                    key = (size, top)
-                    sid = shape_ids.setdefault(key, len(shapes))
-                    if sid == len(shapes):
-                        shapes.append(key)
-                    pushing = ok & figs
-                    if pushing.any():
-                        ok &= ~figs
-                        for x, y in zip(*np.nonzero(pushing), strict=True):
-                            cell = (int(x), int(y), int(hi[x, y]))
-                            for pushes in self._push_options(i, cell, size, figure_map):
-                                extra.append(ClimbersMove("block", cell=cell, block=self.ids[i], size=size, top=top,
-                                                          pushes=pushes))
-                    xs, ys = np.nonzero(ok)
-                    if len(xs):
-                        parts.append((i, xs, ys, hi[xs, ys], sid))
-                    if physical and self.support_judge is not None:
-                        for _, cell, _, _ in self._overhang_candidates(i, size, top, hi, blocked_here, figs, old):
-                            extra.append(ClimbersMove("block", cell=cell, block=self.ids[i], size=size, top=top))
-            finally:
-                self._drop(i)
+        movable = self.movable_blocks()
+        cols = np.nonzero(self.heights.any(axis=1))[0], np.nonzero(self.heights.any(axis=0))[0]
+        if movable:
+            # the crop: a legal window touches a column (contact) or rests on columns (support), so it lies within
+            # its longest side plus the contact ring of the construction
+            margin = 1 + int(self.size[movable].max())
+            x0, x1 = max(0, int(cols[0][0]) - margin), min(BOARD, int(cols[0][-1]) + 1 + margin)
+            y0, y1 = max(0, int(cols[1][0]) - margin), min(BOARD, int(cols[1][-1]) + 1 + margin)
+            stack = np.empty((len(movable), x1 - x0, y1 - y0), dtype=np.int16)  # small ints: less to stream
+            stack[:] = self.heights[x0:x1, y0:y1]
+            infos = []
+            by_foot: dict[tuple[int, int], list[int]] = {}
+            for k, i in enumerate(movable):
+                o, s = self.origin[i], self.size[i]
+                below = self.occ[o[0]:o[0] + s[0], o[1]:o[1] + s[1], :o[2]] != NO_BLOCK
+                lifted = np.where(below.any(axis=2), o[2] - np.argmax(below[:, :, ::-1], axis=2), 0) if o[2] else 0
+                stack[k, o[0] - x0:o[0] + s[0] - x0, o[1] - y0:o[1] + s[1] - y0] = lifted
+                old = ((int(o[0]), int(o[1]), int(o[2])), (int(s[0]), int(s[1]), int(s[2])))
+                colouring: Colouring = tuple(int(v) for v in self.faces[i])  # type: ignore[assignment]
+                shp = placements_shapes(old[1], colouring)
+                infos.append((i, old, shp))
+                for size, _top, _faces in shp:
+                    ks = by_foot.setdefault(size[:2], [])
+                    if not ks or ks[-1] != k:
+                        ks.append(k)
+            sub_stoned = stoned[x0:x1, y0:y1]
+            sub_fig = has_fig[x0:x1, y0:y1]
+            foot: dict[tuple[int, int], tuple[dict[int, int], np.ndarray, np.ndarray, np.ndarray]] = {}
+            for (fx, fy), ks in by_foot.items():
+                heights = stack[ks]
+                hi, lo = window_max_min(heights, fx, fy)
+                ok = hi == lo
+                on_table = hi == 0
+                if on_table.any():
+                    ok &= ~on_table | side_contact(heights, fx, fy, hi, 0)
+                ok &= ~window_max(sub_stoned, fx, fy)
+                foot[(fx, fy)] = ({k: n for n, k in enumerate(ks)}, hi, ok, window_max(sub_fig, fx, fy))
+            for k, (i, old, shp) in enumerate(infos):
+                found: dict[Cell, tuple[np.ndarray, np.ndarray, np.ndarray, list]] = {}
+                lifted = False  # block i is taken out of the grid only when pushes or overhangs need it
+                try:
+                    for size, top, _faces in shp:
+                        fx, fy, fz = size
+                        pos, hi_all, ok_all, figs = foot[(fx, fy)]
+                        hi = hi_all[pos[k]]
+                        key = (size, top)
+                        sid = shape_ids.setdefault(key, len(shapes))
+                        if sid == len(shapes):
+                            shapes.append(key)
+                        if size not in found:
+                            ok = ok_all[pos[k]] & (hi + fz <= Z_MAX)
+                            if size == old[1] and x0 <= old[0][0] < x1 and y0 <= old[0][1] < y1:
+                                ok[old[0][0] - x0, old[0][1] - y0] = False  # a block must end somewhere else
+                            pushing = ok & figs
+                            push_list: list[tuple[Cell, tuple[tuple[Cell, Cell], ...]]] = []
+                            if pushing.any():
+                                ok &= ~figs
+                                if not lifted:
+                                    self._lift(i)  # the lifted block may have covered part of a top face
+                                    lifted = True
+                                for x, y in zip(*np.nonzero(pushing), strict=True):
+                                    cell = (int(x) + x0, int(y) + y0, int(hi[x, y]))
+                                    push_list.extend((cell, pushes) for pushes in
+                                                     self._push_options(i, cell, size, figure_map))
+                            xs, ys = np.nonzero(ok)
+                            found[size] = (xs + x0, ys + y0, hi[xs, ys], push_list)
+                        xs, ys, zs, push_list = found[size]
+                        extra.extend(ClimbersMove("block", cell=cell, block=self.ids[i], size=size, top=top,
+                                                  pushes=pushes) for cell, pushes in push_list)
+                        if len(xs):
+                            parts.append((i, xs, ys, zs, sid))
+                        if physical:
+                            if not lifted:
+                                self._lift(i)
+                                lifted = True
+                            hi_full = window_max_min(self.heights, fx, fy)[0]
+                            for _, cell, _, _ in self._overhang_candidates(i, size, top, hi_full,
+                                                                           window_max(stoned, fx, fy),
+                                                                           window_max(has_fig, fx, fy), old):
+                                extra.append(ClimbersMove("block", cell=cell, block=self.ids[i], size=size,
+                                                          top=top))
+                finally:
+                    if lifted:
+                        self._drop(i)
         if parts:
-            block = np.concatenate([np.full(len(p[1]), p[0], dtype=np.int16) for p in parts])
+            counts = [len(p[1]) for p in parts]
+            block = np.repeat(np.array([p[0] for p in parts], dtype=np.int16), counts)
             x = np.concatenate([p[1] for p in parts])
             y = np.concatenate([p[2] for p in parts])
             z = np.concatenate([p[3] for p in parts])
-            shape = np.concatenate([np.full(len(p[1]), p[4], dtype=np.int16) for p in parts])
+            shape = np.repeat(np.array([p[4] for p in parts], dtype=np.int16), counts)
         else:
             block = x = y = z = shape = np.zeros(0, dtype=np.int16)
         self._table_cache = BlockTable(block, x, y, z, shape, shapes, extra)
@@ -450,12 +525,12 @@ class ClimbersState(GameState):
         for x, y in covered:
             b = int(self.topb[x, y])
             o, s = self.origin[b], self.size[b]
-            free = []
-            for cx in range(o[0], o[0] + s[0]):
-                for cy in range(o[1], o[1] + s[1]):
-                    inside = x0 <= cx < x0 + size[0] and y0 <= cy < y0 + size[1]
-                    if not inside and self.topb[cx, cy] == b and (cx, cy) not in occupied:
-                        free.append((cx, cy, int(self.heights[cx, cy])))
+            ox, oy, top = int(o[0]), int(o[1]), int(o[2] + s[2])
+            face = self.topb[ox:ox + s[0], oy:oy + s[1]] == b
+            # cells the new block leaves uncovered
+            face[max(0, x0 - ox):max(0, x0 + size[0] - ox), max(0, y0 - oy):max(0, y0 + size[1] - oy)] = False
+            free = [(ox + int(cx), oy + int(cy), top) for cx, cy in zip(*np.nonzero(face), strict=True)
+                    if (ox + int(cx), oy + int(cy)) not in occupied]
             if not free:
                 return
             per_fig.append(free)
@@ -506,14 +581,19 @@ class ClimbersState(GameState):
 
     def random_move(self, rng: random.Random) -> ClimbersMove:
         """A legal move drawn uniformly, without building every block move as an object."""
-        if self.phase == "block" and not self._needs_rise() and self._moves_cache is None:
+        if self.phase == "block" and self._moves_cache is None:
             table = self.block_table()
-            if len(table):
+            needs_rise = self._needs_rise()
+            for _ in range(RISE_TRIES if needs_rise else 1):
+                if not len(table):
+                    break
                 k = rng.randrange(len(table))
-                return self._table_move(table, k) if k < len(table.block) else table.extra[k - len(table.block)]
+                move = self._table_move(table, k) if k < len(table.block) else table.extra[k - len(table.block)]
+                # net-height rule: drawing again until a move keeps a rise is still uniform over the legal ones
+                if not needs_rise or self._keeping_a_rise([move]):
+                    return move
         return rng.choice(self.legal_moves())
 
-    rollout_move = random_move
 
     def _needs_rise(self) -> bool:
         return self.climbed and self.figures[self.player][2] <= self.turn_start[2]
@@ -524,9 +604,13 @@ class ClimbersState(GameState):
         A block move changes only the columns it leaves and the ones it covers, so a move that keeps clear of
         every cell of at least one rising path is fine at once; only the others are tried out on a copy.
         """
-        probe = self.clone()
-        probe.phase = "figure2"
-        paths = [set((c[0], c[1]) for c in m.path) for m in probe.figure_moves(self.player)]
+        if self._paths_cache is None:
+            probe = self.clone()
+            probe.phase = "figure2"
+            self._paths_cache = [set((c[0], c[1]) for c in m.path) for m in probe.figure_moves(self.player)]
+        paths = self._paths_cache
+        standable = (GREY, COLOURS.index(self.colours[self.player]))
+        tried: dict[tuple, bool] = {}
         out = []
         for m in moves:
             i = self.index[m.block]  # type: ignore[index]
@@ -534,15 +618,101 @@ class ClimbersState(GameState):
             touched = {(x, y) for x in range(o[0], o[0] + sz[0]) for y in range(o[1], o[1] + sz[1])}
             x0, y0, _ = m.cell  # type: ignore[misc]
             touched |= {(x, y) for x in range(x0, x0 + m.size[0]) for y in range(y0, y0 + m.size[1])}  # type: ignore[index]
-            if (not m.pushes and any(not (p & touched) for p in paths)) or self._rise_after(m):
+            if not m.pushes and any(not (p & touched) for p in paths):
+                out.append(m)
+                continue
+            # the same block at the same place gives the figure the same ground whatever the top colour, as long
+            # as the figure may (or may not) stand on it in both cases
+            key = (m.block, m.cell, m.size, m.top in standable, m.pushes)
+            if key not in tried:
+                tried[key] = self._rise_after(m)
+            if tried[key]:
                 out.append(m)
         return out
 
     def _rise_after(self, move: ClimbersMove) -> bool:
         probe = self.clone()
         probe._apply_block(move)
-        probe.phase = "figure2"
-        return bool(probe.figure_moves(self.player))
+        return probe._can_rise(self.player)
+
+    def _can_rise(self, p: int) -> bool:
+        """Whether figure p can still get higher than at the start of its turn in one figure move.
+
+        The same search as `figure_moves` (over cell and ladders left), answering only yes or no: it stops at
+        the first higher cell and keeps no paths. On the table a figure walks freely, so each connected piece of
+        free table counts as one node (labelled by scipy), entered from any of its cells and left from any cell
+        on its border; everything else is a cell. States are ints: node * 4 + ladders left (short 2, long 1).
+        """
+        target = self.turn_start[2]
+        heights = self.heights
+        if int(heights.max()) <= target:
+            return False
+        ok_arr = self._enterable(p)
+        table_arr = ok_arr & (heights == 0)
+        labels_arr, pieces = ndimage.label(table_arr)
+        cells = BOARD * BOARD
+        # border steps of every table piece: (piece, block column entered), found with four shifted masks
+        border: list[list[int]] = [[] for _ in range(pieces + 1)]
+        tower = ok_arr & (heights > 0)
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            sx = slice(max(0, -dx), BOARD - max(0, dx))
+            sy = slice(max(0, -dy), BOARD - max(0, dy))
+            tx = slice(max(0, dx), BOARD - max(0, -dx))
+            ty = slice(max(0, dy), BOARD - max(0, -dy))
+            xs, ys = np.nonzero(table_arr[sx, sy] & tower[tx, ty])
+            src = labels_arr[sx, sy][xs, ys].tolist()
+            dst = ((xs + tx.start) * BOARD + ys + ty.start).tolist()
+            for a, b in zip(src, dst, strict=True):
+                border[a].append(b)
+        ok = ok_arr.ravel().tolist()
+        h = heights.ravel().tolist()
+        label = labels_arr.ravel().tolist()
+        free_descent = self.options["descent"] == "free"
+        x, y, _ = self.figures[p]
+        c0 = x * BOARD + y
+        lad0 = 2 * self.short[p] + self.long[p]
+        node0 = cells + label[c0] if h[c0] == 0 and label[c0] else c0
+        seen = bytearray((cells + pieces + 1) * 4)
+        seen[node0 * 4 + lad0] = 1
+        queue = deque([node0 * 4 + lad0])
+        last = BOARD - 1
+
+        def steps_up(rise: int, lad: int) -> list[int]:
+            out = [lad] if -1 <= rise <= 1 or (rise < -1 and free_descent) else []
+            if lad & 2 and rise in SHORT_LADDER:
+                out.append(lad & 1)
+            if lad & 1 and rise in LONG_LADDER:
+                out.append(lad & 2)
+            return out
+
+        while queue:
+            s = queue.popleft()
+            node, lad = s >> 2, s & 3
+            if node >= cells:  # a table piece: leave it from its border
+                for n in border[node - cells]:
+                    for nlad in steps_up(h[n], lad):
+                        if h[n] > target:
+                            return True
+                        ns = n * 4 + nlad
+                        if not seen[ns]:
+                            seen[ns] = 1
+                            queue.append(ns)
+                continue
+            cx, cy = divmod(node, BOARD)
+            z = h[node]
+            for n, inside in ((node + BOARD, cx < last), (node - BOARD, cx > 0), (node + 1, cy < last),
+                              (node - 1, cy > 0)):
+                if not inside or not ok[n]:
+                    continue
+                rise = h[n] - z
+                for nlad in steps_up(rise, lad):
+                    if h[n] > target:
+                        return True
+                    ns = ((cells + label[n]) if h[n] == 0 else n) * 4 + nlad
+                    if not seen[ns]:
+                        seen[ns] = 1
+                        queue.append(ns)
+        return False
 
     def explain(self, move: ClimbersMove) -> IllegalMove | None:  # type: ignore[override]
         if self.over:
@@ -581,6 +751,9 @@ class ClimbersState(GameState):
         if move.kind == "block":
             if phase != "block":
                 return "wrong-phase", f"a block is moved in the block step, not in the {phase} step"
+            if self._needs_rise() and move in self.block_moves():
+                return "net-height", ("after this block move the figure, which left the table this turn, could no "
+                                      f"longer end the turn higher than it began it (height {self.turn_start[2]})")
             return self._why_block(move)
         if move.kind == "stone":
             if phase != "stone":
@@ -648,6 +821,12 @@ class ClimbersState(GameState):
             return "overlap", "the block would overlap another block"
         if int(cols.max()) != z or int(cols.min()) != z:
             return "unsupported", "every cell under a block must be a block top (or the table): no holes, no overhangs"
+        under = [(fx, fy) for fx, fy, fz in self.figures if x <= fx < x + sx and y <= fy < y + sy]
+        if z == 0 and under:
+            return "figure-under", "a block is not laid over a figure standing on the table"
+        stoned = self.blocked()
+        if any(int(t) in stoned for t in probe.topb[x:x + sx, y:y + sy].ravel()):
+            return "blocked-block", "a block carrying a blocking stone cannot be covered"
         if (move.cell, move.size) == (tuple(int(v) for v in self.origin[i]), tuple(int(v) for v in self.size[i])):
             return "same-place", "a moved block must end somewhere else"
         if z == 0:
@@ -672,9 +851,14 @@ class ClimbersState(GameState):
             self._advance()
         self._moves_cache = None
         self._table_cache = None
+        self._paths_cache = None
 
     def _apply_figure(self, p: int, move: ClimbersMove) -> None:
-        path = move.path or (self.figures[p], move.cell)
+        # the state's own path, never the caller's: a move typed without a path (or with a made-up one) must not
+        # dodge the net-height rule by hiding that it left the table
+        legal = self.legal_moves()
+        path = legal[legal.index(move)].path if move in legal else move.path
+        path = path or (self.figures[p], move.cell)
         if any(c[2] > 0 for c in path):
             self.climbed = True
         for lad in move.ladders:
@@ -760,6 +944,108 @@ class ClimbersState(GameState):
     def heuristic(self, player: int) -> float:
         ladders = 0.6 * self.short[player] + 1.0 * self.long[player]
         return self.figures[player][2] + 0.3 * ladders
+
+    # --- AI hooks (tower.ai): cheap one-move scores, no copy of the state per move --------------------------
+    def _rises_for(self, player: int) -> set[int]:
+        """The rises player's figure can make in one step with the ladders it still has."""
+        rises = {1}
+        if self.short[player]:
+            rises.update(SHORT_LADDER)
+        if self.long[player]:
+            rises.update(LONG_LADDER)
+        return rises
+
+    def _block_scores(self, table: BlockTable, player: int) -> np.ndarray:
+        """`greedy_score` of every row of a block table at once (numpy)."""
+        fx, fy, fz = self.figures[player]
+        own = COLOURS.index(self.colours[player])
+        sizes = np.array([s for s, _ in table.shapes], dtype=np.int64).reshape(-1, 3)
+        tops = np.array([t for _, t in table.shapes], dtype=np.int64)
+        sx, sy, sz = (sizes[table.shape, a] for a in range(3))
+        x, y = table.x.astype(np.int64), table.y.astype(np.int64)
+        beside_x = (x - 1 <= fx) & (fx <= x + sx) & (y <= fy) & (fy < y + sy)
+        beside_y = (x <= fx) & (fx < x + sx) & (y - 1 <= fy) & (fy <= y + sy)
+        inside = (x <= fx) & (fx < x + sx) & (y <= fy) & (fy < y + sy)
+        colour_ok = (tops[table.shape] == own) | (tops[table.shape] == GREY)
+        rise = table.z.astype(np.int64) + sz - fz
+        climbable = np.isin(rise, sorted(self._rises_for(player)))
+        good = (beside_x | beside_y) & ~inside & colour_ok & climbable
+        # a rise without a ladder is worth a little more than the same rise by ladder
+        return np.where(good, rise + 0.5 * (rise == 1), 0.0)
+
+    def greedy_score(self, move: ClimbersMove, player: int) -> float:
+        """The greedy player's one-move value: height gained now, then mobility (a place to climb next).
+
+        A figure move scores its rise (ladders cost a little: they are mobility kept for later). A block move
+        is not tried out: it scores the rise it offers if its new top lands orthogonally next to the player's
+        figure, shows the player's colour or grey, and is within reach of a step or a ladder the player still
+        has. A blocking stone scores a little when it lies next to another figure. Skip and pass score 0.
+        """
+        if move.kind == "fig":
+            gain = move.cell[2] - self.figures[player][2]  # type: ignore[index]
+            return 10.0 * gain - 0.6 * len(move.ladders) - (0.05 if gain <= 0 else 0.0)
+        if move.kind == "block":
+            sx, sy, sz = move.size  # type: ignore[misc]
+            x, y, z = move.cell  # type: ignore[misc]
+            fx, fy, fz = self.figures[player]
+            beside = ((x - 1 <= fx <= x + sx and y <= fy < y + sy) or (x <= fx < x + sx and y - 1 <= fy <= y + sy))
+            inside = x <= fx < x + sx and y <= fy < y + sy
+            rise = z + sz - fz
+            if (beside and not inside and move.top in (COLOURS.index(self.colours[player]), GREY)
+                    and rise in self._rises_for(player)):
+                return rise + 0.5 * (rise == 1)
+            return 0.0
+        if move.kind == "stone":
+            i = self.index[move.block]  # type: ignore[index]
+            o, sz3 = self.origin[i], self.size[i]
+            return 0.1 * sum(1 for q, (x, y, _) in enumerate(self.figures) if q != player
+                             and o[0] - 1 <= x <= o[0] + sz3[0] and o[1] - 1 <= y <= o[1] + sz3[1])
+        return 0.0
+
+    def rollout_move(self, rng: random.Random) -> ClimbersMove:
+        """The playout policy of the search player: mostly greedy (best `greedy_score`, ties at random), now
+        and then a random move; block moves are scored straight off the block table."""
+        if rng.random() < ROLLOUT_RANDOM:
+            return self.random_move(rng)
+        p = self.player
+        if self.phase == "block" and self._moves_cache is None:
+            table = self.block_table()
+            if len(table.block):
+                scores = self._block_scores(table, p)
+                best = float(scores.max())
+                if best > 0:
+                    rows = np.flatnonzero(scores == best)
+                    move = self._table_move(table, int(rows[rng.randrange(len(rows))]))
+                    if not self._needs_rise() or self._keeping_a_rise([move]):
+                        return move
+            return self.random_move(rng)
+        moves = self.legal_moves()
+        values = [self.greedy_score(m, p) for m in moves]
+        best = max(values)
+        return rng.choice([m for m, v in zip(moves, values, strict=True) if v == best])
+
+    def search_moves(self) -> list[ClimbersMove]:
+        """A short list of promising moves for a search player to expand first (a suggested hook; tower.ai
+        does not use it yet): every figure, stone, skip and pass move, and the best-scored block moves."""
+        p = self.player
+        if self.phase != "block" or self._moves_cache is not None:
+            return self.legal_moves()
+        table = self.block_table()
+        if not len(table.block):
+            return self.legal_moves()
+        scores = self._block_scores(table, p)
+        order = np.argsort(-scores, kind="stable")
+        if not self._needs_rise():
+            return [self._table_move(table, int(k)) for k in order[:SEARCH_WIDTH]]
+        # net-height rule: keep the best-scored moves that leave a way up, without listing every legal move
+        out = []
+        for k in order[:4 * SEARCH_WIDTH]:
+            move = self._table_move(table, int(k))
+            if self._keeping_a_rise([move]):
+                out.append(move)
+                if len(out) == SEARCH_WIDTH:
+                    break
+        return out or self.legal_moves()
 
     # --- serialisation -----------------------------------------------------------------------------------
     def view(self, player: int) -> dict[str, Any]:

@@ -48,21 +48,26 @@ class GameState(ABC):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     default_players: ClassVar[int]
+    #: The player counts the game allows, where not every count from min to max is one (e.g. teams of two).
+    player_counts: ClassVar[tuple[int, ...]] = ()
     #: Upper bound on the number of moves in one game (the conformance suite checks it).
     max_game_length: ClassVar[int] = 10_000
 
     def __init__(self, players: int, seed: int | None, options: dict[str, Any] | None) -> None:
         if not isinstance(players, int) or isinstance(players, bool):
             raise BadInput(f"players must be a whole number, got {players!r}", "$.players")
-        if not self.min_players <= players <= self.max_players:
-            raise BadInput(
-                f"{self.name} is for {self.min_players}-{self.max_players} players, got {players}", "$.players"
-            )
+        if players not in self.allowed_players():
+            counts = ", ".join(map(str, self.allowed_players()))
+            raise BadInput(f"{self.name} is for {counts} players, got {players}", "$.players")
         self.num_players = players
         self.seed = 0 if seed is None else int(seed)
         self.options = self.resolve_options(options or {})
         self.rng = random.Random(self.seed)
         self.history: list[Move] = []
+
+    @classmethod
+    def allowed_players(cls) -> tuple[int, ...]:
+        return cls.player_counts or tuple(range(cls.min_players, cls.max_players + 1))
 
     # --- options -------------------------------------------------------------------------------
     #: name -> default value; a value's type is the type the option must have.

@@ -1,0 +1,200 @@
+"""Benchmarks for The Climbers: move generation, random games, the search player (SPEC section 7).
+
+Run: /work/.venv/bin/python benchmarks/bench_climbers.py [--runs N] [--games N] [--mcts-games N] [--thousand]
+
+Figures printed (medians; the machine's load average is printed alongside, as these 2-core machines are shared):
+- all legal block moves of a 35-block start tower (ClimbersState.block_table, cache cleared; target <= 5 ms),
+  and the same as a list of Move objects (block_moves);
+- random AI games, start to end, 2-5 players (games per second; target >= 5);
+- MCTS decisions at its default budget (decisions per second, the slowest decision; limit 2 s), greedy too;
+- MCTS against two greedy players in 3-player games with the seats rotated (win share; target >= 60 %);
+- with --focused-games N: the same for FocusedMCTS, tower.ai's MCTS expanding `search_moves()` (a proposal);
+- with --thousand: 1000 random 2-5 player games, checked to finish without error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import statistics
+import time
+
+from tower.ai import GreedyAgent, MCTSAgent, RandomAgent, _Node, outcome_rewards
+from tower.climbers.game import ClimbersState
+
+
+class FocusedMCTS(MCTSAgent):
+    """tower.ai's MCTS with one change, to measure what it would gain: the tree expands the game's
+    `search_moves()` (every figure move, the best-scored block moves) instead of all ~10,000 legal moves.
+    A proposal for tower.ai, kept here because this module may not edit it."""
+
+    def choose(self, state):  # type: ignore[override]
+        me = state.current_player
+        if len(state.search_moves()) == 1:
+            return state.search_moves()[0]
+        root = _Node(None, None, None)
+        deadline = time.perf_counter() + self.budget_s
+        for i in range(self.iterations):
+            if i and time.perf_counter() > deadline:
+                break
+            self._iterate(root, state.determinize(me, self.rng))
+        return max(root.children.values(), key=lambda n: (n.visits, n.total)).move
+
+    def _iterate(self, root, sim) -> None:  # type: ignore[override]
+        node = root
+        while not sim.is_over:
+            legal = sim.search_moves()
+            for m in legal:
+                if m in node.children:
+                    node.children[m].available += 1
+            untried = [m for m in legal if m not in node.children]
+            if untried:
+                move = self.rng.choice(untried)
+                player = sim.current_player
+                sim.apply(move)
+                node.children[move] = node = _Node(move, player, node, available=1)
+                break
+            node = max((node.children[m] for m in legal), key=lambda c: c.total / c.visits + self.exploration
+                       * math.sqrt(math.log(max(1, c.available)) / c.visits))
+            sim.apply(node.move)
+        depth = 0
+        while not sim.is_over and depth < self.rollout_limit:
+            sim.apply(sim.rollout_move(self.rng))
+            depth += 1
+        rewards = outcome_rewards(sim)
+        while node is not None:
+            node.visits += 1
+            if node.player is not None:
+                node.total += rewards[node.player]
+            node = node.parent
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load {one:.1f}/{five:.1f} on {os.cpu_count()} cores"
+
+
+def block_phase_state(seed: int) -> ClimbersState:
+    """A fresh 3-player game at its first block step (figure step skipped)."""
+    state = ClimbersState(3, seed)
+    state.apply(state.move_type.parse("skip"))
+    assert state.phase == "block" and len(state.ids) == 35
+    return state
+
+
+def bench_block_moves(runs: int) -> None:
+    table_ms, list_ms, sizes = [], [], []
+    for k in range(runs):
+        state = block_phase_state(k % 10)
+        state._table_cache = None
+        t = time.perf_counter()
+        table = state.block_table()
+        table_ms.append((time.perf_counter() - t) * 1000)
+        sizes.append(len(table))
+        state._table_cache = None
+        t = time.perf_counter()
+        state.block_moves()
+        list_ms.append((time.perf_counter() - t) * 1000)
+    print(f"block moves of a 35-block start tower: block_table median {statistics.median(table_ms):.2f} ms "
+          f"(p90 {statistics.quantiles(table_ms, n=10)[-1]:.2f}), as Move objects {statistics.median(list_ms):.2f} ms;"
+          f" {statistics.median(sizes):.0f} moves, n={runs}  [{load()}]")
+
+
+def play(state: ClimbersState, agents: list, times: dict[str, list[float]] | None = None) -> tuple[ClimbersState, float]:
+    """Play to the end; returns the state and the slowest non-random decision (seconds); `times` collects
+    decision times per agent name."""
+    slowest = 0.0
+    while not state.is_over:
+        agent = agents[state.current_player]
+        t = time.perf_counter()
+        move = agent.choose(state)
+        dt = time.perf_counter() - t
+        if not isinstance(agent, RandomAgent):
+            slowest = max(slowest, dt)
+            if times is not None:
+                times.setdefault(agent.name, []).append(dt)
+        state.apply(move)
+    return state, slowest
+
+
+def bench_random_games(games: int) -> None:
+    per_game, moves = [], []
+    rng = random.Random(0)
+    for g in range(games):
+        t = time.perf_counter()
+        state, _ = play(ClimbersState(2 + g % 4, 1000 + g), [RandomAgent(rng)] * 5)
+        per_game.append(time.perf_counter() - t)
+        moves.append(len(state.history))
+    print(f"random games (2-5 players): {1 / statistics.median(per_game):.1f} games/s by the median game "
+          f"({games / sum(per_game):.1f} overall), median {statistics.median(moves):.0f} moves, n={games}  [{load()}]")
+
+
+def bench_search(games: int, focused: bool = False) -> None:
+    label = "focused MCTS (search_moves)" if focused else "MCTS"
+    decision_times: dict[str, list[float]] = {}
+    wins = 0.0
+    mcts_times: list[float] = []
+    slowest = 0.0
+    for g in range(games):
+        seat = g % 3
+        agents = [GreedyAgent(random.Random(100 * g + q)) for q in range(3)]
+        agents[seat] = (FocusedMCTS if focused else MCTSAgent)(random.Random(g))
+        state, worst = play(ClimbersState(3, 5000 + g), agents, decision_times)  # type: ignore[arg-type]
+        winners = state.result()["winners"]
+        wins += 1.0 / len(winners) if seat in winners else 0.0
+        slowest = max(slowest, worst)
+        print(f"  game {g + 1}: {label} in seat {seat}, winners {winners}, heights {state.result()['scores']}, "
+              f"{state.turn} turns", flush=True)
+    # decision speed, measured apart on a few positions
+    rng = random.Random(7)
+    for k in range(6):
+        state = ClimbersState(3, 7000 + k)
+        for _ in range(rng.randrange(0, 6)):
+            if not state.is_over:
+                state.apply(state.random_move(rng))
+        if state.is_over:
+            continue
+        t = time.perf_counter()
+        (FocusedMCTS if focused else MCTSAgent)(random.Random(k)).choose(state)
+        mcts_times.append(time.perf_counter() - t)
+    mcts_all = decision_times.get("mcts", [0.0])
+    greedy_all = decision_times.get("greedy", [0.0])
+    print(f"{label} (default budget) decisions: median {statistics.median(mcts_times):.2f} s "
+          f"({1 / statistics.median(mcts_times):.1f}/s) on fresh positions, median {statistics.median(mcts_all):.2f} s "
+          f"/ max {max(mcts_all):.2f} s in the games (n={len(mcts_all)}); greedy in the games median "
+          f"{statistics.median(greedy_all) * 1000:.0f} ms / max {max(greedy_all) * 1000:.0f} ms; "
+          f"slowest AI decision {slowest:.2f} s  [{load()}]")
+    print(f"{label} vs 2 greedy, 3 players, seats rotated: it won {wins:.1f} of {games} "
+          f"({100 * wins / max(1, games):.0f} %; an even share would be 33 %)  [{load()}]")
+
+
+def bench_thousand() -> None:
+    rng = random.Random(1)
+    t = time.perf_counter()
+    for g in range(1000):
+        play(ClimbersState(2 + g % 4, 20_000 + g), [RandomAgent(rng)] * 5)  # raises on any error
+    print(f"1000 random 2-5 player games finished without error in {time.perf_counter() - t:.0f} s  [{load()}]")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=30, help="start towers timed for the block-move figure")
+    ap.add_argument("--games", type=int, default=40, help="random games")
+    ap.add_argument("--mcts-games", type=int, default=9, help="MCTS vs greedy games (a multiple of 3)")
+    ap.add_argument("--focused-games", type=int, default=0, help="FocusedMCTS vs greedy games (a proposal)")
+    ap.add_argument("--thousand", action="store_true", help="also play 1000 random games")
+    args = ap.parse_args()
+    bench_block_moves(args.runs)
+    bench_random_games(args.games)
+    if args.mcts_games:
+        bench_search(args.mcts_games)
+    if args.focused_games:
+        bench_search(args.focused_games, focused=True)
+    if args.thousand:
+        bench_thousand()
+
+
+if __name__ == "__main__":
+    main()

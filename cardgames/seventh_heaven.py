@@ -1,0 +1,908 @@
+"""In 7th Heaven (Im 7. Himmel, Wolfgang Kramer, FX Schmid 1989), 2-6 players.
+
+The module follows the rule text from top to bottom: the board and partners, the sympathy cards, moving and
+exchanging, the six special spaces, 7th Heaven and the next places, the end when the cards run out, the 2-3 player
+rules and the eight text cards. Rulings where the texts are silent are listed in docs/seventh-heaven.md.
+
+Cards are small ints ("kinds"; copies of one kind are identical), hands are lists of kinds. Every choice a card
+offers is part of a move, so people and AIs choose from the same `legal_moves()` list.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any, ClassVar, Self
+
+from tower.errors import BadInput, IllegalMove
+from tower.games.base import GameState, Move
+
+# --- the board and the partners ---------------------------------------------------------------------------
+COLOURS = ("red", "blue", "grey", "yellow", "green", "pink")  # README ruling: the six partner colours
+START = 0  # the Garden Party
+TRACK_LENGTH = 20  # README ruling: 7th Heaven is space 20 (option `track_length`)
+JUMPS = {2: 5, 6: 9, 13: 10}  # the first kiss, Montmartre, the first quarrel
+MUST_SWAP = frozenset({4})  # the dance in the disco
+MAY_SWAP = frozenset({8, 14})  # the carnival, the unlikely pair
+MIN_TRACK = 15  # every special space (the last is 14) must lie before 7th Heaven
+
+# --- the sympathy cards -------------------------------------------------------------------------------------
+HAND_SIZE = 12
+FORWARD = (1, 2, 3, 4, 5)
+BACKWARD = (-1, -2)
+VALUES = FORWARD + BACKWARD
+FORWARD_COPIES = 2  # per colour: two each of +1..+5 ...
+BACKWARD_COPIES = 1  # ... and one each of -1, -2: 12 per colour, 72 in all
+WHITE_SETS = 1  # white jokers: the same 12 values once
+ARROW_COPIES = 1  # one arrow per colour and one white arrow
+TEXT_CARDS = ("heart", "mushroom", "cards3", "pepper", "snail", "foot", "cloud", "finger")
+MUSHROOM_MAX = 4  # take 1-4 cards
+THREE_CARDS = 3  # everybody discards 3 and draws 3
+PEPPER_STEPS = 3  # the last pawn(s) forward 3
+SNAIL_STEPS = 2  # the first pawn(s) back 2
+FOOT_MAX = 3  # the first pawn forward 1-3
+CLOUD_STEPS = 3  # the first pawn(s) back 3
+PAIR_PLAYERS = 3  # with 2 or 3 players everybody plays two partners
+ROLLOUT_RANDOM = 0.25  # share of random moves in search playouts (the rest follow a quick estimate)
+
+# Card kinds: 0..41 coloured numbers (colour * 7 + value index), 42..48 white numbers, 49..54 coloured arrows,
+# 55 the white arrow, 56..63 the text cards.
+NUM, ARROW, TEXT = 0, 1, 2
+WHITE = -1
+KIND_NAME: list[str] = []
+KIND_TYPE: list[int] = []
+KIND_COLOUR: list[int] = []
+KIND_VALUE: list[int] = []
+
+
+def _add_kind(name: str, kind_type: int, colour: int, value: int) -> None:
+    KIND_NAME.append(name)
+    KIND_TYPE.append(kind_type)
+    KIND_COLOUR.append(colour)
+    KIND_VALUE.append(value)
+
+
+for _c, _colour in enumerate(COLOURS):
+    for _v in VALUES:
+        _add_kind(f"{_colour}{_v:+d}", NUM, _c, _v)
+for _v in VALUES:
+    _add_kind(f"white{_v:+d}", NUM, WHITE, _v)
+for _c, _colour in enumerate(COLOURS):
+    _add_kind(f"{_colour}>", ARROW, _c, 0)
+_add_kind("white>", ARROW, WHITE, 0)
+TEXT_BASE = len(KIND_NAME)
+for _name in TEXT_CARDS:
+    _add_kind(_name, TEXT, WHITE, 0)
+KIND = {name: k for k, name in enumerate(KIND_NAME)}
+HEART, MUSHROOM, CARDS3, PEPPER, SNAIL, FOOT, CLOUD, FINGER = range(TEXT_BASE, TEXT_BASE + 8)
+CARD_ALIASES = {"3cards": "cards3", "three-cards": "cards3", "pepper-pot": "pepper", "pepperpot": "pepper"}
+COLOUR_INDEX = {name: c for c, name in enumerate(COLOURS)}
+
+
+def build_deck(options: dict[str, Any]) -> list[int]:
+    """The sympathy cards for these options, in a fixed order (shuffled by the caller)."""
+    deck: list[int] = []
+    ncol = options["colours"]
+
+    def numbers(colour_base: int, copies_scale: int) -> None:
+        for i, v in enumerate(VALUES):
+            copies = options["forward_copies"] if v > 0 else options["backward_copies"]
+            deck.extend([colour_base + i] * (copies * copies_scale))
+
+    for c in range(ncol):
+        numbers(c * len(VALUES), 1)
+    numbers(KIND["white+1"], options["white_sets"])
+    for c in range(ncol):
+        deck.extend([KIND[f"{COLOURS[c]}>"]] * options["arrow_copies"])
+    deck.extend([KIND["white>"]] * options["arrow_copies"])
+    if options["text_cards"]:
+        deck.extend(range(TEXT_BASE, TEXT_BASE + len(TEXT_CARDS)))
+    return deck
+
+
+# --- moves --------------------------------------------------------------------------------------------------
+VERBS = ("play", "trade", "swap", "keep", "discard")
+
+
+@dataclass(frozen=True)
+class SeventhHeavenMove(Move):
+    """One decision. Text forms (all lower case):
+
+    ``play red+3`` / ``play red>`` move the same-colour pawn; ``play white+3 blue`` / ``play white> blue`` move any
+    pawn; ``trade blue+3`` takes the blue partner card instead of moving (2-3 players: ``trade blue+3 give red``);
+    ``play heart blue [give red]``, ``play mushroom 3``, ``play cards3``, ``play pepper``, ``play snail``,
+    ``play foot 2 red``, ``play cloud``, ``play finger red``; after landing on 4, 8 or 14: ``swap blue [give red]``
+    or (8, 14 only) ``keep``; after the three-cards card: ``discard red+3``.
+    """
+
+    verb: str
+    card: str = ""
+    colour: str = ""  # the pawn moved, or the partner card taken
+    n: int = 0  # mushroom: cards taken; foot: spaces
+    give: str = ""  # 2-3 players: which own partner card is handed over
+
+    def __post_init__(self) -> None:
+        parts = [self.verb]
+        if self.card:
+            parts.append(self.card)
+        if self.card in ("mushroom", "foot"):
+            parts.append(str(self.n))
+        if self.colour:
+            parts.append(self.colour)
+        if self.give:
+            parts += ["give", self.give]
+        # cached: legal_moves sorts by the text and MCTS hashes moves a lot
+        object.__setattr__(self, "_text", " ".join(parts))
+        object.__setattr__(self, "_hash", hash((self.verb, self.card, self.colour, self.n, self.give)))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined]
+
+    def __str__(self) -> str:
+        return self._text  # type: ignore[attr-defined]
+
+    def sort_key(self) -> str:
+        return self._text  # type: ignore[attr-defined]
+
+    @classmethod
+    def parse(cls, text: str, state: GameState | None = None) -> Self:
+        if not isinstance(text, str):
+            raise BadInput(f"a move is text, got {text!r}")
+        words = text.strip().lower().split()
+        if not words or words[0] not in VERBS:
+            raise BadInput(f"a move starts with one of {', '.join(VERBS)}: {text!r}")
+        verb, rest = words[0], words[1:]
+        card = ""
+        if verb in ("play", "trade", "discard"):
+            if not rest:
+                raise BadInput(f"{verb!r} needs a card, e.g. '{verb} red+3': {text!r}")
+            card = CARD_ALIASES.get(rest[0], rest[0])
+            if card not in KIND:
+                raise BadInput(f"unknown card {rest[0]!r} (e.g. red+3, white-1, blue>, white>, heart, foot)")
+            rest = rest[1:]
+        colour, give, n = "", "", 0
+        i = 0
+        while i < len(rest):
+            word = rest[i]
+            if word == "give" and i + 1 < len(rest) and rest[i + 1] in COLOUR_INDEX and not give:
+                give = rest[i + 1]
+                i += 2
+                continue
+            if word.isdigit() and card in ("mushroom", "foot") and not n:
+                n = int(word)
+            elif word in COLOUR_INDEX and not colour:
+                colour = word
+            else:
+                raise BadInput(f"cannot read {word!r} in move {text!r}")
+            i += 1
+        return cls(verb, card, colour, n, give)
+
+    def to_json(self) -> str:
+        return str(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Self:
+        return cls.parse(data)
+
+
+_INTERN: dict[tuple[str, str, str, int, str], SeventhHeavenMove] = {}
+
+
+def _mv(verb: str, card: str = "", colour: str = "", n: int = 0, give: str = "") -> SeventhHeavenMove:
+    """Moves are values: one shared object per distinct move keeps move generation cheap."""
+    key = (verb, card, colour, n, give)
+    move = _INTERN.get(key)
+    if move is None:
+        move = _INTERN[key] = SeventhHeavenMove(verb, card, colour, n, give)
+    return move
+
+
+_TEXT_KEY = attrgetter("_text")
+# the common moves, made once: PLAY_CARD[k] plays card k, PLAY_ON[k][c] names pawn c, TRADE_CARD[k] exchanges
+PLAY_CARD = [_mv("play", name) for name in KIND_NAME]
+PLAY_ON = [[_mv("play", name, colour) for colour in COLOURS] for name in KIND_NAME]
+TRADE_CARD = [_mv("trade", name) for name in KIND_NAME]
+
+# phases of a turn
+PLAY, SWAP, DISCARD, OVER = "play", "swap", "discard", "over"
+
+
+class SeventhHeavenState(GameState):
+    """The state of one game of In 7th Heaven."""
+
+    name: ClassVar[str] = "seventh-heaven"
+    move_type: ClassVar[type[Move]] = SeventhHeavenMove
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 6
+    default_players: ClassVar[int] = 4
+    max_game_length: ClassVar[int] = 400  # every play or discard uses up one of the 99 cards; swaps follow plays
+    default_options: ClassVar[dict[str, Any]] = {
+        "track_length": TRACK_LENGTH,
+        "colours": len(COLOURS),
+        "forward_copies": FORWARD_COPIES,
+        "backward_copies": BACKWARD_COPIES,
+        "white_sets": WHITE_SETS,
+        "arrow_copies": ARROW_COPIES,
+        "text_cards": True,
+        "hand_size": HAND_SIZE,
+        "play_for_places": True,
+    }
+    option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {
+        "track_length": tuple(range(MIN_TRACK, 41)),
+        "colours": (4, 5, 6),
+        "forward_copies": (1, 2, 3, 4),
+        "backward_copies": (0, 1, 2),
+        "white_sets": (0, 1, 2),
+        "arrow_copies": (0, 1, 2),
+        "hand_size": tuple(range(4, 21)),
+    }
+
+    def __init__(self, players: int, seed: int | None = 0, options: dict[str, Any] | None = None) -> None:
+        super().__init__(players, seed, options)
+        o = self.options
+        ncol = o["colours"]
+        self.pairs = players <= PAIR_PLAYERS  # the 2-3 player rules: two partners each
+        if ncol < players * (2 if self.pairs else 1):
+            raise BadInput(f"{ncol} colours are too few partner cards for {players} players", "$.options.colours")
+        self.length = o["track_length"]
+        self.ncol = ncol
+        self.pos = [START] * ncol  # all partner pawns start at the Garden Party
+        # partner cards, dealt face up: holder[colour] is a player, or -1 for a card lying beside the board
+        order = list(range(ncol))
+        self.rng.shuffle(order)
+        self.holder = [-1] * ncol
+        for i in range(players * (2 if self.pairs else 1)):
+            self.holder[order[i]] = i % players
+        deck = build_deck(o)
+        self.rng.shuffle(deck)
+        self.hands: list[list[int]] = []
+        for _ in range(players):
+            take = min(o["hand_size"], len(deck))
+            self.hands.append(deck[len(deck) - take:])
+            del deck[len(deck) - take:]
+        self.deck = deck  # face down; the top card is the last
+        self.discard: list[int] = []  # face up
+        self.turn = 0  # the youngest player begins: seat 0
+        self.phase = PLAY
+        self.swap_space = 0  # the special space that asks for a swap (SWAP phase)
+        self.discard_queue: list[int] = []  # the three-cards card: players still to discard, first is acting
+        self.discard_left = 0
+        self.refilling = self.pairs  # 2-3 players refill to 12 until the first pawn reaches 7th Heaven
+        self.arrivals: list[list[int]] = []  # colours reaching 7th Heaven, grouped by move, in order
+        self.placed: list[list[int]] = []  # players reaching 7th Heaven (a first partner with 2-3 players)
+        self.complete: list[int] = []  # 2-3 players: those with both partners in 7th Heaven
+        self.end_reason = ""
+        # Search copies stop once the winner is known: the places after the first never change the winner.
+        self.stop_at_winner = False
+        self._legal: list[SeventhHeavenMove] | None = None
+        self._legal_set: frozenset[SeventhHeavenMove] = frozenset()
+
+    # --- who is playing ---------------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int | None:
+        if self.phase == OVER:
+            return None
+        if self.phase == DISCARD:
+            return self.discard_queue[0]
+        return self.turn
+
+    def partners_of(self, player: int) -> list[int]:
+        """Colours of the partner cards `player` holds."""
+        return [c for c in range(self.ncol) if self.holder[c] == player]
+
+    def finished(self, player: int) -> bool:
+        """4-6 players: a player whose partner is in 7th Heaven takes no further part."""
+        return not self.pairs and any(player in group for group in self.placed)
+
+    def in_heaven(self, colour: int) -> bool:
+        return self.pos[colour] >= self.length
+
+    # --- legal moves --------------------------------------------------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        if self._legal is None:
+            moves = self._generate()
+            self._legal = moves
+            self._legal_set = frozenset(moves)
+        return list(self._legal)
+
+    def _gives(self, player: int) -> list[str]:
+        """What `player` may hand over in a swap: with 2-3 players he names it, else his one card."""
+        if not self.pairs:
+            return [""]
+        return [COLOURS[c] for c in range(self.ncol) if self.holder[c] == player and self.pos[c] < self.length]
+
+    def _takes(self, player: int) -> list[int]:
+        """Partner cards `player` may take: not his own, not one whose pawn is in 7th Heaven."""
+        return [c for c in range(self.ncol) if self.holder[c] != player and self.pos[c] < self.length]
+
+    def _generate(self) -> list[SeventhHeavenMove]:
+        if self.phase == OVER:
+            return []
+        p = self.current_player
+        assert p is not None
+        out: list[SeventhHeavenMove] = []
+        if self.phase == DISCARD:
+            out = [_mv("discard", KIND_NAME[k]) for k in set(self.hands[p])]
+        elif self.phase == SWAP:
+            gives = self._gives(p)
+            out = [_mv("swap", "", COLOURS[c], 0, g) for c in self._takes(p) for g in gives]
+            if self.swap_space not in MUST_SWAP or not out:
+                out.append(_mv("keep"))
+        else:
+            out = self._plays(p)
+        out.sort(key=_TEXT_KEY)  # unique by construction: one entry per distinct card and choice
+        return out
+
+    def _plays(self, p: int) -> list[SeventhHeavenMove]:
+        length, pos = self.length, self.pos
+        out: list[SeventhHeavenMove] = []
+        gives = self._gives(p)
+        live = [c for c in range(self.ncol) if pos[c] < length]
+        holder, pairs = self.holder, self.pairs
+        for k in set(self.hands[p]):
+            name = KIND_NAME[k]
+            kind_type = KIND_TYPE[k]
+            c = KIND_COLOUR[k]
+            if kind_type != TEXT:
+                if c == WHITE:
+                    # a white joker moves any pawn not yet in 7th Heaven
+                    if live:
+                        on = PLAY_ON[k]
+                        out.extend([on[c2] for c2 in live])
+                    else:
+                        out.append(PLAY_CARD[k])
+                    continue
+                out.append(PLAY_CARD[k])  # moves its pawn; a dead card once that pawn is in 7th Heaven
+                if pos[c] < length and holder[c] != p:
+                    if pairs:
+                        out.extend([_mv("trade", name, "", 0, g) for g in gives])
+                    else:
+                        out.append(TRADE_CARD[k])
+            elif k == HEART:
+                takes = self._takes(p)
+                if takes and gives:
+                    out.extend(_mv("play", name, COLOURS[t], 0, g) for t in takes for g in gives)
+                else:
+                    out.append(PLAY_CARD[k])
+            elif k == MUSHROOM:
+                most = min(MUSHROOM_MAX, len(self.deck))
+                if most:
+                    out.extend(_mv("play", name, "", n) for n in range(1, most + 1))
+                else:
+                    out.append(_mv("play", name, "", 0))  # an empty deck: the mushroom brings nothing
+            elif k == FOOT:
+                leaders = self._front()
+                if leaders:
+                    out.extend(_mv("play", name, COLOURS[c2], n) for c2 in leaders for n in range(1, FOOT_MAX + 1))
+                else:
+                    out.append(_mv("play", name, "", 1))
+            elif k == FINGER:
+                mine = [COLOURS[c2] for c2 in self.partners_of(p) if pos[c2] < length]
+                if mine:
+                    out.extend(_mv("play", name, col) for col in mine)
+                else:
+                    out.append(_mv("play", name))
+            else:  # three cards, pepper pot, snail, cloud: no choice
+                out.append(PLAY_CARD[k])
+        return out
+
+    def _front(self) -> list[int]:
+        """The first partner pawns: nearest to 7th Heaven, not yet in it."""
+        live = [self.pos[c] for c in range(self.ncol) if self.pos[c] < self.length]
+        if not live:
+            return []
+        best = max(live)
+        return [c for c in range(self.ncol) if self.pos[c] == best]
+
+    def _back(self) -> list[int]:
+        """The last partner pawns (those furthest from 7th Heaven)."""
+        live = [self.pos[c] for c in range(self.ncol) if self.pos[c] < self.length]
+        if not live:
+            return []
+        worst = min(live)
+        return [c for c in range(self.ncol) if self.pos[c] == worst]
+
+    def _next_ahead(self, space: int) -> int | None:
+        """The nearest space ahead of `space` holding a pawn; pawns in 7th Heaven no longer count."""
+        ahead = [q for q in self.pos if space < q < self.length]
+        return min(ahead) if ahead else None
+
+    # --- why a move is illegal --------------------------------------------------------------------------
+    def explain(self, move: Move) -> IllegalMove | None:
+        if self.phase == OVER:
+            return IllegalMove("game-over", "the game is over")
+        if self._legal is None:
+            self.legal_moves()
+        if move in self._legal_set:
+            return None
+        return self._why(move)  # type: ignore[arg-type]
+
+    def _why(self, m: SeventhHeavenMove) -> IllegalMove:
+        p = self.current_player
+        assert p is not None
+        if self.phase == SWAP and m.verb not in ("swap", "keep"):
+            return IllegalMove("special-space-swap", f"first settle the partner swap of space {self.swap_space}")
+        if self.phase == DISCARD and m.verb != "discard":
+            return IllegalMove("three-cards", f"player {p} must first discard for the three-cards card")
+        if m.verb == "keep":
+            if self.phase == SWAP:
+                return IllegalMove("space-4-must-swap", "on space 4 you must swap your partner card")
+            return IllegalMove("keep-only-after-special-space", "keep answers a swap offered by space 8 or 14")
+        if m.verb == "swap" and self.phase != SWAP:
+            return IllegalMove(
+                "swap-needs-card", "swap only after landing on 4, 8 or 14; to exchange with a card use 'trade'"
+            )
+        if self.phase == PLAY and m.verb == "discard":
+            return IllegalMove("discard-only-for-three-cards", "cards are discarded only for the three-cards card")
+        if m.card and KIND[m.card] not in self.hands[p]:
+            return IllegalMove("card-not-in-hand", f"{m.card} is not in your hand")
+        k = KIND.get(m.card, -1)
+        colour = COLOUR_INDEX.get(m.colour, -1)
+        if m.verb == "trade":
+            if k < 0 or KIND_TYPE[k] == TEXT or KIND_COLOUR[k] == WHITE:
+                return IllegalMove("exchange-needs-coloured-card", "only a coloured number or arrow exchanges a partner")
+            if m.colour:
+                return IllegalMove("exchange-takes-card-colour", "the partner card taken is the card's colour")
+        if m.verb in ("trade", "swap") or k == HEART:
+            take = KIND_COLOUR[k] if m.verb == "trade" else colour
+            if take >= 0 and self.pos[take] >= self.length:
+                return IllegalMove("seventh-heaven-is-final", "a partner in 7th Heaven can no longer be swapped")
+            if take >= 0 and self.holder[take] == p:
+                return IllegalMove("swap-for-another-partner", "you already hold that partner card")
+            if self.pairs and not m.give:
+                return IllegalMove("choose-card-to-give", "with 2-3 players name the card you give: 'give <colour>'")
+            if not self.pairs and m.give:
+                return IllegalMove("give-only-with-2-3-players", "with 4-6 players you give your one partner card")
+            if m.give and m.give not in self._gives(p):
+                return IllegalMove("give-own-partner", f"you cannot give {m.give}: not yours or already in 7th Heaven")
+        if k >= 0 and KIND_TYPE[k] != TEXT:
+            if KIND_COLOUR[k] == WHITE and m.verb == "play" and not m.colour:
+                return IllegalMove("white-card-names-pawn", f"say which pawn {m.card} moves, e.g. 'play {m.card} red'")
+            if KIND_COLOUR[k] != WHITE and m.colour and m.verb == "play":
+                own = COLOURS[KIND_COLOUR[k]]
+                return IllegalMove("coloured-card-moves-own-colour", f"{m.card} moves only the {own} pawn")
+            if colour >= 0 and self.pos[colour] >= self.length:
+                return IllegalMove("seventh-heaven-is-final", "a pawn in 7th Heaven no longer moves")
+        if k == MUSHROOM:
+            return IllegalMove("mushroom-takes-1-to-4", f"take 1-{min(MUSHROOM_MAX, len(self.deck))} cards")
+        if k == FOOT:
+            return IllegalMove("foot-moves-first-pawn", "the foot moves a first pawn forward 1-3 spaces")
+        if k == FINGER:
+            return IllegalMove("finger-moves-your-partner", "the finger moves your own partner pawn")
+        if k == HEART:
+            return IllegalMove("heart-takes-another-partner", "name the partner card you take")
+        return IllegalMove("not-legal", f"{m} is not a legal move now")
+
+    # --- applying moves ---------------------------------------------------------------------------------
+    def _apply(self, move: Move) -> None:
+        m: SeventhHeavenMove = move  # type: ignore[assignment]
+        self._legal = None
+        p = self.current_player
+        assert p is not None
+        if m.verb == "discard":
+            k = KIND[m.card]
+            self.hands[p].remove(k)
+            self.discard.append(k)
+            self.discard_left -= 1
+            if self.discard_left <= 0:
+                self._draw(p, THREE_CARDS)
+                self.discard_queue.pop(0)
+                self._next_discarder()
+            return
+        if m.verb in ("swap", "keep"):
+            if m.verb == "swap":
+                self._swap(p, COLOUR_INDEX[m.colour], m.give)
+            self.phase = PLAY
+            self.swap_space = 0
+            self._end_turn()
+            return
+        k = KIND[m.card]
+        self.hands[p].remove(k)
+        self.discard.append(k)
+        if m.verb == "trade":
+            self._swap(p, KIND_COLOUR[k], m.give)
+        else:
+            self._effect(p, k, m)
+        if self.phase == PLAY:
+            self._end_turn()
+
+    def _effect(self, p: int, k: int, m: SeventhHeavenMove) -> None:
+        """Carry out a played sympathy card."""
+        kind_type = KIND_TYPE[k]
+        pos, length = self.pos, self.length
+        if kind_type != TEXT:
+            c = KIND_COLOUR[k] if KIND_COLOUR[k] != WHITE else COLOUR_INDEX.get(m.colour, -1)
+            if c < 0 or pos[c] >= length:
+                return  # a card for a pawn in 7th Heaven has no significance
+            if kind_type == NUM:
+                self._move([c], pos[c] + KIND_VALUE[k])
+            else:
+                target = self._next_ahead(pos[c])
+                if target is not None:
+                    self._move([c], target)
+        elif k == HEART:
+            if m.colour:
+                self._swap(p, COLOUR_INDEX[m.colour], m.give)
+        elif k == MUSHROOM:
+            self._draw(p, m.n)
+        elif k == CARDS3:
+            self.discard_queue = [q for q in (*range(p, self.num_players), *range(p)) if not self.finished(q)]
+            self._next_discarder()
+        elif k == PEPPER:
+            back = self._back()
+            if back:
+                self._move(back, pos[back[0]] + PEPPER_STEPS)
+        elif k == SNAIL or k == CLOUD:
+            front = self._front()
+            if front:
+                self._move(front, pos[front[0]] - (SNAIL_STEPS if k == SNAIL else CLOUD_STEPS))
+        elif k == FOOT:
+            if m.colour:
+                c = COLOUR_INDEX[m.colour]
+                self._move([c], pos[c] + m.n)
+        elif k == FINGER and m.colour:
+            c = COLOUR_INDEX[m.colour]
+            company = any(pos[o] == pos[c] for o in range(self.ncol) if o != c)
+            target = None if company else self._next_ahead(pos[c])
+            if target is not None:
+                self._move([c], target)
+
+    def _move(self, colours: list[int], target: int) -> None:
+        """Move pawns (all on one space) to `target`, then carry out the space they land on."""
+        target = max(START, min(self.length, target))  # never behind the start; surplus points are lost
+        if target == self.pos[colours[0]]:
+            return
+        for c in colours:
+            self.pos[c] = target
+        if target >= self.length:
+            self._arrive(colours)
+        elif target in JUMPS:
+            for c in colours:
+                self.pos[c] = JUMPS[target]  # moves made by a special space trigger nothing further
+        elif target in MUST_SWAP or target in MAY_SWAP:
+            p = self.turn
+            if self._takes(p) and self._gives(p):
+                self.phase = SWAP
+                self.swap_space = target
+
+    def _arrive(self, colours: list[int]) -> None:
+        """Pawns reach 7th Heaven: their card holders are placed (who moved them does not matter)."""
+        self.arrivals.append(list(colours))
+        group: list[int] = []
+        for c in colours:
+            h = self.holder[c]
+            if h < 0:
+                continue
+            already = any(h in g for g in self.placed)
+            if not already and h not in group:
+                group.append(h)
+            if self.pairs and all(self.pos[o] >= self.length for o in self.partners_of(h)):
+                if h not in self.complete:
+                    self.complete.append(h)
+        if group:
+            self.placed.append(group)
+
+    def _swap(self, p: int, take: int, give: str) -> None:
+        """`p` takes partner card `take` and hands his own (or the named one) to its holder."""
+        if self.pairs:
+            mine = COLOUR_INDEX[give]
+        else:
+            mine = self.partners_of(p)[0]
+        self.holder[mine] = self.holder[take]
+        self.holder[take] = p
+
+    def _draw(self, p: int, n: int) -> None:
+        n = min(n, len(self.deck))
+        if n > 0:
+            self.hands[p].extend(self.deck[-n:])
+            del self.deck[-n:]
+
+    def _next_discarder(self) -> None:
+        """Three cards: the next player discards 3 (all if fewer) and draws 3; empty hands just draw."""
+        while self.discard_queue:
+            q = self.discard_queue[0]
+            self.discard_left = min(THREE_CARDS, len(self.hands[q]))
+            if self.discard_left > 0:
+                self.phase = DISCARD
+                return
+            self._draw(q, THREE_CARDS)
+            self.discard_queue.pop(0)
+        self.phase = PLAY
+        self._end_turn()
+
+    def _end_turn(self) -> None:
+        p = self.turn
+        if self.refilling:
+            self._draw(p, self.options["hand_size"] - len(self.hands[p]))
+            if self.arrivals:
+                self.refilling = False  # the first arrival's turn was the last refill
+        if self._decided():
+            self.phase = OVER
+            self.end_reason = "seventh-heaven"
+            return
+        n = self.num_players
+        for step in range(1, n + 1):
+            q = (p + step) % n
+            if self.hands[q] and not self.finished(q):
+                self.turn = q
+                return
+        self.phase = OVER  # nobody can play any more: the last sympathy card has been played
+        self.end_reason = "cards-out"
+
+    def _decided(self) -> bool:
+        if self.pairs:
+            return bool(self.complete)
+        if not self.placed:
+            return False
+        if self.stop_at_winner or not self.options["play_for_places"]:
+            return True
+        unplaced = self.num_players - sum(len(g) for g in self.placed)
+        return unplaced <= 1
+
+    # --- the result ---------------------------------------------------------------------------------------
+    def _rank_key(self, p: int) -> tuple[int, int, int]:
+        """Smaller is better: both partners in (2-3 players), order of reaching 7th Heaven, nearest pawn."""
+        done = 0 if p in self.complete else 1
+        order = next((i for i, g in enumerate(self.placed) if p in g), len(self.placed) + 1)
+        near = max((self.pos[c] for c in self.partners_of(p)), default=-1)
+        if order <= len(self.placed) - 1:
+            near = 0  # placed players are ordered by arrival alone
+        return (done, order, -near)
+
+    def result(self) -> dict[str, Any]:
+        keys = [self._rank_key(p) for p in range(self.num_players)]
+        best = min(keys)
+        winners = [p for p in range(self.num_players) if keys[p] == best]
+        scores = [sum(1 for q in keys if q > keys[p]) for p in range(self.num_players)]
+        places: list[list[int]] = []
+        for key in sorted(set(keys)):
+            places.append([p for p in range(self.num_players) if keys[p] == key])
+        return {
+            "winners": winners,
+            "scores": scores,
+            "places": places,
+            "reason": self.end_reason,
+            "arrivals": [[COLOURS[c] for c in g] for g in self.arrivals],
+        }
+
+    # --- views --------------------------------------------------------------------------------------------
+    def view(self, player: int) -> dict[str, Any]:
+        """Pawns, partner cards (face up) and the discard pile are public; hands and the deck are not."""
+        out: dict[str, Any] = {
+            "game": self.name,
+            "players": self.num_players,
+            "you": player,
+            "track_length": self.length,
+            "pawns": {COLOURS[c]: self.pos[c] for c in range(self.ncol)},
+            "partners": {COLOURS[c]: (self.holder[c] if self.holder[c] >= 0 else None) for c in range(self.ncol)},
+            "hand": sorted(KIND_NAME[k] for k in self.hands[player]),
+            "hand_sizes": [len(h) for h in self.hands],
+            "deck": len(self.deck),
+            "discard": [KIND_NAME[k] for k in self.discard],
+            "phase": self.phase,
+            "turn": self.turn,
+            "current_player": self.current_player,
+            "swap_space": self.swap_space,
+            "discard_queue": list(self.discard_queue),
+            "discard_left": self.discard_left,
+            "refilling": self.refilling,
+            "arrivals": [[COLOURS[c] for c in g] for g in self.arrivals],
+            "placed": [list(g) for g in self.placed],
+            "last_move": str(self.history[-1]) if self.history else None,
+        }
+        if self.phase == OVER:
+            out["result"] = self.result()
+        return out
+
+    def describe(self, player: int) -> str:
+        v = self.view(player)
+        length = v["track_length"]
+        lines = [f"In 7th Heaven - you are player {player}" + (f", last move: {v['last_move']}" if v["last_move"] else "")]
+        lines.append(f"track: Garden Party 0 ... 7th Heaven {length}; 2->5, 4 must swap, 6->9, 8 may swap, 13->10, 14 may swap")
+        by_space: dict[int, list[str]] = {}
+        for colour, space in v["pawns"].items():
+            by_space.setdefault(space, []).append(colour)
+        for space in sorted(by_space, reverse=True):
+            label = "7th Heaven" if space >= length else ("Garden Party" if space == START else f"space {space}")
+            owners = []
+            for colour in by_space[space]:
+                h = v["partners"][colour]
+                owners.append(f"{colour}({'you' if h == player else 'beside board' if h is None else f'P{h}'})")
+            lines.append(f"  {label:>12}: {', '.join(owners)}")
+        lines.append("hands: " + ", ".join(f"P{i}={n}" for i, n in enumerate(v["hand_sizes"])) + f"; deck {v['deck']}")
+        lines.append("your hand: " + (" ".join(v["hand"]) or "(empty)"))
+        if v["discard"]:
+            lines.append("discard pile (top last): " + " ".join(v["discard"][-8:]))
+        if v["phase"] == OVER:
+            r = v["result"]
+            lines.append(f"game over ({r['reason']}): winners {r['winners']}, places {r['places']}")
+        elif v["phase"] == SWAP:
+            lines.append(f"player {v['turn']} landed on space {v['swap_space']}: 'swap <colour>'"
+                         + (" or 'keep'" if v["swap_space"] in MAY_SWAP else ""))
+        elif v["phase"] == DISCARD:
+            lines.append(f"three cards: player {v['current_player']} discards {v['discard_left']} more ('discard <card>')")
+        else:
+            lines.append(f"player {v['turn']} to play a card")
+        return "\n".join(lines)
+
+    # --- copies and saving --------------------------------------------------------------------------------
+    def clone(self) -> Self:
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.pos = self.pos[:]
+        new.holder = self.holder[:]
+        new.hands = [h[:] for h in self.hands]
+        new.deck = self.deck[:]
+        new.discard = self.discard[:]
+        new.discard_queue = self.discard_queue[:]
+        new.arrivals = [g[:] for g in self.arrivals]
+        new.placed = [g[:] for g in self.placed]
+        new.complete = self.complete[:]
+        new.history = self.history[:]
+        new.options = dict(self.options)
+        new.rng = random.Random()
+        new.rng.setstate(self.rng.getstate())
+        new._legal = None
+        return new
+
+    def determinize(self, player: int, rng: random.Random) -> Self:
+        """Re-deal the other hands and the deck order from the cards `player` cannot see."""
+        new = self.clone()
+        pool = list(new.deck)
+        for q in range(new.num_players):
+            if q != player:
+                pool.extend(new.hands[q])
+        rng.shuffle(pool)
+        for q in range(new.num_players):
+            if q != player:
+                size = len(new.hands[q])
+                new.hands[q] = pool[len(pool) - size:]
+                del pool[len(pool) - size:]
+        new.deck = pool
+        new.rng = random.Random(rng.random())
+        new.stop_at_winner = True  # a search only scores the winner, so its playouts may stop there
+        return new
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.base_json()
+        data.update(
+            pos=list(self.pos),
+            holder=list(self.holder),
+            hands=[[KIND_NAME[k] for k in h] for h in self.hands],
+            deck=[KIND_NAME[k] for k in self.deck],
+            discard=[KIND_NAME[k] for k in self.discard],
+            turn=self.turn,
+            phase=self.phase,
+            swap_space=self.swap_space,
+            discard_queue=list(self.discard_queue),
+            discard_left=self.discard_left,
+            refilling=self.refilling,
+            arrivals=[list(g) for g in self.arrivals],
+            placed=[list(g) for g in self.placed],
+            complete=list(self.complete),
+            end_reason=self.end_reason,
+        )
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        try:
+            state = cls(data["players"], data["seed"], data["options"])
+            state.load_base_json(data)
+            state.pos = [int(x) for x in data["pos"]]
+            state.holder = [int(x) for x in data["holder"]]
+            state.hands = [[KIND[name] for name in h] for h in data["hands"]]
+            state.deck = [KIND[name] for name in data["deck"]]
+            state.discard = [KIND[name] for name in data["discard"]]
+            state.turn = int(data["turn"])
+            state.phase = str(data["phase"])
+            state.swap_space = int(data["swap_space"])
+            state.discard_queue = [int(x) for x in data["discard_queue"]]
+            state.discard_left = int(data["discard_left"])
+            state.refilling = bool(data["refilling"])
+            state.arrivals = [list(g) for g in data["arrivals"]]
+            state.placed = [list(g) for g in data["placed"]]
+            state.complete = list(data["complete"])
+            state.end_reason = str(data["end_reason"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadInput(f"not a {cls.name} state: {exc}") from None
+        state._legal = None
+        return state
+
+    # --- AI hooks -----------------------------------------------------------------------------------------
+    def _progress(self, player: int) -> float:
+        """How far `player`'s partner pawns are, in track lengths (both count with 2-3 players)."""
+        cols = self.partners_of(player)
+        if not cols:
+            return 0.0
+        if self.finished(player):
+            return 2.0
+        vals = sorted((min(self.pos[c], self.length) / self.length for c in cols), reverse=True)
+        if self.pairs:
+            # the first partner in 7th Heaven is worth a lot (it wins if nobody gets both in), the second wins
+            return vals[0] + 0.5 * vals[-1] + (0.5 if vals[0] >= 1.0 else 0.0)
+        return vals[0]
+
+    def heuristic(self, player: int) -> float:
+        """Own partner progress against the best rival's (public information only)."""
+        mine = self._progress(player)
+        rivals = [self._progress(q) for q in range(self.num_players) if q != player]
+        return mine - max(rivals, default=0.0)
+
+    def greedy_score(self, move: Move, player: int) -> float:
+        """One move ahead: advance your own partner, hinder the leader."""
+        child = self.clone()
+        child._apply(move)
+        if child.phase == OVER:
+            winners = child.result()["winners"]
+            return 10.0 if player in winners else -10.0
+        return child.heuristic(player)
+
+    def rollout_move(self, rng: random.Random) -> Move:
+        """Playout policy: mostly the move with the best quick estimate for the mover, sometimes a random one."""
+        legal = self._legal if self._legal is not None else self.legal_moves()
+        if len(legal) == 1 or rng.random() < ROLLOUT_RANDOM:
+            return rng.choice(legal)
+        p = self.current_player
+        assert p is not None
+        pos, length, holder = self.pos, self.length, self.holder
+        live = [q for q in pos if q < length]
+        lead = max(live) if live else length
+        # worth to p of one space of progress per pawn: own partner +1, a rival's negative (the leader's most)
+        weight = [
+            1.0 if holder[c] == p else -0.1 if holder[c] < 0 else -0.6 if pos[c] >= lead else -0.25
+            for c in range(self.ncol)
+        ]
+        mine = [c for c in range(self.ncol) if holder[c] == p and pos[c] < length]
+        best: list[Move] = []
+        best_value = -1e9
+        for m in legal:
+            value = self._quick_value(m, p, weight, mine)  # type: ignore[arg-type]
+            if value > best_value:
+                best, best_value = [m], value
+            elif value == best_value:
+                best.append(m)
+        return rng.choice(best)
+
+    def _quick_value(self, m: SeventhHeavenMove, p: int, weight: list[float], mine: list[int]) -> float:
+        """A cheap one-move estimate without copying the state (used by playouts only)."""
+        pos, length = self.pos, self.length
+        verb = m.verb
+        if verb == "keep":
+            return 0.0
+        if verb == "swap" or verb == "trade" or (m.card == "heart" and m.colour):
+            take = COLOUR_INDEX[m.colour] if verb != "trade" else KIND_COLOUR[KIND[m.card]]
+            given = COLOUR_INDEX[m.give] if m.give else (mine[0] if mine else take)
+            return float(pos[take] - pos[given]) - (0.5 if verb == "trade" else 0.0)
+        k = KIND[m.card]
+        c = KIND_COLOUR[k]
+        if verb == "discard":
+            return -(KIND_VALUE[k] if c >= 0 and weight[c] > 0 else 0.5 if c == WHITE else 0.0)
+        kind_type = KIND_TYPE[k]
+        if kind_type != TEXT:
+            if c == WHITE:
+                c = COLOUR_INDEX.get(m.colour, -1)
+            if c < 0 or pos[c] >= length:
+                return -0.2  # a dead card is a free pass
+            if kind_type == NUM:
+                target = pos[c] + KIND_VALUE[k]
+                target = START if target < START else length if target > length else target
+            else:
+                nxt = self._next_ahead(pos[c])
+                target = pos[c] if nxt is None else nxt
+            target = JUMPS.get(target, target)
+            return (target - pos[c]) * weight[c] - (0.3 if KIND_COLOUR[k] == WHITE else 0.0)
+        if k == MUSHROOM:
+            return 0.4 * m.n
+        if k == PEPPER or k == SNAIL or k == CLOUD:
+            group = self._back() if k == PEPPER else self._front()
+            step = PEPPER_STEPS if k == PEPPER else -(SNAIL_STEPS if k == SNAIL else CLOUD_STEPS)
+            return sum(step * weight[g] for g in group)
+        if k == FOOT and m.colour:
+            return m.n * weight[COLOUR_INDEX[m.colour]]
+        if k == FINGER and m.colour:
+            c = COLOUR_INDEX[m.colour]
+            nxt = self._next_ahead(pos[c])
+            return 0.0 if nxt is None else float(nxt - pos[c])
+        return 0.0

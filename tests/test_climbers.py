@@ -1,0 +1,460 @@
+"""The Climbers: the rule text's stories, told on small hand-made positions.
+
+Colours: player 0 is red, 1 yellow, 2 dark-blue. A figure stands on (x, y, z) where z is the height of the top
+under its feet. Every refused move must name the rule and leave the state exactly as it was.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tower.blocks import ALL_GREY, COLOUR_INDEX, OPPOSITE, PAIRS
+from tower.build import Block, Build
+from tower.climbers.game import ClimbersState
+from tower.climbers.moves import ClimbersMove
+from tower.errors import IllegalMove
+
+M = ClimbersMove.parse
+
+
+def blk(bid: str, at: tuple[int, int, int], size: tuple[int, int, int], top: str) -> Block:
+    """A block at `at` with extents `size` showing colour `top` upwards (the other pairs on the sides)."""
+    if top == "all-grey":
+        return Block(bid, at, size, ALL_GREY)
+    sides = [pair for pair in PAIRS if top not in pair]
+    faces = (*sides[0], *sides[1], top, OPPOSITE[top])
+    return Block(bid, at, size, tuple(COLOUR_INDEX[c] for c in faces))  # type: ignore[arg-type]
+
+
+def position(blocks: list[Block], figures: list[tuple[int, int, int]], **kw) -> ClimbersState:
+    return ClimbersState.position(len(figures), Build(blocks), figures, **kw)
+
+
+def snapshot(state: ClimbersState) -> str:
+    return json.dumps(state.to_json(), sort_keys=True)
+
+
+def refuse(state: ClimbersState, text: str, rule: str) -> None:
+    before = snapshot(state)
+    with pytest.raises(IllegalMove) as err:
+        state.apply(M(text, state))
+    assert err.value.rule == rule, err.value
+    assert snapshot(state) == before
+
+
+def legal(state: ClimbersState, text: str) -> bool:
+    return M(text) in state.legal_moves()
+
+
+FAR = (2, 2, 0)  # a table cell far from everything, for figures that only watch
+
+
+# --- the ladders ---------------------------------------------------------------------------------------------
+def test_a_figure_climbs_one_unit_without_a_ladder() -> None:
+    state = position([blk("h", (10, 10, 0), (2, 2, 1), "red")], [(9, 10, 0), FAR], short=[False, True],
+                     long=[False, True])
+    assert legal(state, "fig 10,10,1")
+    state.apply(M("fig 10,10,1", state))
+    assert state.figures[0] == (10, 10, 1)
+
+
+def test_two_units_need_at_least_the_short_ladder() -> None:
+    blocks = [blk("c", (10, 10, 0), (2, 2, 2), "red")]
+    state = position(blocks, [(9, 10, 0), FAR], short=[False, True], long=[False, True])
+    refuse(state, "fig 10,10,2", "unreachable")
+    state = position(blocks, [(9, 10, 0), FAR])
+    assert legal(state, "fig 10,10,2 short") and legal(state, "fig 10,10,2 long")
+    assert not legal(state, "fig 10,10,2")
+    state.apply(M("fig 10,10,2 short", state))
+    assert state.short == [False, True] and state.long == [True, True]
+
+
+def test_the_long_ladder_climbs_four_units_the_short_one_does_not() -> None:
+    state = position([blk("d", (10, 10, 0), (2, 2, 4), "red")], [(9, 10, 0), FAR])
+    assert legal(state, "fig 10,10,4 long")
+    refuse(state, "fig 10,10,4 short", "unreachable")
+    state.apply(M("fig 10,10,4 long", state))
+    assert state.figures[0] == (10, 10, 4) and state.long[0] is False
+
+
+def test_a_used_ladder_is_gone() -> None:
+    state = position([blk("d", (10, 10, 0), (2, 2, 4), "red")], [(9, 10, 0), FAR], long=[False, True])
+    refuse(state, "fig 10,10,4 long", "ladder-used")
+
+
+def test_two_ladders_are_never_chained_without_a_free_surface_between() -> None:
+    # a 6-unit wall: short (2) + long (4) would need a place to stand at height 2 or 4 on the way
+    state = position([blk("g", (10, 10, 0), (2, 2, 6), "all-grey")], [(9, 10, 0), FAR])
+    assert not any(m.kind == "fig" and m.cell[2] == 6 for m in state.legal_moves())
+    # with a cube to stand on in between, both ladders take the figure up in one move
+    state = position([blk("g", (10, 10, 0), (2, 2, 6), "all-grey"), blk("c", (8, 10, 0), (2, 2, 2), "red")],
+                     [(7, 10, 0), FAR])
+    assert legal(state, "fig 10,10,6 short+long")
+
+
+def test_a_figure_never_steps_diagonally_onto_another_block() -> None:
+    # from the half cube (top 1) the cube (top 2) touches only at a corner; no ladders left
+    blocks = [blk("a", (10, 10, 0), (2, 2, 1), "grey"), blk("b", (12, 12, 0), (2, 2, 2), "red")]
+    state = position(blocks, [(11, 11, 1), FAR], short=[False, True], long=[False, True])
+    refuse(state, "fig 12,12,2", "unreachable")
+    # when the two blocks share a face, the figure steps across
+    blocks = [blk("a", (10, 10, 0), (2, 2, 1), "grey"), blk("b", (12, 10, 0), (2, 2, 2), "red")]
+    state = position(blocks, [(11, 11, 1), FAR], short=[False, True], long=[False, True])
+    assert legal(state, "fig 12,11,2")
+
+
+# --- colours -----------------------------------------------------------------------------------------------
+def test_a_figure_stands_only_on_its_own_colour_grey_or_the_table() -> None:
+    blocks = [blk("y", (10, 10, 0), (2, 2, 1), "yellow"), blk("r", (10, 14, 0), (2, 2, 1), "red"),
+              blk("g", (10, 18, 0), (2, 2, 1), "grey")]
+    state = position(blocks, [(9, 10, 0), FAR])
+    refuse(state, "fig 10,10,1", "wrong-colour")
+    state = position(blocks, [(9, 14, 0), FAR])
+    assert legal(state, "fig 10,14,1")
+    state = position(blocks, [(9, 18, 0), FAR])
+    assert legal(state, "fig 10,18,1")
+    # and the yellow figure may stand on yellow
+    state = position(blocks, [FAR, (9, 10, 0)], player=1)
+    assert legal(state, "fig 10,10,1")
+
+
+def test_a_figure_may_not_cross_a_surface_of_another_colour() -> None:
+    # the way up leads over a yellow half cube: red cannot pass, yellow can
+    blocks = [blk("y", (10, 10, 0), (2, 2, 1), "yellow"), blk("c", (12, 10, 0), (2, 2, 2), "grey")]
+    state = position(blocks, [(9, 10, 0), (9, 11, 0)], short=[False, False], long=[False, False])
+    assert not any(m.kind == "fig" and m.cell[2] == 2 for m in state.legal_moves())
+    state = position(blocks, [(9, 10, 0), (9, 11, 0)], short=[False, False], long=[False, False], player=1)
+    assert legal(state, "fig 12,11,2")
+
+
+def test_grey_is_shared_by_several_figures() -> None:
+    # a lying double cube with a grey top has room for all: three figures climb onto it one after another
+    blocks = [blk("d", (10, 10, 0), (4, 2, 1), "grey")]  # a low grey platform (kept low: no ladders needed)
+    state = position(blocks, [(10, 9, 0), (11, 9, 0), (12, 9, 0)])
+    for p in range(3):
+        state.apply(M(f"fig {10 + p},10,1", state))
+        state.apply(M("skip", state)) if state.phase == "block" else None
+        while state.current_player == p:
+            state.apply(M("skip"))
+    assert [f[2] for f in state.figures] == [1, 1, 1]
+
+
+def test_a_fully_occupied_grey_top_blocks_the_way() -> None:
+    # a standing half cube (top of 2 cells, grey) holds two figures; red finds no room and cannot pass over it
+    blocks = [blk("h", (10, 10, 0), (2, 1, 2), "grey")]
+    state = position(blocks, [(9, 10, 0), (10, 10, 2), (11, 10, 2)])
+    refuse(state, "fig 10,10,2 short", "cell-occupied")
+    assert not any(m.kind == "fig" and m.cell[2] > 0 for m in state.legal_moves())
+    # once one of them has left, there is room again
+    state = position(blocks, [(9, 10, 0), (10, 10, 2), FAR])
+    assert legal(state, "fig 11,10,2 short")
+
+
+# --- blocking stones ---------------------------------------------------------------------------------------
+def stone_position() -> ClimbersState:
+    blocks = [blk("base", (10, 10, 0), (2, 2, 2), "grey"), blk("top", (10, 10, 2), (2, 2, 1), "red"),
+              blk("side", (12, 10, 0), (2, 2, 1), "red"), blk("far", (10, 12, 0), (2, 2, 2), "yellow")]
+    state = position(blocks, [(16, 10, 0), (9, 12, 0)], player=1)
+    state.round_leader = True  # the game is under way: the first player's turn coming round ends nothing
+    return state
+
+
+def yellow_lays_a_stone_on(state: ClimbersState, block: str) -> None:
+    state.apply(M("skip"))
+    state.apply(M("block far 12,12,0 2x2x2 yellow", state))
+    state.apply(M("skip"))
+    state.apply(M(f"stone {block}"))
+    assert state.current_player == 0 and state.stone[1] is not None
+
+
+def test_a_stone_blocks_entering_and_moving_its_block_until_its_owner_plays_again() -> None:
+    state = stone_position()
+    yellow_lays_a_stone_on(state, "side")
+    refuse(state, "fig 12,11,1", "blocked-block")
+    state.apply(M("skip"))
+    assert not any(m.block == "side" for m in state.legal_moves())
+    refuse(state, "block side 14,10,0 2x2x1 red", "blocked-block")
+    refuse(state, "block top 12,10,1 2x2x1 red", "blocked-block")  # nor covered
+    state.apply(M("block top 12,8,0 2x2x1 red", state))
+    state.apply(M("skip"))
+    state.apply(M("skip"))  # red keeps its own stone
+    # yellow's turn again: the stone has left the game, the block is free
+    assert state.current_player == 1 and state.stone[1] is None and state.stone_used[1]
+    state.apply(M("skip"))
+    assert any(m.block == "side" for m in state.legal_moves())
+
+
+def test_a_stone_may_not_be_crossed() -> None:
+    # red's only way up to the cube crosses the half cube carrying the stone
+    blocks = [blk("step", (10, 10, 0), (2, 2, 1), "red"), blk("cube", (12, 10, 0), (2, 2, 2), "red")]
+    state = position(blocks, [(9, 10, 0), FAR], short=[False, True], long=[False, True])
+    assert legal(state, "fig 12,10,2")
+    state.stone[1] = state.index["step"]
+    state.stone_used[1] = True
+    state._moves_cache = None
+    assert not any(m.kind == "fig" and m.cell[2] == 2 for m in state.legal_moves())
+
+
+def test_each_player_has_one_stone_per_game() -> None:
+    state = stone_position()
+    yellow_lays_a_stone_on(state, "side")
+    state.apply(M("pass"))
+    assert state.current_player == 1
+    state.apply(M("skip"))
+    state.apply(M("block side 12,14,0 2x2x1 red", state))
+    state.apply(M("skip"))
+    assert state.current_player == 0  # no stone step: the turn ended
+
+
+# --- moving blocks -----------------------------------------------------------------------------------------
+def test_the_last_moved_block_cannot_be_moved_by_the_next_player() -> None:
+    state = stone_position()
+    state.apply(M("skip"))
+    state.apply(M("block far 12,12,0 2x2x2 yellow", state))
+    state.apply(M("skip"))
+    state.apply(M("skip"))  # no stone
+    assert state.current_player == 0
+    state.apply(M("skip"))
+    refuse(state, "block far 14,10,0 2x2x2 yellow", "last-moved")
+    state.apply(M("block top 12,8,0 2x2x1 red", state))
+    state.apply(M("skip"))
+    state.apply(M("skip"))
+    # the player after may move it again
+    state.apply(M("skip"))
+    assert legal(state, "block far 14,10,0 2x2x2 yellow")
+
+
+def test_only_blocks_with_a_free_top_can_be_moved() -> None:
+    state = stone_position()
+    state.apply(M("skip"))
+    refuse(state, "block base 14,14,0 2x2x2 grey", "not-free")
+    state = position([blk("a", (10, 10, 0), (2, 2, 1), "red"), blk("b", (12, 10, 0), (2, 2, 1), "red")],
+                     [(10, 10, 1), FAR])
+    state.apply(M("skip"))
+    refuse(state, "block a 14,10,0 2x2x1 red", "not-free")  # a figure stands on it
+
+
+def test_a_block_needs_full_support_and_a_touching_face() -> None:
+    state = stone_position()
+    state.apply(M("skip"))
+    refuse(state, "block far 11,11,2 2x2x2 yellow", "overlap")
+    refuse(state, "block far 11,11,0 2x2x2 yellow", "overlap")
+    refuse(state, "block far 3,3,0 2x2x2 yellow", "no-contact")
+    refuse(state, "block far 11,10,3 2x2x2 yellow", "unsupported")  # half on the top (3), half over the side (1)
+    refuse(state, "block far 10,12,0 2x2x2 yellow", "same-place")
+    assert legal(state, "block far 10,10,3 2x2x2 yellow")
+
+
+def test_a_block_may_be_turned_to_show_another_colour() -> None:
+    state = stone_position()
+    state.apply(M("skip"))
+    assert legal(state, "block far 14,10,0 2x2x2 red") and legal(state, "block far 14,10,0 2x2x2 grey")
+    refuse(state, "block far 14,10,0 2x2x4 red", "no-such-rotation")
+
+
+def test_a_block_is_not_laid_over_a_figure_standing_on_the_table() -> None:
+    state = stone_position()
+    state.apply(M("skip"))
+    refuse(state, "block far 8,12,0 2x2x2 yellow", "figure-under")  # yellow's figure stands on (9,12,0)
+    assert legal(state, "block far 8,10,0 2x2x2 yellow")
+
+
+# --- pushing figures ---------------------------------------------------------------------------------------
+def push_position() -> ClimbersState:
+    blocks = [blk("plat", (10, 10, 0), (4, 2, 2), "grey"), blk("next", (14, 10, 0), (2, 2, 2), "grey"),
+              blk("cube", (10, 14, 0), (2, 2, 2), "red")]
+    return position(blocks, [FAR, (10, 10, 2)], player=0)
+
+
+def test_figures_are_pushed_aside_to_free_cells_of_the_same_top() -> None:
+    state = push_position()
+    state.apply(M("skip"))
+    pushes = [m for m in state.legal_moves() if m.kind == "block" and m.pushes]
+    assert pushes
+    for m in pushes:
+        for _src, dst in m.pushes:
+            # the target is a cell of the platform's top, not covered by the new block
+            assert 10 <= dst[0] < 14 and 10 <= dst[1] < 12 and dst[2] == 2
+            assert not (m.cell[0] <= dst[0] < m.cell[0] + m.size[0] and m.cell[1] <= dst[1] < m.cell[1] + m.size[1])
+    move = M("block cube 10,10,2 2x2x2 red push 10,10,2>12,10,2", state)
+    assert move in state.legal_moves()
+    state.apply(move)
+    assert state.figures[1] == (12, 10, 2)
+
+
+def test_figures_are_never_pushed_onto_another_block() -> None:
+    state = push_position()
+    state.apply(M("skip"))
+    refuse(state, "block cube 10,10,2 2x2x2 red push 10,10,2>14,10,2", "figure-push")
+    refuse(state, "block cube 10,10,2 2x2x2 red", "figure-push")  # nobody may be covered without a push
+
+
+def test_a_figure_that_has_no_free_cell_left_cannot_be_pushed() -> None:
+    blocks = [blk("plat", (10, 10, 0), (2, 2, 2), "grey"), blk("cube", (10, 14, 0), (2, 2, 2), "red")]
+    state = position(blocks, [FAR, (10, 10, 2)])
+    state.apply(M("skip"))
+    assert not any(m.kind == "block" and m.cell[:2] == (10, 10) and m.cell[2] == 2 for m in state.legal_moves())
+
+
+# --- the net-height rule -----------------------------------------------------------------------------------
+def net_height_position(long: bool) -> ClimbersState:
+    blocks = [blk("cube", (10, 10, 0), (2, 2, 2), "red"), blk("half", (12, 10, 0), (2, 2, 1), "red"),
+              blk("tall", (14, 10, 0), (2, 2, 4), "red")]
+    return position(blocks, [(11, 10, 2), FAR], short=[False, True], long=[long, True])
+
+
+def test_a_figure_may_go_down_only_if_it_can_still_end_the_turn_higher() -> None:
+    refuse(net_height_position(long=False), "fig 12,10,1", "net-height")
+    state = net_height_position(long=True)
+    state.apply(M("fig 12,10,1", state))
+    assert state.phase == "block"
+    state.apply(state.legal_moves()[0])
+    refuse(state, "skip", "net-height")
+    assert all(m.kind == "fig" and m.cell[2] > 2 for m in state.legal_moves())
+    state.apply(M("fig 14,10,4 long", state))
+    assert state.figures[0] == (14, 10, 4)
+
+
+def test_after_going_down_no_block_move_may_take_the_way_up_away() -> None:
+    state = net_height_position(long=True)
+    state.apply(M("fig 12,10,1", state))
+    moves = state.legal_moves()
+    refused = set(state.block_moves()) - set(moves)
+    assert refused  # e.g. lifting the tall block away
+    for move in moves:
+        after = state.clone()
+        after.apply(move)
+        assert any(m.cell[2] > 2 for m in after.legal_moves() if m.kind == "fig")
+    for move in sorted(refused, key=str)[:20]:
+        refuse(state, str(move), "net-height")
+
+
+def test_crossing_the_tower_to_the_table_counts_as_leaving_the_table() -> None:
+    # a pinwheel of grey half cubes encloses the table cell (12,12): reaching it means climbing over a block
+    blocks = [blk("a", (10, 11, 0), (2, 2, 1), "grey"), blk("b", (11, 13, 0), (2, 2, 1), "grey"),
+              blk("c", (13, 12, 0), (2, 2, 1), "grey"), blk("d", (12, 10, 0), (2, 2, 1), "grey")]
+    state = position(blocks, [(9, 11, 0), FAR])
+    state.apply(M("fig 12,12,0"))  # typed without its path
+    assert state.climbed and state.phase == "block"
+    state.apply(state.legal_moves()[0])
+    refuse(state, "skip", "net-height")
+
+
+def test_on_the_table_a_figure_walks_freely() -> None:
+    state = position([blk("c", (10, 10, 0), (2, 2, 2), "red")], [(9, 10, 0), FAR])
+    state.apply(M("fig 12,10,0", state))  # around the block, no height gained: fine on the table
+    assert state.phase == "block" and not state.climbed
+    state.apply(M("skip"))  # the only block cannot move anywhere (nothing to touch)
+    state.apply(M("skip"))  # the turn may end at the height it began
+    state.apply(M("skip"))  # no stone
+    assert state.current_player == 1
+
+
+# --- end of the game ---------------------------------------------------------------------------------------
+def end_position() -> ClimbersState:
+    blocks = [blk("a", (10, 10, 0), (2, 2, 1), "grey"), blk("b", (14, 10, 0), (2, 2, 1), "grey"), *SPARE]
+    return position(blocks, [(9, 10, 0), (13, 10, 0)])
+
+
+SPARE = [blk("spare", (20, 20, 0), (2, 2, 1), "purple"), blk("anchor", (22, 20, 0), (2, 2, 1), "purple")]
+
+
+def climb(state: ClimbersState, cell: str) -> None:
+    """Climb to `cell`, move a spare block (out of the way), end the turn."""
+    state.apply(M(f"fig {cell}", state))
+    state.apply(next(m for m in state.legal_moves() if m.block in ("spare", "anchor")))
+    while state.phase != "figure1":
+        state.apply(M("skip"))
+
+
+def test_a_round_without_a_new_leader_gives_the_first_player_a_last_chance() -> None:
+    state = end_position()
+    state.apply(M("pass"))
+    state.apply(M("pass"))
+    assert state.last_chance and state.current_player == 0 and not state.is_over
+    state.apply(M("pass"))
+    assert state.is_over
+
+
+def test_a_successful_last_chance_lets_the_game_go_on() -> None:
+    state = end_position()
+    state.apply(M("pass"))
+    state.apply(M("pass"))
+    assert state.last_chance
+    climb(state, "10,10,1")
+    assert not state.is_over and state.current_player == 1 and not state.last_chance
+
+
+def test_standing_on_top_without_rising_is_no_progress() -> None:
+    state = end_position()
+    climb(state, "10,10,1")  # red rises and leads: the round had a leader
+    state.apply(M("pass"))
+    assert not state.last_chance and state.current_player == 0
+    state.apply(M("pass"))  # red stays highest but does not rise
+    state.apply(M("pass"))
+    assert state.last_chance
+
+
+def test_on_equal_heights_whoever_got_there_last_wins() -> None:
+    state = end_position()
+    climb(state, "10,10,1")
+    climb(state, "14,10,1")
+    for _ in range(3):
+        state.apply(M("pass"))
+    assert state.is_over
+    assert state.result()["winners"] == [1]
+    assert state.ranking() == [1, 0]
+
+
+def test_the_highest_figure_wins() -> None:
+    state = position([blk("a", (10, 10, 0), (2, 2, 2), "grey"), blk("b", (14, 10, 0), (2, 2, 1), "grey"), *SPARE],
+                     [(9, 10, 0), (13, 10, 0)])
+    climb(state, "10,10,2 short")
+    climb(state, "14,10,1")
+    for _ in range(3):
+        state.apply(M("pass"))
+    assert state.is_over and state.result()["winners"] == [0] and state.result()["scores"] == [2, 1]
+
+
+def test_the_max_rounds_cap_ends_the_game() -> None:
+    state = position([blk("a", (10, 10, 0), (2, 2, 1), "grey"), *SPARE], [(9, 10, 0), FAR],
+                     options={"max_rounds": 1})
+    climb(state, "10,10,1")
+    state.apply(M("pass"))
+    assert state.is_over
+
+
+# --- turn structure ----------------------------------------------------------------------------------------
+def test_a_whole_turn_can_be_passed_only_at_its_start() -> None:
+    state = end_position()
+    state.apply(M("skip"))
+    refuse(state, "pass", "pass-only-first")
+
+
+def test_moves_out_of_their_step_are_refused() -> None:
+    state = end_position()
+    refuse(state, "stone a", "wrong-phase")
+    refuse(state, "block a 10,12,0 2x2x1 grey", "wrong-phase")
+    state.apply(M("skip"))
+    refuse(state, "fig 10,10,1", "wrong-phase")
+
+
+def test_a_refused_move_names_the_rule_and_changes_nothing() -> None:
+    state = ClimbersState(3, seed=4)
+    refuse(state, "fig 0,0,5", "figure-not-on-surface")
+    refuse(state, "stone nosuch", "wrong-phase")
+    state.apply(M("skip"))
+    refuse(state, "block nosuch 1,1,0 2x2x2 red", "unknown-block")
+
+
+# --- setup -------------------------------------------------------------------------------------------------
+def test_figures_start_on_the_table_around_the_construction() -> None:
+    # a large start tower reaches past the usual start cells: those move outwards (seed 291 did put a figure
+    # inside the tower)
+    for seed in (*range(30), 291, 297):
+        state = ClimbersState(5, seed)
+        for x, y, z in state.figures:
+            assert z == 0 and state.heights[x, y] == 0
+        assert len(set(state.figures)) == 5

@@ -1,0 +1,175 @@
+"""The Climbers over random games: what must hold after every move, whatever the players do.
+
+A small number of games runs in the normal test run; `TOWER_SLOW=1` runs the 1000-game check.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from tower.blocks import COLOURS, GREY
+from tower.climbers.game import ClimbersState
+from tower.climbers.moves import ClimbersMove
+from tower.errors import IllegalMove
+from tower.games import replay
+from tower.legality import check_build
+
+
+def snapshot(state: ClimbersState) -> str:
+    return json.dumps(state.to_json(), sort_keys=True)
+
+
+def random_game(players: int, seed: int, options: dict | None = None):
+    """Yield the state after every move of a random game (the same object, mutated)."""
+    state = ClimbersState(players, seed, options)
+    rng = random.Random(seed)
+    yield state
+    while not state.is_over:
+        state.apply(state.random_move(rng))
+        yield state
+
+
+def assert_sound(state: ClimbersState) -> None:
+    """The build is legal and every figure stands on a top it may stand on."""
+    errors = [v for v in check_build(state.to_build()) if v.level == "error"]
+    assert errors == [], errors
+    for p, (x, y, z) in enumerate(state.figures):
+        assert int(state.heights[x, y]) == z
+        if z > 0:
+            top = state.block_top_colour(int(state.topb[x, y]))
+            assert top in (GREY, COLOURS.index(state.colours[p]))
+    cells = [f[:2] for f in state.figures]
+    assert len(set(cells)) == len(cells)
+
+
+def wrong_variants(state: ClimbersState, move: ClimbersMove, rng: random.Random) -> list[ClimbersMove]:
+    """Near misses of a legal move: shifted cells, other ladders, other tops."""
+    out = []
+    if move.cell is not None:
+        x, y, z = move.cell
+        for d in ((1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, 0, 0), (3, -2, 0)):
+            out.append(ClimbersMove(move.kind, cell=(x + d[0], y + d[1], z + d[2]), ladders=move.ladders,
+                                    block=move.block, size=move.size, top=move.top, pushes=move.pushes))
+    if move.kind == "fig":
+        out.append(ClimbersMove("fig", cell=move.cell, ladders=("short", "long")))
+    if move.kind == "block":
+        out.append(ClimbersMove("block", cell=move.cell, block=move.block, size=move.size,
+                                top=(move.top + 1) % len(COLOURS), pushes=move.pushes))
+        other = state.ids[rng.randrange(len(state.ids))]
+        out.append(ClimbersMove("block", cell=move.cell, block=other, size=move.size, top=move.top))
+    out += [ClimbersMove("pass"), ClimbersMove("skip"), ClimbersMove("stone", block=state.ids[0])]
+    return out
+
+
+def check_game(players: int, seed: int, options: dict | None = None, deep: bool = True) -> ClimbersState:
+    rng = random.Random(seed + 1000)
+    state = None
+    for state in random_game(players, seed, options):
+        assert_sound(state)
+        if not deep or state.is_over:
+            continue
+        legal = state.legal_moves()
+        assert legal, "a game that is not over always offers a move"
+        assert legal == sorted(set(legal), key=ClimbersMove.sort_key)
+        before = snapshot(state)
+        for move in rng.sample(legal, min(3, len(legal))):
+            child = state.clone()
+            child.apply(move)
+            assert_sound(child)
+            assert ClimbersMove.parse(str(move)) == move  # the text form round-trips
+            assert ClimbersMove.from_json(move.to_json()) == move
+        legal_set = set(legal)
+        for wrong in wrong_variants(state, rng.choice(legal), rng):
+            if wrong in legal_set:
+                continue
+            with pytest.raises(IllegalMove) as err:
+                state.apply(wrong)
+            assert err.value.rule and err.value.rule != "not-legal"
+            assert snapshot(state) == before
+        assert snapshot(state) == before
+    assert state is not None and state.is_over
+    return state
+
+
+@pytest.mark.parametrize("players,seed", [(2, 1), (3, 2), (4, 3), (5, 4), (3, 5)])
+def test_random_games_keep_every_rule(players: int, seed: int) -> None:
+    check_game(players, seed)
+
+
+def test_the_free_descent_option_keeps_every_rule_too() -> None:
+    check_game(3, 11, {"descent": "free"})
+
+
+def test_a_record_replays_to_the_same_state() -> None:
+    for players, seed in ((2, 21), (4, 22)):
+        *_, state = random_game(players, seed)
+        assert replay(state.record()).to_json() == state.to_json()
+
+
+def test_to_json_and_from_json_round_trip_mid_game() -> None:
+    for i, state in enumerate(random_game(3, 31)):
+        if i % 4 == 0:
+            again = ClimbersState.from_json(json.loads(json.dumps(state.to_json())))
+            assert again.to_json() == state.to_json()
+            assert again.legal_moves() == state.legal_moves()
+
+
+def test_a_clone_is_independent() -> None:
+    state = ClimbersState(3, seed=41)
+    rng = random.Random(0)
+    for _ in range(5):
+        state.apply(state.random_move(rng))
+    before = snapshot(state)
+    child = state.clone()
+    while not child.is_over:
+        child.apply(child.random_move(rng))
+    assert snapshot(state) == before
+    assert state.heights.tolist() != child.heights.tolist() or state.figures != child.figures
+
+
+def test_the_greedy_score_of_a_block_table_matches_the_move_by_move_score() -> None:
+    state = ClimbersState(3, seed=51)
+    rng = random.Random(1)
+    checked = 0
+    while not state.is_over and checked < 4:
+        if state.phase == "block":
+            table = state.block_table()
+            scores = state._block_scores(table, state.player)
+            for k in rng.sample(range(len(table.block)), min(300, len(table.block))):
+                assert scores[k] == pytest.approx(state.greedy_score(state._table_move(table, k), state.player))
+            checked += 1
+        state.apply(state.random_move(rng))
+
+
+def test_rollout_and_random_moves_are_legal() -> None:
+    state = ClimbersState(4, seed=61)
+    rng = random.Random(2)
+    while not state.is_over:
+        move = state.rollout_move(rng) if rng.random() < 0.5 else state.random_move(rng)
+        assert move in state.legal_moves()
+        state.apply(move)
+
+
+def test_random_games_of_two_to_five_players_finish() -> None:
+    for seed in range(12):
+        check_game(2 + seed % 4, 100 + seed, deep=False)
+
+
+@pytest.mark.slow
+def test_a_thousand_random_games_finish_without_error() -> None:
+    for seed in range(1000):
+        check_game(2 + seed % 4, 10_000 + seed, deep=False)
+
+
+def test_search_moves_are_a_non_empty_subset_of_the_legal_moves() -> None:
+    rng = random.Random(3)
+    for state in random_game(3, 71):
+        if state.is_over:
+            break
+        offered = state.search_moves()
+        assert offered and set(offered) <= set(state.legal_moves())
+        if rng.random() < 0.3:
+            state._moves_cache = None  # also from a state that has not listed its moves yet
