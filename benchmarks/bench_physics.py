@@ -4,6 +4,10 @@ two judges agree on random builds. Prints medians.
     python benchmarks/bench_physics.py               # all figures
     python benchmarks/bench_physics.py --quick       # fewer runs, 100 random builds
     python benchmarks/bench_physics.py --drift       # the time-step / iteration drift table of docs/physics.md
+
+Also: the ratio of our PyBullet verdict against a straightforward settle (1000 Hz, 50 iterations, Bullet's
+defaults otherwise, 2 s simulated, no early stop) measured in the same run, and a sweep of legal builds (start
+towers and builds reached in random Climbers games) that must all stand in both judges.
 """
 
 from __future__ import annotations
@@ -86,6 +90,70 @@ def agreement(n_builds: int, jobs: int) -> None:
                   f"moved {list(moved)[:6]}")
 
 
+def straightforward_settle(boxes: list[Box], seconds: float = 2.0) -> float:
+    """The baseline the issue names: plain PyBullet at 1000 Hz with 50 solver iterations and otherwise Bullet's
+    defaults, real masses, every pose read every step, no early stop. Returns wall seconds."""
+    from physics.dynamics import _import_pybullet  # noqa: PLC0415
+
+    pb = _import_pybullet()
+    t = time.perf_counter()
+    cid = pb.connect(pb.DIRECT)
+    try:
+        pb.setGravity(0, 0, -9.81, physicsClientId=cid)
+        pb.setPhysicsEngineParameter(fixedTimeStep=1 / 1000, numSolverIterations=50, physicsClientId=cid)
+        pb.createMultiBody(0, pb.createCollisionShape(pb.GEOM_PLANE, physicsClientId=cid), physicsClientId=cid)
+        ids = [pb.createMultiBody(b.mass, pb.createCollisionShape(pb.GEOM_BOX, halfExtents=[v / 2 for v in b.size],
+                                                                  physicsClientId=cid),
+                                  basePosition=b.centre, physicsClientId=cid) for b in boxes]
+        for _ in range(round(seconds * 1000)):
+            pb.stepSimulation(physicsClientId=cid)
+            for body in ids:
+                pb.getBasePositionAndOrientation(body, physicsClientId=cid)
+    finally:
+        pb.disconnect(physicsClientId=cid)
+    return time.perf_counter() - t
+
+
+def _legal_case(k: int) -> tuple[str, int, str, bool, bool, float]:
+    """Build k of the legal sweep: even k a start tower, odd k the build after a random Climbers game's moves."""
+    from tower.games import new_game  # noqa: PLC0415
+    from tower.legality import check_build  # noqa: PLC0415
+    from tower.setup import random_start_tower  # noqa: PLC0415
+    from tower.stability import judge_build  # noqa: PLC0415
+
+    if k % 2 == 0:
+        name, build = f"start tower {k}", random_start_tower(SEED + k)
+    else:
+        state, rng = new_game("climbers", 2 + k % 4, seed=SEED + k), random.Random(k)
+        for _ in range(rng.randint(10, 150)):
+            if state.is_over:
+                break
+            state.apply(state.random_move(rng))
+        name, build = f"game {k} after {len(state.history)} moves", state.to_build()
+    problems = [v.rule for v in check_build(build) if v.rule != "block-count"]
+    v = judge_build(build)
+    return name, len(problems), v.verdict, v.statics.stable, v.dynamics.collapsed, v.statics.tilt_margin_deg
+
+
+def legal_sweep(n: int, jobs: int) -> None:
+    """Every legal build stands in both judges, and none comes out `collapses`."""
+    t = time.perf_counter()
+    with ProcessPoolExecutor(jobs) as ex:
+        rows = list(ex.map(_legal_case, range(n), chunksize=2))
+    illegal = [r for r in rows if r[1]]
+    both = [r for r in rows if r[3] and not r[4]]
+    collapses = [r for r in rows if r[2] == "collapses"]
+    verdicts = {v: sum(r[2] == v for r in rows) for v in ("stable", "marginal", "collapses")}
+    print(f"legal builds: {len(rows) - len(illegal)} of {n} legal; stand in both judges: {len(both)}; "
+          f"verdicts {verdicts}; smallest tilt margin {min(r[5] for r in rows):.2f} deg "
+          f"[{time.perf_counter() - t:.0f} s]  (target: all stand, none collapses)")
+    for r in rows:
+        if r[1] or not (r[3] and not r[4]) or r[2] == "collapses":
+            print(f"  {r[0]}: {r[1]} problems, verdict {r[2]}, statics stands {r[3]}, dynamics collapsed {r[4]}")
+    if collapses:
+        print(f"  FAILED: {len(collapses)} legal builds came out `collapses`")
+
+
 def drift_table() -> None:
     """Max displacement over 2 s for builds that must stand, per time step and iteration count."""
     builds = [("column of 10 cubes", column(10)), ("packed tower", packed_tower(0))]
@@ -135,6 +203,11 @@ def main() -> int:
     print(f"dynamics verdict (35 blocks, default early stop at rest): median {ms:.0f} ms wall ({cpu:.0f} ms CPU) "
           f"over {runs} runs, "
           f"stopped at {d.simulated_s:.2f} s simulated", flush=True)
+    base = [straightforward_settle(boxes) for _ in range(1 if args.quick else 3)]
+    ours = median_ms(lambda: judge_dynamics(boxes, seconds=2.0), 1 if args.quick else 3)[0] / 1000
+    print(f"straightforward settle (1000 Hz, 50 iterations, 2 s, no early stop): median {statistics.median(base):.1f} s "
+          f"over {len(base)} runs; our verdict {ours:.2f} s: {statistics.median(base) / ours:.0f}x faster", flush=True)
+    legal_sweep(20 if args.quick else 100, args.jobs)
     n_builds = (100 if args.quick else 500) if args.builds is None else args.builds
     if n_builds > 0:  # --builds 0: timings only
         agreement(n_builds, args.jobs)

@@ -212,3 +212,16 @@ def test_an_unknown_command_is_a_one_line_usage_error(tower_cli):
 
 def test_the_console_script_is_installed():
     assert (Path(sys.executable).parent / "tower").exists()
+
+
+@pytest.mark.parametrize("game,spec,named", [
+    ("climbers", "foo", "unknown AI 'foo'"),
+    ("climbers", "random", "2-5 players, got 1"),
+    ("partners", "random,random,random,random,random", "4 or 6 players, got 5"),
+    ("diabolo", "human,ai:mcts:iters=x,random", "needs a number"),
+])
+def test_a_bad_players_spec_is_named_in_one_line(tower_cli, game, spec, named):
+    proc = tower_cli(["simulate", game, "--games", "1", "--players", spec])
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and named in proc.stderr, proc.stderr

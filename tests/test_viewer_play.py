@@ -144,3 +144,47 @@ def test_windows_wire_up_without_a_display(monkeypatch, tmp_path) -> None:
     assert play_window(state, ["human", "ai:random"]) == 0
     state.apply(state.legal_moves()[0])
     assert replay_window(state.record()) == 0
+
+
+def test_hint_and_whatif_in_a_card_game() -> None:
+    from tower.ai import make_agent
+
+    state = new_game("partners", 4, seed=2)
+    ctl = PlayController(state, ["human"] * 4)
+    move = ctl.hint()
+    assert move == make_agent("ai:greedy", seed=0).choose(new_game("partners", 4, seed=2))
+    assert ctl.current_move == move and ctl.message == f"hint: {move}"
+    assert not ctl.toggle_whatif() and "Climbers" in ctl.message
+    assert ctl.confirm() and state.history == [move]
+
+
+def test_loading_a_record_of_another_game_changes_nothing(tmp_path) -> None:
+    from tower.games import save_record
+
+    other = new_game("diabolo", 3, seed=1)
+    save_record(other, tmp_path / "diabolo.json")
+    state = new_game("climbers", 2, seed=1)
+    ctl = PlayController(state, ["human", "human"])
+    ctl.confirm()
+    assert not ctl.load(tmp_path / "diabolo.json")
+    assert "diabolo" in ctl.message and ctl.state is state and len(state.history) == 1
+    assert not ctl.load(tmp_path / "missing.json") and ctl.message.startswith("cannot load")
+
+
+def test_demo_writes_every_game_and_a_collapse_animation(tmp_path) -> None:
+    pytest.importorskip("pybullet")
+    import imageio.v3 as iio
+    import numpy as np
+
+    from tower.setup import random_start_tower
+    from viewer.demo import demo_pictures
+
+    lines = demo_pictures(random_start_tower(1), tmp_path)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["climbers.png", "collapse.gif", "diabolo.png", "partners.png", "seventh-heaven.png",
+                     "start-tower.png"]
+    assert any(line.startswith("animation:") and "collapse.gif" in line for line in lines)
+    frames = iio.imread(tmp_path / "collapse.gif", index=None)
+    assert len(frames) > 10
+    # the first frame marks the block, the rest show the fall: the last differs from the first fall frame
+    assert np.abs(frames[-1].astype(int) - frames[1].astype(int)).max(axis=-1).mean() > 0.001

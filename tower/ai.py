@@ -161,11 +161,12 @@ class MCTSAgent:
             node = node.parent
 
 
-AGENT_KINDS = ("random", "greedy", "mcts")
+AGENT_KINDS = ("random", "greedy", "mcts", "openspiel-mcts", "openspiel-ismcts")
 
 
 def make_agent(spec: str, seed: int = 0) -> Agent:
-    """An AI from a spec like ``greedy``, ``mcts``, ``mcts:iters=500``, ``mcts:time=0.5`` (``ai:`` prefix ok)."""
+    """An AI from a spec like ``greedy``, ``mcts``, ``mcts:iters=500``, ``mcts:time=0.5`` (``ai:`` prefix ok);
+    ``openspiel-mcts`` / ``openspiel-ismcts`` (``:sims=N,c=X,rollout=N``) need the extra `openspiel`."""
     text = spec.removeprefix("ai:")
     kind, _, params = text.partition(":")
     rng = random.Random(seed)
@@ -191,4 +192,13 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
             except ValueError:
                 raise BadInput(f"AI setting {key!r} needs a number, got {value!r}", "") from None
         return MCTSAgent(rng, **kwargs)
+    if kind in ("openspiel-mcts", "openspiel-ismcts"):
+        try:  # the optional extra `openspiel`: imported only when asked for
+            from tower.interop.openspiel import make_agent as make_openspiel_agent
+        except ImportError as exc:
+            if (exc.name or "").split(".")[0] not in ("pyspiel", "open_spiel"):
+                raise
+            raise BadInput(f"AI {kind!r} needs OpenSpiel: pip install 'tower-sim[openspiel]'", "") from None
+        settings = dict(part.partition("=")[::2] for part in filter(None, params.split(",")))
+        return make_openspiel_agent(kind.removeprefix("openspiel-"), settings, rng)
     raise BadInput(f"unknown AI {spec!r} (one of: {', '.join(AGENT_KINDS)})", "")

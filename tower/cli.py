@@ -49,6 +49,8 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--text", action="store_true", help="play in the terminal")
     s.add_argument("--load", help="resume a saved game record")
+    s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule option of the game (repeatable), e.g. support=physical")
 
     s = sub.add_parser("simulate", help="AI-vs-AI batch statistics")
     s.add_argument("game", choices=GAMES)
@@ -57,6 +59,8 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--jobs", type=int, default=1)
     s.add_argument("--json", action="store_true")
+    s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule option of the game (repeatable), e.g. track_length=30")
 
     s = sub.add_parser("view", help="show a build, a saved game or a record")
     s.add_argument("file")
@@ -86,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # an output that cannot be written (no permission, disk full); saves are atomic
+        print(f"tower: {BadInput(exc.strerror or str(exc), '', str(exc.filename or ''))}", file=sys.stderr)
+        return EXIT_BAD
 
 
 def print_json(doc: Any) -> None:

@@ -10,6 +10,11 @@ from typing import Any
 
 from tower.cli import EXIT_BAD, EXIT_FOUND, EXIT_OK, check_output_path, print_json
 from tower.errors import BadInput
+from tower.stability import use_physical_support
+
+# The CLI is where rules meet physics: games under the `support=physical` option get the statics judge here
+# (simulate's worker processes import this module too).
+use_physical_support()
 
 
 # --- tower new ---------------------------------------------------------------------------------------------
@@ -92,15 +97,37 @@ def parse_players(spec: str | None, game: str) -> list[str]:
     if spec is None:
         return ["human"] + ["ai:greedy"] * (cls.default_players - 1)
     seats = [s.strip() for s in spec.split(",")]
-    if not cls.min_players <= len(seats) <= cls.max_players:
-        raise BadInput(f"--players: {game} is for {cls.min_players}-{cls.max_players} players, got {len(seats)}", "")
+    # Each seat first: a typo like `--players foo` should be named, not counted as "1 player".
     for s in seats:
         if s != "human":
             try:
                 make_agent(s)
             except BadInput as exc:
                 raise BadInput(f"--players: {exc.what}", "") from None
+    if len(seats) not in cls.allowed_players():
+        raise BadInput(f"--players: {game} is for {cls.players_text()} players, got {len(seats)} ({spec!r})", "")
     return seats
+
+
+def parse_options(items: list[str], game: str) -> dict[str, Any]:
+    """`--option NAME=VALUE` flags -> the game's options. VALUE is read as JSON where it parses (numbers,
+    true/false), else as a plain string; the game checks names, types and choices."""
+    from tower.games import game_class
+
+    options: dict[str, Any] = {}
+    for item in items:
+        name, eq, text = item.partition("=")
+        if not eq or not name:
+            raise BadInput(f"--option: expected NAME=VALUE, got {item!r}", "")
+        try:
+            options[name] = json.loads(text)
+        except ValueError:
+            options[name] = text
+    try:
+        game_class(game).resolve_options(options)
+    except BadInput as exc:
+        raise BadInput(f"--option: {exc.what}", "") from None
+    return options
 
 
 # --- tower play --text -------------------------------------------------------------------------------------
@@ -118,13 +145,13 @@ def cmd_play(args) -> int:
             raise BadInput(f"the record is a {state.name} game, not {args.game}", "$.game", args.load)
     else:
         seats = parse_players(args.players, args.game)
-        state = new_game(args.game, len(seats), args.seed)
+        state = new_game(args.game, len(seats), args.seed, parse_options(args.option, args.game))
     if not args.text:
         try:
             from viewer.play import play_window
         except ImportError:
             raise BadInput("the 3D window is not available in this installation; use --text", "") from None
-        return play_window(state, seats)
+        return play_window(state, seats, save_path=args.load)
     agents = {i: make_agent(s, seed=args.seed * 31 + i) for i, s in enumerate(seats) if s != "human"}
     return text_loop(state, seats, agents)
 
@@ -194,12 +221,12 @@ def text_loop(state, seats: list[str], agents: dict[int, Any], stdin=None) -> in
 
 
 # --- tower simulate ----------------------------------------------------------------------------------------
-def _one_game(job: tuple[str, list[str], int]) -> dict[str, Any]:
+def _one_game(job: tuple[str, list[str], int, dict[str, Any]]) -> dict[str, Any]:
     from tower.ai import make_agent
     from tower.games import new_game
 
-    game, seats, seed = job
-    state = new_game(game, len(seats), seed)
+    game, seats, seed, options = job
+    state = new_game(game, len(seats), seed, options)
     agents = [make_agent(s, seed=seed * 7919 + i) for i, s in enumerate(seats)]
     while not state.is_over:
         state.apply(agents[state.current_player].choose(state))
@@ -218,7 +245,8 @@ def cmd_simulate(args) -> int:
     seats = parse_players(args.players, args.game) if args.players else ["ai:greedy"] * cls.default_players
     if "human" in seats:
         raise BadInput("--players: simulate plays AIs only (no 'human')", "")
-    jobs = [(args.game, seats, args.seed + i) for i in range(args.games)]
+    options = parse_options(args.option, args.game)
+    jobs = [(args.game, seats, args.seed + i, options) for i in range(args.games)]
     start = time.perf_counter()
     results: list[dict[str, Any]] = []
     from tqdm import tqdm
@@ -348,7 +376,7 @@ def cmd_demo(args) -> int:
     for game in ("climbers", "seventh-heaven", "partners", "diabolo"):
         try:
             r = _one_game((game, ["ai:greedy", "ai:random", "ai:random"] if game != "partners"
-                           else ["ai:greedy"] * 4, 1))
+                           else ["ai:greedy"] * 4, 1, {}))
         except BadInput as exc:
             line = f"{game}: skipped ({exc.what})"
         else:

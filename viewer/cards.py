@@ -1,8 +1,9 @@
 """Pure scenes of the three card games, built from `state.view(player)` only (what that player may see).
 
 Board spaces and cards are flat boxes (`SceneBlock`s, so they share the block layer and its picking ids), pawns
-are figures. Card faces carry no printed text in 3D; the card values are listed in the overlay text. Grid units
-as everywhere in the viewer; a board space is 2 x 2 units.
+are figures. Card values, special spaces and seats are `SceneLabel`s (text that always faces the viewer); the
+overlay text repeats what a player needs in words. Grid units as everywhere in the viewer; a board space is
+2 x 2 units.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from viewer.scene import Scene, SceneBlock, SceneFigure
+from viewer.scene import Scene, SceneBlock, SceneFigure, SceneLabel
 
 CARD_W, CARD_D, CARD_H = 1.6, 2.4, 0.12  # a card lying flat: 3.2 x 4.8 cm, a little thick so it casts an edge
 SEVENTH_COLOURS = {"red": "red", "blue": "blue", "grey": "grey", "yellow": "yellow", "green": "green",
@@ -23,25 +24,47 @@ def _box(id: str, origin: Sequence[float], size: Sequence[float], top: str, side
     return SceneBlock(id, tuple(origin), tuple(size), (s, s, s, s, top, s))  # type: ignore[arg-type]
 
 
-def _card(id: str, x: float, y: float, colour: str, z: float = 0.0) -> SceneBlock:
-    return _box(id, (x, y, z), (CARD_W, CARD_D, CARD_H), colour, "card")
+HAND_GAP = 1.0  # between two cards of the hand: room for the value labels
+HAND_ROW = 7  # cards per row of the hand; a longer hand takes a second row in front
 
 
-def _hand_row(hand: Sequence[str], colour_of, y: float, x0: float = 0.0) -> list[SceneBlock]:
-    return [_card(f"hand-{i}", x0 + i * (CARD_W + 0.3), y, colour_of(c)) for i, c in enumerate(hand)]
+def _card(id: str, x: float, y: float, colour: str, z: float = 0.0, scale: float = 1.0) -> SceneBlock:
+    return _box(id, (x, y, z), (CARD_W * scale, CARD_D * scale, CARD_H), colour, "card")
 
 
-def _pawn(colour: str, x: float, y: float, z: float) -> SceneFigure:
+def _hand_row(hand: Sequence[str], colour_of, y: float, text_of=str,
+              scale: float = 1.0) -> tuple[list[SceneBlock], list[SceneLabel]]:
+    """The hand as face-up cards centred on x = 0 in rows of HAND_ROW (the first row at `y`, more rows in front),
+    each labelled with its value."""
+    w, d = CARD_W * scale, CARD_D * scale
+    step = w + HAND_GAP
+    cards, labels = [], []
+    for i, c in enumerate(hand):
+        row, k = divmod(i, HAND_ROW)
+        in_row = min(HAND_ROW, len(hand) - row * HAND_ROW)
+        x = -(in_row * step - HAND_GAP) / 2 + k * step
+        yy = y - row * (d + 0.8)
+        cards.append(_card(f"hand-{i}", x, yy, colour_of(c), scale=scale))
+        labels.append(_label(x + w / 2, yy + d / 2, CARD_H, text_of(c)))
+    return cards, labels
+
+
+def _label(x: float, y: float, z: float, text: str) -> SceneLabel:
+    return SceneLabel((float(x), float(y), float(z) + 0.05), str(text))
+
+
+def _pawn(colour: str, x: float, y: float, z: float, scale: float = 1.0) -> SceneFigure:
     # SceneFigure cells are cell corners: the renderer stands the pawn at cell + 0.5
-    return SceneFigure(colour, (x - 0.5, y - 0.5, z))  # type: ignore[arg-type]
+    return SceneFigure(colour, (x - 0.5, y - 0.5, z), scale=scale)  # type: ignore[arg-type]
 
 
-def _finish(scene: Scene, lines: Sequence[str]) -> Scene:
+def _finish(scene: Scene, lines: Sequence[str], labels: Sequence[SceneLabel] = ()) -> Scene:
     b = scene.bounds()
     scene.table = (b[0] - 3, b[1] + 3, b[2] - 3, b[3] + 3)
     scene.shadow = False  # the contact shadow is for towers; under a flat board it is just a dark patch
     scene.flat = True
     scene.lines = list(lines) + scene.lines
+    scene.labels = list(labels) + scene.labels
     return scene
 
 
@@ -58,8 +81,11 @@ def _wrap(label: str, items: Sequence[str], width: int = 64) -> list[str]:
 
 # --- In 7th Heaven -----------------------------------------------------------------------------------------
 
-SEVENTH_SPECIALS = {2: ("green", "2 -> 5"), 6: ("green", "6 -> 9"), 13: ("red", "13 -> 10"),
-                    4: ("purple", "4: must swap"), 8: ("yellow", "8: may swap"), 14: ("yellow", "14: may swap")}
+SEVENTH_SPECIALS = {2: ("green", "2->5"), 6: ("green", "6->9"), 13: ("red", "13->10"),
+                    4: ("purple", "4 swap!"), 8: ("yellow", "8 swap?"), 14: ("yellow", "14 swap?")}
+
+
+SEVENTH_PAWN_SCALE = 1.2
 
 
 def seventh_card_colour(card: str) -> str:
@@ -69,20 +95,35 @@ def seventh_card_colour(card: str) -> str:
     return "gold"  # the text cards
 
 
+def seventh_card_text(card: str) -> str:
+    """A card's label: its value (the card shows its colour), or its name for the text cards."""
+    colour = seventh_card_colour(card)
+    return card[len(colour):] if colour != "gold" and len(card) > len(colour) else card
+
+
+def seventh_track(length: int) -> list[tuple[float, float, float]]:
+    """Centre of each space's top: a rising arc of 260 degrees that starts in front of the default camera and
+    ends high at the back left, so the tall last spaces hide nothing behind them."""
+    out = []
+    for i in range(length + 1):
+        angle = math.radians(-110 + 260 * i / max(length, 1))
+        out.append((9 * math.cos(angle), 9 * math.sin(angle), 0.45 * i + 0.3))
+    return out
+
+
 def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
     """The track as a stair rising from the Garden Party to 7th Heaven, the six pawns, partner cards, the hand."""
     length = int(view.get("track_length", 20))
-    blocks, figures = [], []
-    # the track winds as a rising arc (260 degrees) that starts in front, near the default camera, and ends
-    # high at the back left: the tall columns of the last spaces then hide nothing behind them
-    positions = []
-    for i in range(length + 1):
-        angle = math.radians(-110 + 260 * i / max(length, 1))
-        x, y = 9 * math.cos(angle), 9 * math.sin(angle)
-        positions.append((x, y, 0.45 * i))
+    blocks, figures, labels = [], [], []
+    positions = seventh_track(length)
     for i, (x, y, z) in enumerate(positions):
         colour = "gold" if i == length else ("grey" if i == 0 else SEVENTH_SPECIALS.get(i, ("tile",))[0])
-        blocks.append(_box(f"space-{i}", (x - 1, y - 1, 0), (2, 2, z + 0.3), colour, "tile"))
+        blocks.append(_box(f"space-{i}", (x - 1, y - 1, 0), (2, 2, z), colour, "tile"))
+        text = "7th Heaven" if i == length else "start" if i == 0 else SEVENTH_SPECIALS.get(i, ("", ""))[1]
+        if text:
+            # outside the arc, so the label never covers the pawns standing on the space
+            k = 1.3 if i else 1.45
+            labels.append(_label(x * k, y * k, z, text))
     by_space: dict[int, list[str]] = {}
     for colour, space in view.get("pawns", {}).items():
         by_space.setdefault(min(max(int(space), 0), length), []).append(colour)
@@ -90,32 +131,37 @@ def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Sce
         x, y, z = positions[space]
         for k, colour in enumerate(colours):
             dx, dy = (k % 3 - 1) * 0.6, (k // 3 - 0.5) * 0.7
-            figures.append(_pawn(SEVENTH_COLOURS.get(colour, "white"), x + dx, y + dy, z + 0.3))
+            figures.append(_pawn(SEVENTH_COLOURS.get(colour, "white"), x + dx, y + dy, z, SEVENTH_PAWN_SCALE))
     # partner cards: one face-up card per pawn colour, laid before its holder
     holders: dict[int, list[str]] = {}
     for colour, holder in view.get("partners", {}).items():
         if holder is not None:
             holders.setdefault(int(holder), []).append(colour)
-    for p, colours in holders.items():
-        for k, colour in enumerate(colours):
-            blocks.append(_card(f"partner-{p}-{k}", 14 + 4 * p + k * (CARD_W + 0.2), -4 + 0.0, colour))
-    hand = view.get("hand", [])
-    blocks += _hand_row(hand, seventh_card_colour, y=-14, x0=-10)
     you = view.get("you")
+    for p, colours in sorted(holders.items()):
+        x0 = 13 + 5 * p
+        for k, colour in enumerate(colours):
+            blocks.append(_card(f"partner-{p}-{k}", x0 + k * (CARD_W + 0.2), -4.0, colour))
+        labels.append(_label(x0 + CARD_W, -4.0 - 1.0, CARD_H, f"P{p}" + (" (you)" if p == you else "")))
+    hand = view.get("hand", [])
+    cards, card_labels = _hand_row(hand, seventh_card_colour, y=-16, text_of=seventh_card_text)
+    blocks += cards
+    labels += card_labels
     text = [f"In 7th Heaven - you are player {you}; player {view.get('current_player')} to act"
             f" ({view.get('phase', '')})",
-            "spaces: green up (2->5, 6->9), red down (13->10), purple must swap (4), yellow may swap (8, 14)",
             "partners: " + "  ".join(f"P{p}: {'+'.join(cs)}" for p, cs in sorted(holders.items()))]
     text += _wrap("your hand:", hand)
-    text.append(f"deck {view.get('deck', '?')}, discard top: {(view.get('discard') or ['-'])[-1]}")
+    text.append(f"deck {view.get('deck', '?')}, discard top: {(view.get('discard') or ['-'])[-1]}"
+                + (f"; last move: {view['last_move']}" if view.get("last_move") else ""))
     scene = Scene(blocks=blocks, figures=figures)
-    return _finish(scene, list(text) + list(lines))
+    return _finish(scene, list(text) + list(lines), labels)
 
 
 # --- Partners ------------------------------------------------------------------------------------------------
 
 SECTION = 16
 FINISH = 4
+PARTNERS_PAWN_SCALE = 1.5  # the board is big: pawns of Climbers size would be specks
 
 
 def partners_board(players: int) -> dict[str, Any]:
@@ -134,7 +180,7 @@ def partners_board(players: int) -> dict[str, Any]:
         hx, hy = _rotate(-side - 1.1, -side - 2.2, q, players)
         homes.append((hx, hy))
         finish.append([_rotate(-side + 1.1, -side + 2.2 * (d + 1), q, players) for d in range(FINISH)])
-        bases.append([_rotate(-side - 4.5 + 1.3 * (k % 2), -side - 5.5 + 1.3 * (k // 2), q, players)
+        bases.append([_rotate(-side - 4.5 + 1.6 * (k % 2), -side - 5.5 + 1.6 * (k // 2), q, players)
                       for k in range(4)])
     return {"track": track, "homes": homes, "finish": finish, "bases": bases}
 
@@ -150,7 +196,9 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
     colours = view.get("colours", ["yellow", "red", "blue", "green"])
     board = partners_board(n)
     t = SECTION * n
+    you = int(view.get("you", 0))
     blocks = [_box("board", (-22, -22, 0), (44, 44, 0.3), "board")]
+    labels = []
     for i, (x, y) in enumerate(board["track"]):
         seat = i // SECTION
         top = colours[seat] if i % SECTION == 0 else "tile"  # each seat's first counted space in its colour
@@ -161,7 +209,9 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
         for d, (x, y) in enumerate(board["finish"][q]):
             blocks.append(_box(f"finish-{q}-{d}", (x - 0.8, y - 0.8, 0.3), (1.6, 1.6, 0.15), colours[q], "white"))
         for k, (x, y) in enumerate(board["bases"][q]):
-            blocks.append(_box(f"base-{q}-{k}", (x - 0.6, y - 0.6, 0.3), (1.2, 1.2, 0.1), colours[q], "black"))
+            blocks.append(_box(f"base-{q}-{k}", (x - 0.7, y - 0.7, 0.3), (1.4, 1.4, 0.1), colours[q], "black"))
+        bx, by = (sum(c) / 4 for c in zip(*board["bases"][q], strict=True))
+        labels.append(_label(bx * 1.12, by * 1.12, 0.4, f"P{q}" + (" (you)" if q == you else "")))
     figures = []
     for i, where in enumerate(view.get("locations", [])):
         seat, k = divmod(i, 4)
@@ -176,10 +226,12 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
         else:
             q, d = divmod(where - t - n, FINISH)
             (x, y), z = board["finish"][q][d], 0.45
-        figures.append(_pawn(colour, x, y, z))
+        figures.append(_pawn(colour, x, y, z, PARTNERS_PAWN_SCALE))
     hand = view.get("hand", [])
-    you = int(view.get("you", 0))
-    blocks += _hand_row(hand, lambda _c: colours[you] if you < len(colours) else "white", y=-30, x0=-4)
+    cards, card_labels = _hand_row(hand, lambda _c: colours[you] if you < len(colours) else "white", y=-31,
+                                   scale=2.0)
+    blocks += cards
+    labels += card_labels
     teams = view.get("teams", [])
     text = [f"Partners - you are player {you} ({colours[you] if you < len(colours) else '?'}); "
             f"player {view.get('current_player')} to act ({view.get('phase', '')})",
@@ -187,10 +239,11 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
     text += _wrap("your hand:", hand)
     if view.get("partner_holds"):
         text.append(f"your partner holds the {view['partner_holds']} you gave")
-    text += [f"  {entry}" for entry in view.get("log", [])[-4:]]
+    if view.get("log"):
+        text += _wrap("recent:", [f"{e};" for e in view["log"][-4:]])
     if view.get("winners"):
         text.append(f"winners: {view['winners']}")
-    return _finish(Scene(blocks=blocks, figures=figures), text + list(lines))
+    return _finish(Scene(blocks=blocks, figures=figures), text + list(lines), labels)
 
 
 # --- Diabolo ---------------------------------------------------------------------------------------------------
@@ -200,32 +253,64 @@ def diabolo_card_colour(card: str) -> str:
         else "white"
 
 
+def diabolo_card_text(card: str) -> str:
+    """A hand card's label: the number (the card shows its colour); other cards keep their text."""
+    words = card.split()
+    return words[-1] if len(words) == 2 and diabolo_card_colour(card) != "white" else card
+
+
+DIABOLO_STEP = CARD_W + 0.35  # from one card of a row to the next
+
+
 def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
     """Five heaven/hell rows: hell (devil) cards to the left, heaven (angel) cards to the right; the hand."""
     blocks: list[SceneBlock] = []
+    labels: list[SceneLabel] = []
+    rows = view.get("rows", [])
+    scoring = view.get("scoring_row")
     text = [f"Diabolo - you are player {view.get('player')}; player {view.get('current_player')} to act "
             f"({view.get('phase', '')}), round {view.get('round')}/{view.get('rounds')}",
             "scores: " + "  ".join(f"P{p}: {s}" for p, s in enumerate(view.get("scores", [])))]
-    for r, row in enumerate(view.get("rows", [])):
+    longest = max([len(r.get("devil", [])) for r in rows] + [len(r.get("angel", [])) for r in rows] + [3])
+    for r, row in enumerate(rows):
         y = (2 - r) * 3.2
         colour = row.get("colour", "white")
         blocks.append(_box(f"row-{r}", (-1.0, y, 0.25), (2.0, CARD_D, 0.5), colour, "black" if row.get("closed")
                            else colour))
-        for k, _value in enumerate(row.get("devil", [])):
-            blocks.append(_card(f"devil-{r}-{k}", -3.0 - k * (CARD_W + 0.25), y, colour, z=0.25))
-        for k, _value in enumerate(row.get("angel", [])):
-            blocks.append(_card(f"angel-{r}-{k}", 1.4 + k * (CARD_W + 0.25), y, colour, z=0.25))
-        text.append(f"{colour:>7}: hell {row.get('devil', [])}  heaven {row.get('angel', [])}"
-                    + ("  (closed)" if row.get("closed") else ""))
-    # a dark slab on the hell side and a light one on the heaven side make the two halves readable
-    blocks.append(_box("hell", (-16, -7.5, 0), (15, 17, 0.25), "black"))
-    blocks.append(_box("heaven", (1, -7.5, 0), (15, 17, 0.25), "white"))
+        for k, value in enumerate(row.get("devil", [])):
+            x = -1.4 - CARD_W - k * DIABOLO_STEP
+            blocks.append(_card(f"devil-{r}-{k}", x, y, colour, z=0.25))
+            labels.append(_label(x + CARD_W / 2, y + CARD_D / 2, 0.25 + CARD_H, value))
+        for k, value in enumerate(row.get("angel", [])):
+            x = 1.4 + k * DIABOLO_STEP
+            blocks.append(_card(f"angel-{r}-{k}", x, y, colour, z=0.25))
+            labels.append(_label(x + CARD_W / 2, y + CARD_D / 2, 0.25 + CARD_H, value))
+        # each side's sum just beyond its last card; a closed or scoring row says so beside the heaven sum
+        devil, angel = row.get("devil", []), row.get("angel", [])
+        note = "closed" if row.get("closed") else ("scoring" if scoring == colour else "")
+        # (one card's width further out than the last card: a previewed card goes in that place)
+        labels.append(_label(-1.4 - (len(devil) + 1) * DIABOLO_STEP - 1.0, y + CARD_D / 2, 0.3, f"sum {sum(devil)}"))
+        labels.append(_label(1.4 + (len(angel) + 1) * DIABOLO_STEP + 1.0, y + CARD_D / 2, 0.3,
+                             f"sum {sum(angel)}" + (f" {note}" if note else "")))
+    # a dark slab on the hell side and a light one on the heaven side make the two halves readable; they grow
+    # with the longest row
+    half = 1.4 + longest * DIABOLO_STEP + 3.0
+    blocks.append(_box("hell", (-half, -7.5, 0), (half - 1, 17, 0.25), "black"))
+    blocks.append(_box("heaven", (1, -7.5, 0), (half - 1, 17, 0.25), "white"))
+    labels.append(_label(-half / 2, 9.1, 0.3, "HELL (devil)"))
+    labels.append(_label(half / 2, 9.1, 0.3, "HEAVEN (angel)"))
     hand = view.get("hand", [])
-    blocks += _hand_row(hand, diabolo_card_colour, y=-11.5, x0=-6)
+    cards, card_labels = _hand_row(hand, diabolo_card_colour, y=-11.5, text_of=diabolo_card_text)
+    blocks += cards
+    labels += card_labels
     text += _wrap("your hand:", hand)
+    shown = [f"P{p}: {' '.join(cs)}" for p, cs in enumerate(view.get("shown", [])) if cs]
+    if shown:
+        text += _wrap("shown:", shown)
     if view.get("my_doubler") is not None:
-        text.append(f"doubler: {'still yours' if view.get('my_doubler') else 'used'}")
-    return _finish(Scene(blocks=blocks), text + list(lines))
+        text.append(f"doubler: {'still yours' if view.get('my_doubler') else 'used'}"
+                    + (f"; scoring the {scoring} row" if scoring else ""))
+    return _finish(Scene(blocks=blocks), text + list(lines), labels)
 
 
 SCENES = {"seventh-heaven": seventh_heaven_scene, "partners": partners_scene, "diabolo": diabolo_scene}

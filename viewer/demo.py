@@ -6,9 +6,12 @@ from pathlib import Path
 
 from tower.build import Build
 
+COLLAPSE_SIZE = (480, 360)
+COLLAPSE_FPS = 15  # every other frame of the 30 fps trajectory: a short GIF that still reads as a fall
+
 
 def demo_pictures(build: Build, out_dir: str | Path) -> list[str]:
-    """Screenshot the start tower (and one position of each card game the viewer can show) into out_dir."""
+    """Screenshot the start tower, one position of each game, and a collapse animation into out_dir."""
     from viewer.render import render_scene
     from viewer.view import build_view_scene
 
@@ -18,7 +21,72 @@ def demo_pictures(build: Build, out_dir: str | Path) -> list[str]:
     render_scene(build_view_scene(build, title="start tower", physics=False), path)
     lines.append(f"picture: {path} (start tower, {len(build.blocks)} blocks)")
     lines += _game_pictures(out)
+    try:
+        block, frames = collapse_animation(build, out / "collapse.gif")
+    except ImportError as exc:  # pybullet missing: the pictures above are still worth having
+        lines.append(f"animation: skipped ({exc.name} is not installed)")
+    else:
+        lines.append(f"animation: {out / 'collapse.gif'} (start tower without {block}, {frames} frames)"
+                     if block else "animation: skipped (no single block's removal topples this tower)")
     return lines
+
+
+def weakest_blocks(build: Build) -> list[str]:
+    """Block ids ordered by how much rests on them (most first): the likeliest to topple the tower if taken."""
+    def load(b) -> int:
+        x0, x1, y0, y1 = b.origin[0], b.origin[0] + b.size[0], b.origin[1], b.origin[1] + b.size[1]
+        return sum(o.size[0] * o.size[1] * o.size[2] for o in build.blocks
+                   if o is not b and o.origin[2] >= b.top and o.origin[0] < x1 and x0 < o.origin[0] + o.size[0]
+                   and o.origin[1] < y1 and y0 < o.origin[1] + o.size[1])
+    return [b.id for b in sorted(build.blocks, key=lambda b: (-load(b), b.id))]
+
+
+def collapse_animation(build: Build, path: str | Path, tries: int = 8, seconds: float = 2.0,
+                       size: tuple[int, int] = COLLAPSE_SIZE) -> tuple[str | None, int]:
+    """A GIF of the tower falling after one block is taken away: of the `tries` most loaded blocks, the one
+    whose removal makes the PyBullet judge's fall the largest. Returns (block id or None, frames written)."""
+    import imageio.v3 as iio
+
+    from physics import judge_dynamics
+    from physics.units import UNIT_M
+    from tower.fileio import atomic_write_bytes
+    from tower.stability import build_boxes
+    from viewer.render import SceneRenderer, set_block_poses
+    from viewer.scene import build_scene
+
+    best = None
+    for block in weakest_blocks(build)[:tries]:
+        result = judge_dynamics(build_boxes(build.without({block})), seconds=seconds, record_trajectory=True)
+        if result.collapsed and (best is None or _travel(result.trajectory) > _travel(best[1].trajectory)):
+            best = (block, result)
+    if best is None:
+        return None, 0
+    block, result = best
+    r = SceneRenderer(window_size=size)
+    images = []
+    try:
+        # the camera frames the whole tower first, so the fall happens inside a fixed picture
+        r.update(build_scene(build, selected=block, title=f"what if {block} is taken away?"), reset_camera=True)
+        images.append(r.image())
+        moved = ", ".join(result.moved[:4])
+        r.update(build_scene(build.without({block}), title=f"without {block}: {moved} fall"))
+        step = max(1, round(30 / COLLAPSE_FPS))
+        for frame in (result.trajectory or [])[::step]:
+            set_block_poses(r, frame["poses"], UNIT_M)
+            images.append(r.image())
+    finally:
+        r.close()
+    durations = [1500] + [1000 / COLLAPSE_FPS] * (len(images) - 2) + [2000]
+    atomic_write_bytes(path, iio.imwrite("<bytes>", images, extension=".gif", duration=durations, loop=0))
+    return block, len(images)
+
+
+def _travel(trajectory: list[dict] | None) -> float:
+    """How far all bodies moved between the first and last frame (metres, summed)."""
+    if not trajectory:
+        return 0.0
+    first, last = trajectory[0]["poses"], trajectory[-1]["poses"]
+    return sum(sum((a - b) ** 2 for a, b in zip(last[k][0], first[k][0], strict=True)) ** 0.5 for k in first)
 
 
 def _game_pictures(out: Path) -> list[str]:

@@ -1,10 +1,12 @@
-"""Interactive play in the 3D window, for every game.
+"""Interactive play in the 3D window, for every game: the controller.
 
-`PlayController` holds everything the window shows and does (the legal-move menu, AI turns, the log, hotseat
-hand-over, undo, save, The Climbers' block picking and what-if) and is tested without a window. The window
-code in `play_window` only maps keys and clicks to controller calls and shows `controller.scene()`.
+`PlayController` holds everything the window shows and does (the legal-move menu with a 3D preview, AI turns,
+the log, hotseat hand-over, hint, undo, save and load, The Climbers' block and target picking and what-if) and
+is tested without a window. The window (`viewer.play_window`) only maps keys and clicks to controller calls and
+shows `controller.scene()`.
 
-The game decides legality: the menu is `state.legal_moves()`, a confirmed move goes through `state.apply`.
+The game decides legality: the menu is `state.legal_moves()`, a confirmed move goes through `state.apply`, a
+preview applies the move to a copy of the state, a hint comes from an AI player.
 """
 
 from __future__ import annotations
@@ -16,29 +18,44 @@ from tower.errors import BadInput, IllegalMove
 
 MENU_ROWS = 9  # legal moves listed around the highlighted one
 LOG_ROWS = 6
+MENU_WIDTH = 56  # characters per menu line: the menu must leave most of the window to the 3D scene
+HINT_AI = "ai:greedy"  # instant; the terminal's `hint` may think longer, a window must not freeze
+KEYS_HELP = ["keys: arrows/n/p choose, Enter play, h hint, u undo",
+             "     x what-if, k save, l load, 1-4 view, r reset, q quit"]
 
 
 class PlayController:
-    """Game flow for the window: a cursor over the legal moves, AI seats, log, hand-over, undo, save."""
+    """Game flow for the window: a cursor over the legal moves, AI seats, log, hand-over, undo, save, load."""
 
-    def __init__(self, state: Any, seats: list[str], seed: int = 0) -> None:
-        from tower.ai import make_agent
-
+    def __init__(self, state: Any, seats: list[str], seed: int = 0, save_path: str | Path | None = None) -> None:
         if len(seats) != state.num_players:
             raise BadInput(f"{len(seats)} seats for a {state.num_players}-player game", "")
+        self.seed = seed
+        self.save_path = Path(save_path) if save_path else Path(f"tower-{state.name}-save.json")
+        self.log: list[str] = []
+        self.message = ""
+        self._start(state, seats)
+
+    def _start(self, state: Any, seats: list[str]) -> None:
+        from tower.ai import make_agent
+
         self.state = state
         self.seats = list(seats)
-        self.agents = {i: make_agent(s, seed=seed * 31 + i) for i, s in enumerate(seats) if s != "human"}
+        self.agents = {i: make_agent(s, seed=self.seed * 31 + i) for i, s in enumerate(seats) if s != "human"}
         self.humans = [i for i, s in enumerate(seats) if s == "human"]
         # private cards need a hand-over screen between two different people at the same screen
         self.private = state.name != "climbers" and len(self.humans) > 1
-        self.viewer = self.humans[0] if self.humans else 0  # whose view is shown
+        cur = state.current_player
+        self.viewer = cur if cur in self.humans else (self.humans[0] if self.humans else 0)  # whose view is shown
         self.handover = False
-        self.log: list[str] = []
         self.selected_block: str | None = None
+        self.hover: str | None = None
+        self.whatif = False
+        self.removed: str | None = None  # what-if: the block taken away
         self.index = 0
         self.moves: list[Any] = []
-        self.message = ""
+        self._preview_key: tuple | None = None
+        self._after = None  # the scene after the highlighted move (card games' preview), cached
         self.refresh()
 
     # --- menu ----------------------------------------------------------------------------------------------
@@ -62,6 +79,14 @@ class PlayController:
         if self.moves:
             self.index = (self.index + step) % len(self.moves)
 
+    def select(self, move: Any) -> bool:
+        """Put the cursor on `move` if the menu lists it."""
+        for i, m in enumerate(self.moves):
+            if m == move:
+                self.index = i
+                return True
+        return False
+
     @property
     def human_to_move(self) -> bool:
         p = self.state.current_player
@@ -73,7 +98,7 @@ class PlayController:
             self.handover = False
             return False
         move = self.current_move
-        if move is None or not self.human_to_move:
+        if move is None or not self.human_to_move or self.whatif:
             return False
         return self._apply(move)
 
@@ -87,12 +112,13 @@ class PlayController:
         self.log.append(f"{self._name(p)}: {move}")
         self.message = ""
         self.selected_block = None
+        self.hover = None
         self.index = 0
-        self._after_move(p)
+        self._after_move()
         self.refresh()
         return True
 
-    def _after_move(self, last: int | None) -> None:
+    def _after_move(self) -> None:
         nxt = self.state.current_player
         if nxt is None or nxt in self.agents:
             return
@@ -114,6 +140,19 @@ class PlayController:
             n += 1
         return n
 
+    def hint(self) -> Any | None:
+        """An AI's choice for the player to move, put under the cursor (the menu shows all moves again)."""
+        from tower.ai import make_agent
+
+        if not self.human_to_move or self.handover:
+            return None
+        self.selected_block = None
+        self.refresh()
+        move = make_agent(HINT_AI, seed=len(self.state.history)).choose(self.state)
+        self.select(move)
+        self.message = f"hint: {move}"
+        return move
+
     def _name(self, p: int | None) -> str:
         if p is None:
             return "-"
@@ -123,7 +162,7 @@ class PlayController:
             isinstance(players[p], dict) else None
         return f"P{p}" + (f" {colour}" if colour else "") + ("" if self.seats[p] == "human" else f" ({self.seats[p]})")
 
-    # --- The Climbers: picking blocks ----------------------------------------------------------------------
+    # --- The Climbers: picking -----------------------------------------------------------------------------
     def movable_blocks(self) -> list[str]:
         """Blocks the game offers a block move for right now."""
         if self.state.name != "climbers" or not self.human_to_move:
@@ -144,11 +183,92 @@ class PlayController:
         self.message = f"{len(self.moves)} placements for {block_id}: cycle, Enter to place"
         return True
 
+    def click(self, layer: str, index: int, scene: Any) -> bool:
+        """A click on item `index` of `layer` (as `SceneRenderer.pick` names it) in the shown `scene`.
+
+        A block offers its placements; a ghost placement or a highlighted target cell is chosen, and chosen
+        again (a second click) it is played; a click on the preview of the highlighted move (a solid ghost, a
+        ghost figure or pawn) plays it. True if a move was made."""
+        if self.whatif or self.handover or not self.human_to_move:
+            return False
+        if layer == "blocks":
+            self.click_block(scene.blocks[index].id)
+            return False
+        if layer in ("ghosts", "ghost_sel") and scene.ghosts[index].label:
+            return self._choose([m for m in self.moves if str(m) == scene.ghosts[index].label])
+        if layer in ("ghost_sel", "ghost_figs") and self.current_move is not None:
+            return self._apply(self.current_move)  # the preview of the highlighted move: play it
+        if layer == "targets":
+            cell = tuple(scene.markers[index].cell)
+            return self._choose([m for m in self.moves if getattr(m, "kind", None) == "fig" and m.cell == cell])
+        return False
+
+    def _choose(self, candidates: list[Any]) -> bool:
+        if not candidates:
+            return False
+        if self.current_move in candidates:  # chosen already: this click plays it
+            return self._apply(self.current_move)
+        self.select(candidates[0])
+        more = f" ({len(candidates)} ways: cycle with the arrows)" if len(candidates) > 1 else ""
+        self.message = f"click again or Enter: {self.current_move}{more}"
+        return False
+
+    def hover_block(self, block_id: str | None) -> bool:
+        """The block under the mouse (outlined) if clicking it would do something; True if that changed."""
+        offered = block_id if self.whatif or block_id in self.movable_blocks() else None
+        if self.whatif and self.removed is not None:
+            offered = None
+        changed = offered != self.hover
+        self.hover = offered
+        return changed
+
     def deselect(self) -> None:
         self.selected_block = None
+        self.hover = None
+        if self.whatif:
+            self.leave_whatif()
         self.refresh()
 
-    # --- undo, save ----------------------------------------------------------------------------------------
+    # --- what-if (The Climbers) ----------------------------------------------------------------------------
+    def toggle_whatif(self) -> bool:
+        """Enter or leave what-if mode (click a block to see the construction without it)."""
+        if self.state.name != "climbers":
+            self.message = "what-if is for The Climbers"
+            return False
+        if self.whatif:
+            self.leave_whatif()
+        else:
+            self.whatif = True
+            self.selected_block = None
+            self.message = "what-if: click a block to take it away (x or Esc to go back)"
+            self.refresh()
+        return self.whatif
+
+    def leave_whatif(self) -> None:
+        self.whatif = False
+        self.removed = None
+        self.hover = None
+        self.message = ""
+
+    def whatif_remove(self, block_id: str, seconds: float = 2.0) -> list[dict[str, Any]]:
+        """Take `block_id` away (in the picture only) and simulate: the PyBullet trajectory of the rest."""
+        self.removed = block_id
+        self.hover = None
+        return self.whatif_frames(block_id, seconds)
+
+    def whatif_frames(self, block_id: str, seconds: float = 2.0) -> list[dict[str, Any]]:
+        """PyBullet trajectory of the construction with `block_id` taken away (the state is not touched)."""
+        from physics import judge_dynamics
+        from tower.stability import build_boxes
+
+        build = self.state.to_build().without({block_id})
+        result = judge_dynamics(build_boxes(build), seconds=seconds, record_trajectory=True)
+        self.message = (f"without {block_id}: " + ("COLLAPSES" if result.collapsed else "stands")
+                        + (f" ({', '.join(result.moved[:5])} move)" if result.moved else "")
+                        + "; x or Esc restores")
+        return result.trajectory or []
+
+    # --- undo, save, load ----------------------------------------------------------------------------------
     def undo(self) -> bool:
         """Take back to the previous human decision (the AIs' replies go too)."""
         if not self.state.history:
@@ -165,46 +285,67 @@ class PlayController:
         self.refresh()
         return True
 
-    def save(self, path: str | Path) -> str:
+    def save(self, path: str | Path | None = None) -> str:
         from tower.games import save_record
 
-        save_record(self.state, path, self.seats)
-        self.message = f"saved to {path}"
+        path = path or self.save_path
+        try:
+            save_record(self.state, path, self.seats)
+        except OSError as exc:
+            self.message = f"cannot save to {path}: {exc.strerror}"
+        else:
+            self.message = f"saved to {path}"
         return self.message
 
-    # --- what-if (The Climbers) ----------------------------------------------------------------------------
-    def whatif_frames(self, block_id: str, seconds: float = 2.0) -> list[dict[str, Any]]:
-        """PyBullet trajectory of the construction with `block_id` taken away (the state is not touched)."""
-        from physics import judge_dynamics
-        from tower.stability import build_boxes
+    def load(self, path: str | Path | None = None) -> bool:
+        """Resume a saved record of the same game; a bad file leaves the game as it is and says why."""
+        from tower.fileio import read_json
+        from tower.games import load_record
 
-        build = self.state.to_build().without({block_id})
-        result = judge_dynamics(build_boxes(build), seconds=seconds, record_trajectory=True)
-        self.message = (f"without {block_id}: " + ("COLLAPSES" if result.collapsed else "stands")
-                        + (f" ({', '.join(result.moved[:5])} move)" if result.moved else ""))
-        return result.trajectory or []
+        path = path or self.save_path
+        try:
+            doc = read_json(path)
+            state = load_record(doc)
+        except BadInput as exc:
+            self.message = f"cannot load: {exc}"[:MENU_WIDTH * 2]
+            return False
+        except OSError as exc:
+            self.message = f"cannot load {path}: {exc.strerror}"
+            return False
+        if state.name != self.state.name or state.num_players != self.state.num_players:
+            self.message = f"cannot load: {path} is a {state.num_players}-player {state.name} game"
+            return False
+        agents = doc.get("agents") if isinstance(doc, dict) else None
+        seats = agents if isinstance(agents, list) and len(agents) == state.num_players else self.seats
+        self._start(state, [str(s) for s in seats])
+        self.log.append(f"(loaded {path})")
+        self.message = f"loaded {path}: move {len(state.history)}"
+        return True
 
     # --- what the window shows -----------------------------------------------------------------------------
     def text_lines(self) -> list[str]:
-        """Whose turn, the message, the menu of legal moves and the log (the window's right-hand text)."""
+        """Whose turn, the message, the menu of legal moves, the log and the keys (the window's right-hand text)."""
         st = self.state
         lines = []
         if st.is_over:
-            lines.append(f"GAME OVER: {st.result()}"[:110])
+            lines.append(f"GAME OVER: {st.result()}"[:MENU_WIDTH])
         else:
             p = st.current_player
             lines.append(f"{self._name(p)} to move" + ("" if p not in self.agents else " (thinking...)"))
-        if self.moves and self.human_to_move:
-            lines.append(f"legal moves {self.index + 1}/{len(self.moves)}  (<-/-> or n/b, Enter)")
+        if self.moves and self.human_to_move and not self.whatif:
+            lines.append(f"legal moves {self.index + 1}/{len(self.moves)}")
             lo = max(0, min(self.index - MENU_ROWS // 2, len(self.moves) - MENU_ROWS))
             for i in range(lo, min(lo + MENU_ROWS, len(self.moves))):
-                lines.append(("> " if i == self.index else "  ") + str(self.moves[i])[:70])
+                lines.append((("> " if i == self.index else "  ") + str(self.moves[i]))[:MENU_WIDTH])
         if self.message:
-            lines.append(self.message)
+            text = self.message
+            while text:
+                lines.append(text[:MENU_WIDTH])
+                text = text[MENU_WIDTH:]
         if self.log:
             lines.append("log:")
-            lines += ["  " + entry[:70] for entry in self.log[-LOG_ROWS:]]
-        return lines
+            lines += [("  " + entry)[:MENU_WIDTH] for entry in self.log[-LOG_ROWS:]]
+        return lines + KEYS_HELP
 
     def scene(self):
         """The scene the window shows now (a blank hand-over screen hides private cards between people)."""
@@ -216,92 +357,69 @@ class PlayController:
                          lines=["(cards hidden)"])
         view = self.state.view(self.viewer)
         if self.state.name != "climbers":
-            scene = scene_for_view(self.state.name, view)
+            scene = self._card_preview(scene_for_view(self.state.name, view))
             scene.menu = self.text_lines()
             return scene
+        scene = self._climbers_scene(view)
+        scene.menu = self.text_lines()
+        return scene
+
+    def _card_preview(self, now: Any):
+        """`now` with what the highlighted move would change on the table: the move applied to a copy of the
+        state, seen by the same player (hands left out: a preview must not show the card a move would draw)."""
+        from viewer.games import scene_for_view
+        from viewer.motion import with_preview
+
+        move = self.current_move if self.human_to_move else None
+        if move is None:
+            return now
+        key = (id(self.state), len(self.state.history), str(move), self.viewer)
+        if key != self._preview_key:
+            after = self.state.clone()
+            try:
+                after.apply(move)
+            except IllegalMove:
+                self._after = None
+            else:
+                self._after = scene_for_view(after.name, after.view(self.viewer))
+            self._preview_key = key
+        return now if self._after is None else with_preview(now, self._after)
+
+    def _climbers_scene(self, view: dict[str, Any]):
         from tower.build import parse_build
-        from viewer.scene import ghost_from_move
+        from viewer.games import scene_for_view
+        from viewer.scene import SceneFigure, ghost_from_move
 
         build = parse_build(view["build"])
+        if self.whatif:
+            if self.removed is not None:
+                view = dict(view, build=dict(view["build"], blocks=[b for b in view["build"]["blocks"]
+                                                                    if b.get("id") != self.removed]))
+            return scene_for_view("climbers", view, hover=self.hover)
         move = self.current_move if self.human_to_move else None
-        ghosts, targets = [], []
+        ghosts, targets, ghost_figures = [], [], []
         if move is not None and move.kind == "block":
             ghosts = [ghost_from_move(move, build, selected=True)]
             if self.selected_block is not None:
                 ghosts += [ghost_from_move(m, build) for m in self.moves if m is not move][:24]
         elif move is not None and move.kind == "fig":
-            targets = [m.cell for m in self.moves if m.kind == "fig"]
+            targets = list(dict.fromkeys(tuple(m.cell) for m in self.moves if m.kind == "fig"))
+            colour = view["players"][self.state.current_player]["colour"]
+            ghost_figures = [SceneFigure(colour, tuple(move.cell))]
         selected = self.selected_block or (move.block if move is not None and move.kind in ("block", "stone")
                                            else None)
         movable = self.movable_blocks() if self.selected_block is None else []
         scene = scene_for_view("climbers", view, selected=selected, movable=movable, ghosts=ghosts,
-                               targets=targets)
-        scene.menu = self.text_lines()
+                               targets=targets, hover=self.hover)
+        scene.ghost_figures = ghost_figures
         return scene
 
 
-def play_window(state: Any, seats: list[str]) -> int:
-    """The interactive window (needs a display). Keys in docs/viewer.md; thin by design."""
-    from viewer.render import SceneRenderer, require_display, set_block_poses
-    from viewer.view import add_camera_keys
+def play_window(state: Any, seats: list[str], save_path: str | Path | None = None) -> int:
+    """The interactive window (needs a display); see viewer.play_window."""
+    from viewer.play_window import PlayWindow
+    from viewer.render import require_display
 
     require_display("the play window", "tower play GAME --text plays in the terminal")
-    ctl = PlayController(state, seats)
-    r = SceneRenderer(ctl.scene(), off_screen=False, window_size=(1280, 820))
-    pl = r.plotter
-    animation: dict[str, Any] = {"frames": [], "i": 0}
-
-    def show() -> None:
-        r.update(ctl.scene(), render=True)
-
-    def act(fn, *args) -> None:
-        fn(*args)
-        show()
-
-    def tick(*_: Any) -> None:
-        if animation["frames"]:  # what-if playback, one trajectory frame per tick
-            from physics.units import UNIT_M
-
-            i = animation["i"]
-            set_block_poses(r, animation["frames"][i]["poses"], UNIT_M)
-            r.render()
-            animation["i"] += 1
-            if animation["i"] >= len(animation["frames"]):
-                animation["frames"] = []
-                show()  # restore: the game state was never changed
-            return
-        if ctl.ai_step():
-            show()
-
-    def whatif() -> None:
-        if ctl.selected_block is None:
-            ctl.message = "click a block first, then x for what-if"
-            show()
-            return
-        block = ctl.selected_block
-        frames = ctl.whatif_frames(block)
-        scene = ctl.scene()
-        scene.blocks = [b for b in scene.blocks if b.id != block]
-        scene.ghosts, scene.markers = [], []
-        scene.menu = [ctl.message]
-        r.update(scene, render=True)
-        animation.update(frames=frames, i=0)
-
-    def click(*_: Any) -> None:
-        x, y = pl.iren.interactor.GetEventPosition()
-        act(ctl.click_block, r.pick_block(x, y))
-
-    for key in ("Right", "n"):
-        pl.add_key_event(key, lambda: act(ctl.cycle, 1))
-    for key in ("Left", "b"):
-        pl.add_key_event(key, lambda: act(ctl.cycle, -1))
-    pl.add_key_event("Return", lambda: act(ctl.confirm))
-    pl.add_key_event("Escape", lambda: act(ctl.deselect))
-    pl.add_key_event("u", lambda: act(ctl.undo))
-    pl.add_key_event("k", lambda: act(ctl.save, f"tower-{state.name}-save.json"))
-    pl.add_key_event("x", whatif)
-    add_camera_keys(r)
-    pl.iren.add_observer("LeftButtonPressEvent", click)
-    pl.add_timer_event(max_steps=10**9, duration=60, callback=tick)
-    pl.show(title=f"tower-sim: {state.name}")
+    PlayWindow(state, seats, save_path=save_path).show()
     return 0

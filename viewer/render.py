@@ -36,13 +36,18 @@ GAP = 0.04  # each block shrinks by this much per side (0.8 mm): neighbouring bl
 EDGE_RGB = (38, 38, 44)
 MOVABLE_RGB = (255, 190, 40)
 TARGET_RGB = (40, 200, 90)
+HOVER_RGB = (0, 170, 255)  # the block under the mouse: a cold colour no outline or face uses
+CURRENT_RGB = (255, 215, 0)  # the foot ring of the figure whose player is to move
+LABEL_FONT = 13
 #: Quads of a unit box as corner indices (corner bit 0 = +x, bit 1 = +y, bit 2 = +z), in FACES order
 #: (+x -x +y -y +z -z), wound counter-clockwise seen from outside.
 _BOX_QUADS = np.array([[1, 3, 7, 5], [0, 4, 6, 2], [2, 6, 7, 3], [0, 1, 5, 4], [4, 5, 7, 6], [0, 2, 3, 1]])
 _CORNERS = np.array([[(i >> 0) & 1, (i >> 1) & 1, (i >> 2) & 1] for i in range(8)], dtype=float)
 _BOX_EDGES = np.array([[0, 1], [2, 3], [4, 5], [6, 7], [0, 2], [1, 3], [4, 6], [5, 7], [0, 4], [1, 5], [2, 6], [3, 7]])
-_LAYERS = ("table", "shadow", "blocks", "figures", "stones", "ladders", "ghosts", "ghost_sel", "problems",
-           "movable", "selected", "targets")
+_LAYERS = ("table", "shadow", "blocks", "figures", "stones", "ladders", "ghosts", "ghost_sel", "ghost_figs",
+           "problems", "movable", "selected", "hover", "targets")
+#: Layers a click can hit, nearest first when two are hit at the same depth.
+PICKABLE = ("targets", "ghost_sel", "ghosts", "ghost_figs", "figures", "blocks")
 
 
 # --- mesh builders (pure numpy -> PolyData) --------------------------------------------------------------
@@ -125,18 +130,21 @@ def template(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return _TEMPLATES[name]
 
 
-def instances(name: str, positions: np.ndarray, colours: np.ndarray, accent: Sequence[int] = EDGE_RGB,
-              ids: np.ndarray | None = None) -> pv.PolyData:
-    """Copies of a template at `positions` (N, 3); part 0 gets each copy's colour, part 1 the accent."""
+def instances(name: str, positions: np.ndarray, colours: np.ndarray, accent: Sequence[int] | np.ndarray = EDGE_RGB,
+              ids: np.ndarray | None = None, scales: np.ndarray | None = None) -> pv.PolyData:
+    """Copies of a template at `positions` (N, 3), optionally scaled per copy; part 0 gets each copy's colour,
+    part 1 the accent (one colour, or one per copy as an (N, 3) array)."""
     if len(positions) == 0:
         return _empty()
     pts, tris, part = template(name)
     n = len(positions)
-    all_pts = (pts[None, :, :] + np.asarray(positions, dtype=float)[:, None, :]).reshape(-1, 3)
+    k = np.ones(n) if scales is None else np.asarray(scales, dtype=float)
+    all_pts = (pts[None, :, :] * k[:, None, None] + np.asarray(positions, dtype=float)[:, None, :]).reshape(-1, 3)
     all_tris = (tris[None, :, :] + len(pts) * np.arange(n)[:, None, None]).reshape(-1, 3)
     mesh = pv.PolyData.from_regular_faces(all_pts, all_tris)
-    cols = np.where(part[None, :, None] == 0, np.asarray(colours, dtype=np.uint8)[:, None, :],
-                    np.asarray(accent, dtype=np.uint8)[None, None, :])
+    acc = np.asarray(accent, dtype=np.uint8)
+    acc = acc[:, None, :] if acc.ndim == 2 else acc[None, None, :]
+    cols = np.where(part[None, :, None] == 0, np.asarray(colours, dtype=np.uint8)[:, None, :], acc)
     mesh.cell_data["rgb"] = cols.reshape(-1, 3).astype(np.uint8)
     if ids is not None:
         mesh.cell_data["item_id"] = np.repeat(np.asarray(ids, dtype=np.int32), len(tris))
@@ -160,8 +168,10 @@ def _quads(lo: np.ndarray, hi: np.ndarray, z: np.ndarray, colours: np.ndarray) -
 _GROUPS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("table", "shadow"): ("table", "shadow", "blocks"),
     ("blocks", "selected", "movable", "problems"): ("blocks", "markers"),
+    ("hover",): ("blocks", "hover"),
     ("targets",): ("markers",),
     ("figures",): ("figures",),
+    ("ghost_figs",): ("ghost_figures",),
     ("stones",): ("stones",),
     ("ladders",): ("ladders",),
     ("ghosts", "ghost_sel"): ("ghosts",),
@@ -184,16 +194,21 @@ def layer_meshes(scene: Scene, want: set[str] | None = None) -> dict[str, pv.Pol
     if wanted("blocks"):
         _block_layers(scene, out)
     if wanted("targets"):
-        tg = np.array([m.cell for m in scene.markers if m.kind == "target"], dtype=float).reshape(-1, 3)
+        index = [i for i, m in enumerate(scene.markers) if m.kind == "target"]
+        tg = np.array([scene.markers[i].cell for i in index], dtype=float).reshape(-1, 3)
         out["targets"] = _quads(tg[:, :2] + 0.15, tg[:, :2] + 0.85, tg[:, 2] + 0.02,
                                 np.tile(np.array(TARGET_RGB, dtype=np.uint8), (len(tg), 1)))
+        if index:
+            out["targets"].cell_data["item_id"] = np.array(index, dtype=np.int32)  # index into scene.markers
+    if wanted("hover"):
+        hov = [b for b in scene.blocks if b.id == scene.hover]
+        lo = np.array([b.origin for b in hov], dtype=float).reshape(-1, 3)
+        hi = lo + np.array([b.size for b in hov], dtype=float).reshape(-1, 3)
+        out["hover"] = box_outlines(lo - 0.03, hi + 0.03, HOVER_RGB)
     if wanted("figures"):
-        if scene.figures:
-            pos = np.array([[f.cell[0] + 0.5, f.cell[1] + 0.5, f.cell[2]] for f in scene.figures], dtype=float)
-            cols = np.array([ALL_RGB[f.colour] for f in scene.figures])
-            out["figures"] = instances("figure", pos, cols, ids=np.arange(len(scene.figures)))
-        else:
-            out["figures"] = _empty()
+        out["figures"] = _figures(scene.figures)
+    if wanted("ghost_figs"):
+        out["ghost_figs"] = _figures(scene.ghost_figures, ring=SELECT_RGB)
     if wanted("stones"):
         if scene.stones:
             out["stones"] = instances("stone", np.array([s.centre for s in scene.stones]) + [0, 0, 0.01],
@@ -216,6 +231,19 @@ def layer_meshes(scene: Scene, want: set[str] | None = None) -> dict[str, pv.Pol
             else:
                 out[key] = _empty()
     return out
+
+
+def _figures(figures: Sequence, ring: Sequence[int] | None = None) -> pv.PolyData:
+    """Pawns standing at their cells; the foot ring shows whose turn it is (gold) or a problem (signal red), or
+    is `ring` for all (previewed pawns)."""
+    if not figures:
+        return _empty()
+    pos = np.array([[f.cell[0] + 0.5, f.cell[1] + 0.5, f.cell[2]] for f in figures], dtype=float)
+    cols = np.array([ALL_RGB[f.colour] for f in figures])
+    accent = np.array([ring if ring is not None else PROBLEM_RGB if f.problem else CURRENT_RGB if f.current
+                       else EDGE_RGB for f in figures])
+    return instances("figure", pos, cols, accent=accent, ids=np.arange(len(figures)),
+                     scales=np.array([f.scale for f in figures]))
 
 
 def _shadow(scene: Scene) -> pv.PolyData:
@@ -278,6 +306,8 @@ _STYLE: dict[str, dict] = {
     # the chosen placement is drawn solid (a translucent one vanished behind the faint others), white-edged
     "ghost_sel": {"opacity": 1.0, "show_edges": True, "edge_color": (255, 255, 255), "line_width": 3.5,
                   "ambient": 0.5, "diffuse": 0.55},
+    "ghost_figs": {"opacity": 0.75, "ambient": 0.6, "diffuse": 0.5},
+    "hover": {"line_width": 3.0, "lighting": False},
     "problems": {"line_width": 4.0, "lighting": False},
     "movable": {"line_width": 2.0, "lighting": False},
     "selected": {"line_width": 4.0, "lighting": False},
@@ -309,8 +339,12 @@ class SceneRenderer:
         self.scene: Scene | None = None
         for name in _LAYERS:
             self._add_layer(name)
-        self.text = self._add_text()
-        self.menu_text = self._add_text(x=0.985, right=True, size=13)  # menu and log of the play window
+        # overlay fonts shrink with a small window, so the status text and the menu do not run into each other
+        width = self.plotter.window_size[0]
+        self.text = self._add_text(size=max(10, round(15 * min(1.0, width / 1100))))
+        # the menu and log of the play window, top right
+        self.menu_text = self._add_text(x=0.985, right=True, size=max(9, round(13 * min(1.0, width / 1280))))
+        self.labels, self.label_mesh = self._add_labels()
         self.preset = 1
         if scene is not None:
             self.update(scene, reset_camera=True)
@@ -366,6 +400,41 @@ class SceneRenderer:
         self.plotter.renderer.AddViewProp(actor)
         return actor
 
+    def _add_labels(self):
+        """One 2D actor drawing every scene label (a string point array), facing the viewer, never hidden."""
+        from vtkmodules.vtkRenderingCore import vtkActor2D
+        from vtkmodules.vtkRenderingLabel import vtkLabeledDataMapper
+
+        mesh = pv.PolyData()
+        mapper = vtkLabeledDataMapper()
+        mapper.SetInputData(mesh)
+        mapper.SetLabelModeToLabelFieldData()
+        mapper.SetFieldDataName("label")
+        prop = mapper.GetLabelTextProperty()
+        prop.SetFontSize(LABEL_FONT)
+        prop.SetBold(True)
+        prop.SetItalic(False)
+        prop.SetShadow(False)
+        prop.SetColor(0.08, 0.08, 0.1)
+        prop.SetBackgroundColor(1.0, 1.0, 1.0)
+        prop.SetBackgroundOpacity(0.85)
+        prop.SetJustificationToCentered()
+        prop.SetVerticalJustificationToCentered()
+        actor = vtkActor2D()
+        actor.SetMapper(mapper)
+        actor.SetVisibility(False)
+        self.plotter.renderer.AddViewProp(actor)
+        return actor, mesh
+
+    def _set_labels(self, scene: Scene) -> None:
+        if scene.labels:
+            data = pv.PolyData(np.array([lab.position for lab in scene.labels], dtype=float))
+            data.point_data["label"] = np.array([lab.text for lab in scene.labels])
+            self.label_mesh.shallow_copy(data)
+        else:
+            self.label_mesh.shallow_copy(pv.PolyData())
+        self.labels.SetVisibility(bool(scene.labels))
+
     def update(self, scene: Scene, *, reset_camera: bool = False, render: bool = False) -> None:
         """Show `scene`: the layer meshes get the new data in place (no actors added or removed)."""
         want: set[str] = set()
@@ -384,6 +453,8 @@ class SceneRenderer:
             else:
                 mesh.shallow_copy(pv.PolyData())
             self.actors[name].SetVisibility(bool(data.n_points))
+        if self.scene is None or _frozen(scene.labels) != _frozen(self.scene.labels):
+            self._set_labels(scene)
         lines = ([scene.title] if scene.title else []) + list(scene.lines)
         self.text.SetInput("\n".join(lines) if lines else " ")
         self.text.SetVisibility(bool(lines))
@@ -404,45 +475,77 @@ class SceneRenderer:
 
     # camera ----------------------------------------------------------------------------------------------
     def camera_preset(self, number: int, render: bool = True) -> None:
-        """1 isometric front-right, 2 front, 3 right side, 4 top; anything else = 1."""
+        """1 isometric front-right, 2 front, 3 right side, 4 top; anything else = 1.
+
+        The camera looks from the preset's direction and stands as close as it can while every block, figure,
+        ladder and ghost stays inside the window, below the overlay text and left of the menu (`fit_view`).
+        """
         scene = self.scene
         b = scene.bounds() if scene else (0, 1, 0, 1, 0, 1)
-        centre = np.array([(b[0] + b[1]) / 2, (b[2] + b[3]) / 2, b[4] + 0.5 * (b[5] - b[4])])
-        radius = max(4.0, 0.5 * float(np.linalg.norm([b[1] - b[0], b[3] - b[2], b[5] - b[4]])))
+        corners = np.array([[x, y, z] for x in b[:2] for y in b[2:4] for z in b[4:]], dtype=float)
         directions = {1: (0.75, -1.0, 0.72), 2: (0.0, -1.0, 0.3), 3: (1.0, 0.0, 0.3), 4: (0.0, -0.001, 1.0)}
         if scene is not None and scene.flat:
             directions[1] = (0.3, -1.0, 1.6)  # a board reads best from above, still with some depth
-            centre[1] += 0.12 * (b[3] - b[2])  # aim behind the middle: the board sits lower, clear of the text
-        d = np.array(directions.get(number, directions[1]), dtype=float)
-        d /= np.linalg.norm(d)
         self.preset = number if number in directions else 1
+        up = (0.0, 1.0, 0.0) if self.preset == 4 else (0.0, 0.0, 1.0)
+        w, h = self.plotter.window_size
+        position, focal = fit_view(corners, directions[self.preset], up, 30.0, w / h, self._free_rect(w, h))
         cam = self.plotter.camera
         cam.view_angle = 30.0
-        cam.focal_point = tuple(centre)
-        cam.position = tuple(centre + d * radius * (2.9 if scene is not None and scene.flat else 4.1))
-        cam.up = (0.0, 1.0, 0.0) if number == 4 else (0.0, 0.0, 1.0)
+        cam.focal_point = tuple(focal)
+        cam.position = tuple(position)
+        cam.up = up
         self.plotter.renderer.ResetCameraClippingRange()
         if render:
             self.render()
+
+    def _free_rect(self, w: int, h: int) -> tuple[float, float, float, float]:
+        """The part of the window (normalised -1..1) not covered by the overlay text (top) or menu (right)."""
+        bb = [0.0] * 4
+        top = 0.94
+        if self.text.GetVisibility():
+            self.text.GetBoundingBox(self.plotter.renderer, bb)
+            top = min(top, 1 - 2 * (bb[3] - bb[2] + 0.02 * h + 16) / h)
+        right = 0.95
+        if self.menu_text.GetVisibility():
+            self.menu_text.GetBoundingBox(self.plotter.renderer, bb)
+            right = min(right, 1 - 2 * (bb[1] - bb[0] + 0.015 * w + 40) / w)  # labels stick out of points
+        return (-0.95, max(right, -0.2), -0.95, max(top, 0.0))
 
     def reset_camera(self) -> None:
         self.camera_preset(1)
 
     # picking ---------------------------------------------------------------------------------------------
-    def pick_block(self, x: float, y: float) -> str | None:
-        """The id of the block under display pixel (x, y) (origin bottom left), or None."""
+    def pick(self, x: float, y: float) -> tuple[str, int] | None:
+        """(layer, index) of what is drawn at display pixel (x, y) (origin bottom left), or None.
+
+        The index is into the scene's list for that layer: blocks -> scene.blocks, ghosts and ghost_sel ->
+        scene.ghosts, targets -> scene.markers, figures -> scene.figures, ghost_figs -> scene.ghost_figures.
+        """
         from vtkmodules.vtkRenderingCore import vtkCellPicker
 
-        if self.scene is None or not self.scene.blocks:
+        if self.scene is None:
             return None
         picker = vtkCellPicker()
         picker.SetTolerance(0.0005)
         picker.PickFromListOn()
-        picker.AddPickList(self.actors["blocks"])
+        for name in PICKABLE:
+            if self.actors[name].GetVisibility():
+                picker.AddPickList(self.actors[name])
         if not picker.Pick(x, y, 0, self.plotter.renderer) or picker.GetCellId() < 0:
             return None
-        index = int(self.meshes["blocks"].cell_data["block_id"][picker.GetCellId()])
-        return self.scene.blocks[index].id
+        hit = picker.GetActor()
+        name = next(n for n in PICKABLE if self.actors[n] is hit)
+        mesh = self.meshes[name]
+        array = "block_id" if "block_id" in mesh.cell_data else "item_id"
+        return name, int(mesh.cell_data[array][picker.GetCellId()])
+
+    def pick_block(self, x: float, y: float) -> str | None:
+        """The id of the block under display pixel (x, y), or None (other things in front count as misses)."""
+        hit = self.pick(x, y)
+        if hit is None or hit[0] != "blocks":
+            return None
+        return self.scene.blocks[hit[1]].id  # type: ignore[union-attr]
 
     def project(self, point: Sequence[float]) -> tuple[float, float]:
         """Display coordinates of a world point (grid units)."""
@@ -464,6 +567,36 @@ class SceneRenderer:
 
     def close(self) -> None:
         self.plotter.close()
+
+
+def fit_view(points: np.ndarray, direction: Sequence[float], up: Sequence[float], view_angle: float, aspect: float,
+             rect: tuple[float, float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Camera position and focal point looking along -`direction` that bring `points` as close as possible while
+    all of them project inside `rect` = (x0, x1, y0, y1) in normalised window coordinates (-1..1).
+
+    For a fixed viewing direction the constraints are linear in the camera's distance D and its sideways shift
+    (t): x_i - t must lie within [x0, x1] * tan(half angle) * (D - depth_i). The smallest feasible D and the
+    middle of the feasible shifts follow in closed form, per axis.
+    """
+    d = np.asarray(direction, dtype=float)
+    d /= np.linalg.norm(d)
+    right = np.cross(-d, np.asarray(up, dtype=float))
+    right /= np.linalg.norm(right)
+    true_up = np.cross(right, -d)
+    centre = (points.min(axis=0) + points.max(axis=0)) / 2
+    v = points - centre
+    w = v @ d  # towards the camera
+    tan_v = np.tan(np.radians(view_angle) / 2)
+    x0, x1, y0, y1 = rect
+    dist, shifts = [], []
+    for coord, lo, hi in ((v @ right, x0 * tan_v * aspect, x1 * tan_v * aspect), (v @ true_up, y0 * tan_v, y1 * tan_v)):
+        upper, lower = coord + hi * w, coord + lo * w
+        dist.append((upper.max() - lower.min()) / (hi - lo))
+        shifts.append((upper, lower, lo, hi))
+    D = max(*dist, float(w.max()) + 1.0)
+    t = [((upper - hi * D).max() + (lower - lo * D).min()) / 2 for upper, lower, lo, hi in shifts]
+    focal = centre + t[0] * right + t[1] * true_up
+    return focal + D * d, focal
 
 
 def _frozen(value: object) -> object:

@@ -10,8 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tower.errors import BadInput
-
 GIF_SIZE = (640, 480)
 MAX_GIF_FRAMES = 240  # longer games are sampled evenly; a GIF of thousands of frames helps nobody
 FRAME_S = 0.5
@@ -68,35 +66,43 @@ def render_gif(record: dict[str, Any] | str | Path, path: str | Path, size: tupl
     return len(frames)
 
 
+class ReplayWindow:
+    """A window with a move slider; keys Left/Right step, Home/End jump, 1-4 camera presets, r reset."""
+
+    def __init__(self, record: dict[str, Any] | str | Path, *, off_screen: bool = False) -> None:
+        from viewer.play_window import bind_keys, camera_keys, quiet_style
+        from viewer.render import SceneRenderer
+
+        self.seq = states(record)
+        self.total = len(self.seq) - 1
+        self.k = 0
+        self.r = SceneRenderer(frame_scene(self.seq[0], 0, self.total), off_screen=off_screen)
+        pl = self.r.plotter
+        self.slider = pl.add_slider_widget(self.show, [0, max(self.total, 1)], value=0, title="move", fmt="%.0f",
+                                           pointa=(0.25, 0.06), pointb=(0.95, 0.06))
+        keys = {"Right": lambda: self.step(1), "Left": lambda: self.step(-1), "Home": lambda: self.step(-self.total),
+                "End": lambda: self.step(self.total)}
+        keys.update(camera_keys(self.r))
+        quiet_style(pl)
+        bind_keys(pl, keys)
+
+    def show(self, k: float) -> None:
+        """Show the position after `k` moves (the slider's callback)."""
+        k = max(0, min(self.total, int(round(k))))
+        if k != self.k or self.r.scene is None:
+            self.k = k
+            self.r.update(frame_scene(self.seq[k], k, self.total), render=True)
+
+    def step(self, d: int) -> None:
+        self.show(self.k + d)
+        self.slider.GetRepresentation().SetValue(self.k)
+
+
 def replay_window(record: dict[str, Any] | str | Path) -> int:
-    """A window with a move slider; keys Left/Right step, Home/End jump, 1-4 camera presets."""
-    from viewer.render import SceneRenderer, require_display
-    from viewer.view import add_camera_keys
+    """The replay window (needs a display)."""
+    from viewer.render import require_display
 
     require_display("the replay window", "tower replay RECORD --gif out.gif or --text")
-    seq = states(record)
-    if not seq:
-        raise BadInput("the record has no positions", "$.moves")
-    total = len(seq) - 1
-    r = SceneRenderer(frame_scene(seq[0], 0, total), off_screen=False)
-    pos = {"k": 0}
-
-    def show(k: float) -> None:
-        k = max(0, min(total, int(round(k))))
-        pos["k"] = k
-        r.update(frame_scene(seq[k], k, total), render=True)
-
-    slider = r.plotter.add_slider_widget(show, [0, max(total, 1)], value=0, title="move", fmt="%.0f",
-                                         pointa=(0.25, 0.06), pointb=(0.95, 0.06))
-
-    def step(d: int) -> None:
-        show(pos["k"] + d)
-        slider.GetRepresentation().SetValue(pos["k"])
-
-    r.plotter.add_key_event("Right", lambda: step(1))
-    r.plotter.add_key_event("Left", lambda: step(-1))
-    r.plotter.add_key_event("Home", lambda: step(-total))
-    r.plotter.add_key_event("End", lambda: step(total))
-    add_camera_keys(r)
-    r.plotter.show(title="tower-sim replay")
+    w = ReplayWindow(record)
+    w.r.plotter.show(title="tower-sim replay")
     return 0

@@ -74,6 +74,7 @@ class SceneFigure:
     cell: tuple[int, int, int]  # the 1x1 cell it stands in; z is the surface under its feet
     problem: bool = False
     current: bool = False  # the figure of the player to move
+    scale: float = 1.0  # pawns of the board games are drawn larger than Climbers figures
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,14 @@ class SceneGhost:
 
 
 @dataclass(frozen=True)
+class SceneLabel:
+    """A short text drawn at a point of the scene (card values, special spaces), always facing the viewer."""
+
+    position: tuple[float, float, float]
+    text: str
+
+
+@dataclass(frozen=True)
 class SceneMarker:
     """A flagged grid cell (e.g. an unsupported footprint cell or a target of a figure step)."""
 
@@ -128,6 +137,9 @@ class Scene:
     table: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # xmin, xmax, ymin, ymax of the table plane
     shadow: bool = True  # a soft contact shadow under the blocks standing on the table
     flat: bool = False  # a board game: the default camera looks down more steeply and comes closer
+    labels: list[SceneLabel] = field(default_factory=list)
+    hover: str | None = None  # the block under the mouse (outlined thinly)
+    ghost_figures: list[SceneFigure] = field(default_factory=list)  # where a previewed move puts pawns/figures
 
     def block_index(self, block_id: str) -> int:
         for i, b in enumerate(self.blocks):
@@ -144,8 +156,11 @@ class Scene:
         boxes = [b.bounds for b in self.blocks]
         boxes += [(g.origin[0], g.origin[0] + g.size[0], g.origin[1], g.origin[1] + g.size[1], g.origin[2],
                    g.origin[2] + g.size[2]) for g in self.ghosts]
-        boxes += [(f.cell[0], f.cell[0] + 1, f.cell[1], f.cell[1] + 1, f.cell[2], f.cell[2] + 1.3)
-                  for f in self.figures]
+        boxes += [(f.cell[0], f.cell[0] + 1, f.cell[1], f.cell[1] + 1, f.cell[2], f.cell[2] + 1.3 * f.scale)
+                  for f in self.figures + self.ghost_figures]
+        # ladders stand beside the construction: part of the picture, so the camera must not cut them off
+        boxes += [(lad.base[0] - 0.6, lad.base[0] + 0.6, lad.base[1] - 0.1, lad.base[1] + 0.1, lad.base[2],
+                   lad.base[2] + lad.height) for lad in self.ladders]
         if not boxes:
             return (0.0, 1.0, 0.0, 1.0, 0.0, 1.0)
         return (min(b[0] for b in boxes), max(b[1] for b in boxes), min(b[2] for b in boxes),
@@ -165,12 +180,13 @@ def build_scene(build: Build, violations: Iterable[Any] | None = None, *,
                 selected: str | None = None, movable: Iterable[str] = (),
                 ghosts: Sequence[SceneGhost] = (), targets: Iterable[tuple[int, int, int]] = (),
                 current_colour: str | None = None, players: Sequence[dict[str, Any]] = (),
-                title: str = "", lines: Sequence[str] = ()) -> Scene:
+                title: str = "", lines: Sequence[str] = (), hover: str | None = None) -> Scene:
     """Turn a build and optional overlays into a Scene.
 
     violations: objects with `rule`, `blocks`, `cells` (tower.legality.Violation) or their JSON form; the named
     blocks are flagged and the named cells marked. selected/movable: block ids to highlight (the game says which
-    blocks may move). ghosts: placements offered by the game. targets: cells a figure may step to.
+    blocks may move). ghosts: placements offered by the game. targets: cells a figure may step to. hover: the
+    block under the mouse.
     players: the `players` list of a Climbers `state.view()` (for the ladders each player still holds).
     """
     problems: dict[str, list[str]] = {}
@@ -199,7 +215,7 @@ def build_scene(build: Build, violations: Iterable[Any] | None = None, *,
             stones.append(SceneStone(s.colour, s.block, (b.origin[0] + b.size[0] / 2, b.origin[1] + b.size[1] / 2,
                                                          float(b.top))))
     markers += [SceneMarker(tuple(c), "target") for c in targets]  # type: ignore[arg-type]
-    scene = Scene(blocks, figures, stones, [], list(ghosts), markers, title, list(lines))
+    scene = Scene(blocks, figures, stones, [], list(ghosts), markers, title, list(lines), hover=hover)
     bx = scene.bounds()
     scene.table = _table_extent(bx, margin=max(6.0, 0.6 * max(bx[1] - bx[0], bx[3] - bx[2])))
     scene.ladders = _ladders(players, bx)
@@ -249,6 +265,29 @@ def ghost_from_move(move: Any, build: Build, selected: bool = False) -> SceneGho
     return SceneGhost(move.block, tuple(move.cell), tuple(move.size), faces, selected, str(move))  # type: ignore[arg-type]
 
 
+PHASE_TEXT = {"figure1": "1 figure move (optional)", "block": "2 move a block", "figure2": "3 figure move (optional)",
+              "stone": "4 blocking stone (optional)"}
+
+
+def climbers_status(view: dict[str, Any]) -> list[str]:
+    """Status lines of a Climbers view: round, whose turn and which step, then each player's height, ladders
+    still held and stone."""
+    players = view.get("players", [])
+    cur = view.get("current_player")
+    colour = players[cur]["colour"] if cur is not None and cur < len(players) else None
+    phase = view.get("phase", "?")
+    if colour:
+        head = f"round {view.get('round', '?')}: {colour} to play, step {PHASE_TEXT.get(phase, phase)}"
+    else:
+        head = f"round {view.get('round', '?')}: game over"
+    lines = [head]
+    for q, p in enumerate(players):
+        ladders = "+".join(k for k in ("short", "long") if p.get(f"{k}_ladder")) or "none"
+        mark = ">" if q == cur else " "
+        lines.append(f"{mark}{p['colour']:<10} height {p['height']:>2}  ladders {ladders:<10} stone {p.get('stone', '?')}")
+    return lines
+
+
 def scene_from_climbers_view(view: dict[str, Any], **overlays: Any) -> Scene:
     """A Climbers `state.view(player)` as a scene: the build, the players' ladders, whose turn it is."""
     from tower.build import parse_build
@@ -257,13 +296,10 @@ def scene_from_climbers_view(view: dict[str, Any], **overlays: Any) -> Scene:
     players = view.get("players", [])
     cur = view.get("current_player")
     colour = players[cur]["colour"] if cur is not None and cur < len(players) else None
-    lines = list(overlays.pop("lines", ()))
-    if not lines:
-        lines = [f"round {view.get('round', '?')}  step {view.get('phase', '?')}"
-                 + (f"  {colour} to play" if colour else "  game over")]
-        lines += [f"{p['colour']}: height {p['height']}" for p in players]
+    lines = list(overlays.pop("lines", ())) or climbers_status(view)
     return build_scene(build, current_colour=colour, players=players, lines=lines, **overlays)
 
 
-__all__ = ["PALETTE", "Scene", "SceneBlock", "SceneFigure", "SceneGhost", "SceneLadder", "SceneMarker",
-           "SceneStone", "build_scene", "face_names", "ghost_from_move", "scene_from_climbers_view", "FACES"]
+__all__ = ["PALETTE", "Scene", "SceneBlock", "SceneFigure", "SceneGhost", "SceneLabel", "SceneLadder", "SceneMarker",
+           "SceneStone", "build_scene", "climbers_status", "face_names", "ghost_from_move", "scene_from_climbers_view",
+           "FACES"]

@@ -171,15 +171,11 @@ def show_window(scene) -> int:
     from viewer.render import require_display
 
     require_display("the viewer window")
+    from viewer.play_window import bind_keys, camera_keys, quiet_style
     from viewer.render import SceneRenderer
 
     r = SceneRenderer(scene, off_screen=False)
-    add_camera_keys(r)
+    quiet_style(r.plotter)
+    bind_keys(r.plotter, camera_keys(r))
     r.plotter.show(title="tower-sim viewer")
     return 0
-
-
-def add_camera_keys(r) -> None:
-    for n in range(1, 5):
-        r.plotter.add_key_event(str(n), lambda n=n: r.camera_preset(n))
-    r.plotter.add_key_event("r", r.reset_camera)

@@ -57,8 +57,7 @@ class GameState(ABC):
         if not isinstance(players, int) or isinstance(players, bool):
             raise BadInput(f"players must be a whole number, got {players!r}", "$.players")
         if players not in self.allowed_players():
-            counts = ", ".join(map(str, self.allowed_players()))
-            raise BadInput(f"{self.name} is for {counts} players, got {players}", "$.players")
+            raise BadInput(f"{self.name} is for {self.players_text()} players, got {players}", "$.players")
         self.num_players = players
         self.seed = 0 if seed is None else int(seed)
         self.options = self.resolve_options(options or {})
@@ -68,6 +67,14 @@ class GameState(ABC):
     @classmethod
     def allowed_players(cls) -> tuple[int, ...]:
         return cls.player_counts or tuple(range(cls.min_players, cls.max_players + 1))
+
+    @classmethod
+    def players_text(cls) -> str:
+        """The allowed player counts as a person says them: `2-5` or `4 or 6`."""
+        counts = cls.allowed_players()
+        if counts == tuple(range(counts[0], counts[-1] + 1)) and len(counts) > 2:
+            return f"{counts[0]}-{counts[-1]}"
+        return " or ".join(map(str, counts))
 
     # --- options -------------------------------------------------------------------------------
     #: name -> default value; a value's type is the type the option must have.

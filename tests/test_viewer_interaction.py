@@ -1,0 +1,312 @@
+"""The real play and replay windows, offscreen, driven through their VTK interactor: key presses and mouse clicks
+go in as interactor events, exactly as a window system delivers them, and the game state and the picture are
+checked afterwards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pv = pytest.importorskip("pyvista")
+
+from tower.games import new_game  # noqa: E402
+from viewer.play_window import MOVE_FRAMES, PlayWindow  # noqa: E402
+from viewer.scene import PALETTE  # noqa: E402
+
+SIZE = (800, 600)
+
+
+def press(win, keysym: str) -> None:
+    """A key as the window system sends it: KeyPress, Char (VTK's own one-letter keys listen there), KeyRelease."""
+    iren = win.r.plotter.iren.interactor
+    code = keysym if len(keysym) == 1 else {"Return": "\r", "Escape": "\x1b"}.get(keysym, "\0")
+    iren.SetEventInformation(0, 0, 0, 0, code, 0, keysym)
+    for event in ("KeyPressEvent", "CharEvent", "KeyReleaseEvent"):
+        iren.InvokeEvent(event)
+
+
+def click(win, x: float, y: float, drag: int = 0) -> None:
+    iren = win.r.plotter.iren.interactor
+    iren.SetEventInformation(int(round(x)), int(round(y)), 0, 0, "\0", 0, "")
+    iren.InvokeEvent("LeftButtonPressEvent")
+    iren.SetEventInformation(int(round(x)) + drag, int(round(y)), 0, 0, "\0", 0, "")
+    iren.InvokeEvent("LeftButtonReleaseEvent")
+
+
+def hover(win, x: float, y: float) -> None:
+    iren = win.r.plotter.iren.interactor
+    iren.SetEventInformation(int(round(x)), int(round(y)), 0, 0, "\0", 0, "")
+    iren.InvokeEvent("MouseMoveEvent")
+
+
+def top_centre(win, block_id: str) -> tuple[float, float]:
+    b = win.shown.blocks[win.shown.block_index(block_id)]
+    return win.r.project((b.origin[0] + b.size[0] / 2, b.origin[1] + b.size[1] / 2, b.origin[2] + b.size[2]))
+
+
+def shows_colour(img: np.ndarray, x: float, y: float, rgb: tuple[int, int, int]) -> bool:
+    """Does the pixel at display (x, y) show `rgb` under some lighting factor (the faces are shaded)?"""
+    p = img[img.shape[0] - 1 - int(round(y)), int(round(x))].astype(float)
+    c = np.asarray(rgb, dtype=float)
+    k = np.clip(p @ c / (c @ c), 0.5, 1.3)
+    return float(np.linalg.norm(p - k * c)) < 30
+
+
+@pytest.fixture
+def window():
+    made = []
+
+    def make(game: str, seats: list[str], seed: int = 1, **kw):
+        win = PlayWindow(new_game(game, len(seats), seed=seed), seats, off_screen=True, window_size=SIZE, **kw)
+        made.append(win)
+        return win
+
+    yield make
+    for win in made:
+        win.r.close()
+
+
+def block_step(win) -> None:
+    """Play the optional first figure move, so the Climbers turn is at its block step."""
+    press(win, "Return")
+    win.run_queue()
+    assert win.ctl.state.phase == "block"
+
+
+# --- keys --------------------------------------------------------------------------------------------------
+
+def test_arrow_keys_move_the_cursor_and_enter_plays_the_move(window) -> None:
+    win = window("climbers", ["human", "human"])
+    moves = win.ctl.state.legal_moves()
+    press(win, "Right")
+    press(win, "Right")
+    press(win, "Left")
+    press(win, "Down")
+    assert win.ctl.index == 2
+    assert "> " + str(moves[2]) in win.shown.menu
+    press(win, "Return")
+    assert win.ctl.state.history[-1] == moves[2]
+    win.run_queue()
+    assert win.r.scene is win.shown and any(str(moves[2]) in line for line in win.shown.menu)
+
+
+def test_vtk_built_in_keys_are_replaced_by_the_camera_presets(window) -> None:
+    win = window("climbers", ["human", "human"])
+    cam = win.r.plotter.camera
+    positions = {}
+    for key in ("2", "3", "4", "1"):
+        press(win, key)
+        positions[key] = tuple(np.round(cam.position, 4))
+        assert win.r.preset == int(key)
+    assert len(set(positions.values())) == 4
+    assert not win.r.plotter.ren_win.GetStereoRender()  # VTK's own '3' would switch stereo on
+    press(win, "w")  # VTK's wireframe key: must do nothing
+    assert win.r.actors["blocks"].GetProperty().GetRepresentation() == 2  # surface
+    press(win, "4")
+    press(win, "r")
+    assert tuple(np.round(cam.position, 4)) == positions["1"]
+
+
+def test_hint_undo_save_and_load_from_the_keyboard(window, tmp_path) -> None:
+    from tower.ai import make_agent
+    from tower.games import load_record
+
+    path = tmp_path / "game.json"
+    win = window("climbers", ["human", "human"], save_path=path)
+    press(win, "h")
+    expected = make_agent("ai:greedy", seed=0).choose(new_game("climbers", 2, seed=1))
+    assert win.ctl.current_move == expected and win.ctl.message == f"hint: {expected}"
+    press(win, "Return")
+    win.run_queue()
+    assert win.ctl.state.history == [expected]
+    press(win, "k")
+    assert load_record(path).history == [expected]
+    press(win, "u")
+    assert win.ctl.state.history == []
+    press(win, "l")
+    assert win.ctl.state.history == [expected] and win.ctl.message.startswith("loaded")
+    path.write_text("{not json")
+    press(win, "l")
+    assert win.ctl.state.history == [expected] and win.ctl.message.startswith("cannot load")
+
+
+def test_card_game_menu_previews_the_move_before_enter(window) -> None:
+    win = window("diabolo", ["human", "ai:random", "ai:random"], seed=3)
+    while not win.ctl.human_to_move:
+        win.tick()
+        win.run_queue()
+    for _ in range(len(win.ctl.moves)):
+        if win.shown.ghosts:
+            break
+        press(win, "Right")
+    assert win.shown.ghosts and win.r.actors["ghost_sel"].GetVisibility()
+    move = win.ctl.current_move
+    before = len(win.ctl.state.history)
+    press(win, "Return")
+    assert win.ctl.state.history[before] == move
+
+
+def test_hotseat_hand_over_hides_the_cards_until_enter(window) -> None:
+    win = window("diabolo", ["human", "human", "human"], seed=3)
+    for _ in range(20):
+        press(win, "Return")
+        win.run_queue()
+        if win.ctl.handover:
+            break
+    assert win.ctl.handover
+    assert not win.r.meshes["blocks"].n_points and "Hand over" in win.shown.title
+    press(win, "Return")
+    assert not win.ctl.handover and win.r.meshes["blocks"].n_points
+
+
+# --- mouse -------------------------------------------------------------------------------------------------
+
+def test_a_click_selects_the_block_drawn_at_that_pixel(window) -> None:
+    win = window("climbers", ["human", "human"])
+    block_step(win)
+    img = win.r.image()
+    tried = 0
+    for block in win.ctl.movable_blocks():
+        x, y = top_centre(win, block)
+        top = win.shown.blocks[win.shown.block_index(block)].faces[4]
+        if not shows_colour(img, x, y, PALETTE[top]):
+            continue  # something else is drawn over this block's top
+        press(win, "Escape")
+        click(win, x, y)
+        assert win.ctl.selected_block == block
+        assert win.shown.blocks[win.shown.block_index(block)].selected
+        assert all(m.block == block for m in win.ctl.moves)
+        tried += 1
+    assert tried >= 3
+
+
+def test_a_drag_is_not_a_click_and_the_sky_picks_nothing(window) -> None:
+    win = window("climbers", ["human", "human"])
+    block_step(win)
+    x, y = top_centre(win, win.ctl.movable_blocks()[0])
+    click(win, x, y, drag=30)
+    assert win.ctl.selected_block is None
+    click(win, 3, SIZE[1] - 3)
+    assert win.ctl.selected_block is None and win.ctl.state.phase == "block"
+
+
+def test_hover_outlines_the_movable_block_under_the_mouse(window) -> None:
+    win = window("climbers", ["human", "human"])
+    block_step(win)
+    for block in win.ctl.movable_blocks():
+        x, y = top_centre(win, block)
+        if win.r.pick_block(x, y) == block:
+            hover(win, x, y)
+            assert win.ctl.hover == block and win.r.meshes["hover"].n_cells == 12
+            hover(win, 3, SIZE[1] - 3)
+            assert win.ctl.hover is None and not win.r.actors["hover"].GetVisibility()
+            return
+    pytest.fail("no movable block visible")
+
+
+def test_clicking_a_ghost_chooses_it_and_a_second_click_places_the_block(window) -> None:
+    win = window("climbers", ["human", "human"])
+    block_step(win)
+    block = next(b for b in win.ctl.movable_blocks() if win.r.pick_block(*top_centre(win, b)) == b)
+    click(win, *top_centre(win, block))
+    for i, g in enumerate(win.shown.ghosts):
+        x, y = win.r.project([o + s / 2 for o, s in zip(g.origin, g.size, strict=True)])
+        if not g.selected and win.r.pick(x, y) == ("ghosts", i):
+            break
+    else:
+        pytest.fail("no placement ghost visible")
+    click(win, x, y)
+    chosen = win.ctl.current_move
+    assert str(chosen) == g.label and len(win.ctl.state.history) == 1
+    assert [h.label for h in win.shown.ghosts if h.selected] == [g.label]
+    click(win, x, y)  # now drawn solid in the same place: play it
+    assert win.ctl.state.history[-1] == chosen
+    assert len(win.queue) == MOVE_FRAMES  # the block travels to its new place
+    win.run_queue()
+    placed = win.shown.blocks[win.shown.block_index(chosen.block)]
+    assert placed.origin == tuple(chosen.cell) and placed.size == tuple(chosen.size)
+
+
+def test_clicking_a_highlighted_target_cell_moves_the_figure(window) -> None:
+    win = window("climbers", ["human", "human"])
+    targets = [(i, m) for i, m in enumerate(win.shown.markers) if m.kind == "target"]
+    assert len(targets) > 3
+    for i, m in targets:
+        x, y = win.r.project((m.cell[0] + 0.5, m.cell[1] + 0.5, m.cell[2]))
+        if win.r.pick(x, y) == ("targets", i):
+            break
+    else:
+        pytest.fail("no target cell visible")
+    click(win, x, y)
+    assert tuple(win.ctl.current_move.cell) == m.cell and not win.ctl.state.history
+    assert [f.cell for f in win.shown.ghost_figures] == [m.cell]
+    click(win, x, y)
+    assert win.ctl.state.history[-1].kind == "fig" and tuple(win.ctl.state.history[-1].cell) == m.cell
+
+
+def test_whatif_removes_the_clicked_block_plays_pybullet_and_restores(window) -> None:
+    pytest.importorskip("pybullet")
+    win = window("climbers", ["human", "human"])
+    before = win.ctl.state.to_json()
+    press(win, "x")
+    assert win.ctl.whatif
+    # the lowest, most loaded visible block: taking it away makes the most happen
+    block = next(b.id for b in sorted(win.shown.blocks, key=lambda b: b.origin[2])
+                 if win.r.pick_block(*top_centre(win, b.id)) == b.id)
+    n = len(win.shown.blocks)
+    click(win, *top_centre(win, block))
+    assert win.ctl.removed == block and win.queue
+    assert win.r.meshes["blocks"].n_cells == 6 * (n - 1)
+    still = np.array(win.r.meshes["blocks"].points)
+    win.run_queue()
+    assert win.r.meshes["blocks"].n_cells == 6 * (n - 1)
+    assert win.ctl.message.startswith(f"without {block}")
+    moved = np.abs(np.array(win.r.meshes["blocks"].points) - still).max()
+    assert moved > 0  # bodies settled at least a little in the simulation
+    press(win, "x")
+    assert not win.ctl.whatif and win.r.meshes["blocks"].n_cells == 6 * n
+    assert win.ctl.state.to_json() == before
+
+
+def test_ai_moves_animate_in_steps(window) -> None:
+    win = window("climbers", ["human", "ai:random"])
+    for _ in range(8):  # the human's turn: Enter plays the first listed move of each step
+        if not win.ctl.human_to_move:
+            break
+        press(win, "Return")
+        win.run_queue()
+    assert not win.ctl.human_to_move
+    before = win.shown
+    win.tick()
+    assert len(win.ctl.state.history) and win.ctl.log[-1].startswith("P1")
+    assert len(win.queue) == MOVE_FRAMES
+    frames = []
+    while win.queue:
+        win.tick()
+        frames.append(win.r.scene)
+    assert frames[-1] is win.shown and frames[0] is not before
+
+
+# --- the replay window -------------------------------------------------------------------------------------
+
+def test_replay_window_steps_with_the_keys_and_the_slider(tmp_path) -> None:
+    from viewer.replay import ReplayWindow
+
+    state = new_game("seventh-heaven", 3, seed=2)
+    for _ in range(5):
+        state.apply(state.legal_moves()[0])
+    w = ReplayWindow(state.record(), off_screen=True)
+    try:
+        press(w, "Right")
+        press(w, "Right")
+        assert w.k == 2 and w.r.scene.title.endswith("move 2/5")
+        assert w.slider.GetRepresentation().GetValue() == 2
+        press(w, "End")
+        assert w.k == 5
+        press(w, "Home")
+        press(w, "Left")
+        assert w.k == 0 and w.r.scene.title.endswith("move 0/5")
+        w.show(3.4)  # what the slider calls
+        assert w.k == 3
+    finally:
+        w.r.close()

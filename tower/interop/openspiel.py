@@ -1,0 +1,392 @@
+"""The four games as OpenSpiel Python games (extra `openspiel`), and OpenSpiel's MCTS / IS-MCTS as AI players.
+
+Importing this module registers `tower_climbers`, `tower_seventh_heaven`, `tower_partners` and `tower_diabolo`;
+`pyspiel.load_game("tower_diabolo", {"players": 3, "seed": 7})` then works like any OpenSpiel game. Parameters:
+`players`, `seed` (0 .. 2**31-1) and every game option under its own name (`max_rounds`, `hand_size`, ...).
+
+- Actions: `tower.interop.actions` (a move is one or more ids, one per field that needs a choice).
+- Chance: every game draws from its own generator, seeded by the `seed` parameter and kept in the state, so
+  for fixed parameters the same actions always give the same game: all four are `DETERMINISTIC` games whose
+  deal the players cannot see. Explicit chance nodes would need the rules modules to expose their draws;
+  `SAMPLED_STOCHASTIC` would be the other honest label, but OpenSpiel serialises such games through an RNG
+  held by the game object, which Python games cannot provide. The seed is never part of an observation, and
+  `resample_from_infostate` re-deals what a player cannot see as if the seed were unknown.
+- Observations: `state.view(player)` as canonical JSON (strings) and `tower.interop.features` (tensors), plus
+  the part of a move chosen so far. The views are what a player sees now, not a perfect-recall history, so
+  only The Climbers (perfect information: the information state is the move list) offers information states.
+- Returns: the winners share 1, everybody else 0 (constant sum); nothing before the end.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
+
+from tower.errors import BadInput
+from tower.games.base import GameState, Move
+from tower.games.registry import game_class, game_names
+from tower.interop.actions import codec_for
+from tower.interop.features import observation
+from tower.interop.stepper import Stepper
+
+PERFECT_INFORMATION = frozenset({"climbers"})  # everything in The Climbers is public (its view says so)
+SEED_LIMIT = 2**31  # OpenSpiel's integer parameters are 32-bit
+
+
+def short_name(game: str) -> str:
+    """The OpenSpiel name of a registered game: ``tower_`` and the name with underscores."""
+    return "tower_" + game.replace("-", "_")
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+@functools.cache
+def _game_type(game: str) -> pyspiel.GameType:
+    cls = game_class(game)
+    T = pyspiel.GameType
+    perfect = game in PERFECT_INFORMATION
+    return T(
+        short_name=short_name(game),
+        long_name=f"tower-sim {game}",
+        dynamics=T.Dynamics.SEQUENTIAL,
+        chance_mode=T.ChanceMode.DETERMINISTIC,  # given the seed: see the module docstring
+        information=T.Information.PERFECT_INFORMATION if perfect else T.Information.IMPERFECT_INFORMATION,
+        utility=T.Utility.CONSTANT_SUM,
+        reward_model=T.RewardModel.TERMINAL,
+        max_num_players=cls.max_players,
+        min_num_players=cls.min_players,
+        provides_information_state_string=perfect,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={"players": cls.default_players, "seed": 0,
+                                 **{k: _os_value(v) for k, v in cls.default_options.items()}},
+    )
+
+
+def _os_value(value: Any) -> Any:
+    """An option as an OpenSpiel parameter. OpenSpiel game strings read ``name(key=value,...)``, so a text
+    option writes its commas as semicolons and its equals signs as colons (``values=1;1;2``,
+    ``deck=heart:6;7:8``); `_tower_value` turns them back."""
+    return value.replace(",", ";").replace("=", ":") if isinstance(value, str) else value
+
+
+def _tower_value(value: Any) -> Any:
+    return value.replace(";", ",").replace(":", "=") if isinstance(value, str) else value
+
+
+class TowerGame(pyspiel.Game):
+    """One registered game with fixed parameters; its states wrap a `GameState` (see `TowerState`).
+
+    Each game registers its own subclass (`GAME_CLASSES`) naming the game in `tower_game`."""
+
+    tower_game = ""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        game = self.tower_game
+        cls = game_class(game)
+        params = {**_game_type(game).parameter_specification, **(params or {})}
+        players, seed = params.pop("players"), params.pop("seed")
+        if not 0 <= seed < SEED_LIMIT:
+            raise BadInput(f"seed must be 0..{SEED_LIMIT - 1} for OpenSpiel, got {seed}", "$.seed")
+        codec = codec_for(game)
+        options = {k: _tower_value(v) for k, v in params.items()}
+        prototype = cls(players, seed, options)  # checks players and options; cloned for each new game
+        info = pyspiel.GameInfo(
+            num_distinct_actions=codec.num_actions,
+            max_chance_outcomes=0,
+            num_players=players,
+            min_utility=0.0,
+            max_utility=1.0,
+            utility_sum=1.0,
+            max_game_length=cls.max_game_length * codec.num_fields,
+        )
+        super().__init__(_game_type(game), info, {"players": players, "seed": seed, **params})
+        self.tower_name, self.codec, self.prototype = game, codec, prototype
+
+    def new_initial_state(self) -> TowerState:
+        return TowerState(self)
+
+    def state_of(self, state: GameState) -> TowerState:
+        """An OpenSpiel state playing on from a copy of `state` (its action history starts empty)."""
+        return TowerState(self, Stepper(state.clone(), self.codec))
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> TowerObserver:
+        return TowerObserver(self, iig_obs_type, params)
+
+
+class _Core:
+    """The Python side of a `TowerState`. OpenSpiel clones a state by making a fresh one and deep-copying its
+    attributes, so the game is made lazily here and copied with the game's own (fast) `clone`."""
+
+    __slots__ = ("prototype", "_stepper")
+
+    def __init__(self, prototype: GameState | None, stepper: Stepper | None = None) -> None:
+        self.prototype = prototype
+        self._stepper = stepper
+
+    @property
+    def stepper(self) -> Stepper:
+        if self._stepper is None:
+            assert self.prototype is not None
+            self._stepper = Stepper(self.prototype.clone())
+        return self._stepper
+
+    def __deepcopy__(self, memo: dict) -> _Core:
+        return _Core(self.prototype, None if self._stepper is None else self._stepper.copy())
+
+    def __getstate__(self) -> dict[str, Any]:  # OpenSpiel serialises a Python state by pickling its attributes
+        return {"stepper": self.stepper.to_json()}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self.prototype = None
+        self._stepper = Stepper.from_json(data["stepper"])
+
+
+class TowerState(pyspiel.State):
+    """An OpenSpiel state: a game plus the part of the current move chosen so far."""
+
+    def __init__(self, game: TowerGame, stepper: Stepper | None = None) -> None:
+        super().__init__(game)
+        self._core = _Core(game.prototype, stepper)
+
+    @property
+    def stepper(self) -> Stepper:
+        return self._core.stepper
+
+    @property
+    def game_state(self) -> GameState:
+        """The wrapped game (read it, do not change it: the pending choice refers to it)."""
+        return self.stepper.state
+
+    def current_player(self) -> int:
+        player = self.stepper.current_player
+        return pyspiel.PlayerId.TERMINAL if player is None else player
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self.stepper.legal_actions()
+
+    def _apply_action(self, action: int) -> None:
+        self.stepper.apply_action(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self.stepper.action_text(int(action))
+
+    def is_terminal(self) -> bool:
+        return self.stepper.is_over
+
+    def returns(self) -> list[float]:
+        return self.stepper.returns()
+
+    def resampled(self, player: int, rng: random.Random) -> TowerState:
+        """A state `player` cannot tell from this one: what they cannot see re-dealt (`GameState.determinize`),
+        with a fresh generator for the draws to come. The move being chosen stays chosen."""
+        stepper = Stepper(self.stepper.state.determinize(player, rng), self.stepper.codec, self.stepper.fixed)
+        return TowerState(self.get_game(), stepper)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> TowerState:
+        return self.resampled(player_id, random.Random(int(probability_sampler() * 2**53)))
+
+    def __str__(self) -> str:
+        return _json(self.stepper.to_json())
+
+
+class TowerObserver:
+    """OpenSpiel's Python observer protocol: `tensor`, `dict`, `set_from`, `string_from`."""
+
+    def __init__(self, game: TowerGame, iig_obs_type: Any, params: Any) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {params}")
+        self.game_name = game.tower_name
+        self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        if game.tower_name not in PERFECT_INFORMATION:
+            if self.perfect_recall:
+                raise ValueError(f"{game.tower_name}: only observations (what a player sees now) are provided")
+            if iig_obs_type is not None and (not iig_obs_type.public_info or
+                                             iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER):
+                raise ValueError(f"{game.tower_name}: only a player's own observation is provided")
+        self.tensor: np.ndarray | None = None
+        self.dict: dict[str, np.ndarray] = {}
+        if not self.perfect_recall:
+            state = game.prototype
+            size = len(observation(game.tower_name, state.view(0), 0, state.num_players)) + game.codec.num_actions
+            self.tensor = np.zeros(size, np.float32)
+            self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: TowerState, player: int) -> None:
+        if self.tensor is not None:
+            self.tensor[:] = observation_vector(state.stepper, player)
+
+    def string_from(self, state: TowerState, player: int) -> str:
+        s = state.stepper
+        chosen = f" choosing {s.pending_actions()}" if s.fixed and s.current_player == player else ""
+        if self.perfect_recall:
+            return "moves: " + "; ".join(str(m) for m in s.state.history) + chosen
+        return _json(s.state.view(player)) + chosen
+
+
+def observation_vector(stepper: Stepper, player: int) -> np.ndarray:
+    """`features.observation` of the player's view, then a mark on each id of the move they are choosing."""
+    state = stepper.state
+    chosen = np.zeros(stepper.codec.num_actions, np.float32)
+    if stepper.fixed and stepper.current_player == player:
+        chosen[stepper.pending_actions()] = 1.0
+    return np.concatenate([observation(state.name, state.view(player), player, state.num_players), chosen])
+
+
+# Registered as classes, as OpenSpiel's own Python games are: a class lives until the interpreter is gone,
+# whereas a plain callable held by OpenSpiel's registry would be freed after it, which aborts the process.
+GAME_CLASSES: dict[str, type[TowerGame]] = {
+    game: type(f"TowerGame_{game.replace('-', '_')}", (TowerGame,), {"tower_game": game}) for game in game_names()
+}
+
+
+def register() -> list[str]:
+    """Register every game with OpenSpiel (again is harmless); returns their OpenSpiel names."""
+    known = set(pyspiel.registered_names())
+    names = []
+    for game in game_names():
+        name = short_name(game)
+        if name not in known:
+            pyspiel.register_game(_game_type(game), GAME_CLASSES[game])
+        names.append(name)
+    return names
+
+
+def load_game(game: str, **params: Any) -> TowerGame:
+    """`pyspiel.load_game` for one of our games by its tower name, e.g. ``load_game("diabolo", players=3)``."""
+    register()
+    return pyspiel.load_game(short_name(game), params)
+
+
+# --- AI players -----------------------------------------------------------------------------------------------
+#: A Climbers playout move costs milliseconds (block moves are listed in full): fewer, shorter playouts keep a
+#: decision within the 2 s the spec allows on these machines.
+CLIMBERS_DEFAULTS = {"simulations": 20, "rollout_limit": 6}
+
+
+class PlayoutEvaluator(mcts.Evaluator):
+    """Leaf values from one playout on the game itself (its `rollout_move` policy where it has one, else random
+    moves), cut off after `limit` moves and scored like `tower.ai` scores its own playouts. Playing out on the
+    `GameState` skips the per-field decisions, which are only a way of naming moves."""
+
+    def __init__(self, rng: random.Random, limit: int) -> None:
+        self.rng = rng
+        self.limit = limit
+
+    def evaluate(self, state: TowerState) -> np.ndarray:
+        from tower.ai import outcome_rewards
+
+        stepper = state.stepper
+        game = stepper.state.clone()
+        if stepper.fixed:  # finish the move being chosen at random among those still open
+            game.apply(self.rng.choice(stepper.candidates()))
+        policy = getattr(game, "rollout_move", None)
+        for _ in range(self.limit):
+            if game.is_over:
+                break
+            game.apply(policy(self.rng) if policy is not None else self.rng.choice(game.legal_moves()))
+        return np.array(outcome_rewards(game))
+
+    def prior(self, state: TowerState) -> list[tuple[int, float]]:
+        legal = state.legal_actions()
+        return [(a, 1.0 / len(legal)) for a in legal]
+
+
+@dataclass
+class OpenSpielAgent:
+    """A `tower.ai` agent that decides with OpenSpiel's MCTS (`mcts`) or IS-MCTS (`ismcts`) bot.
+
+    A move that takes several actions is decided one action at a time, each by a fresh search. The MCTS bot
+    searches the real position only where nothing is hidden; in a card game it searches one world re-dealt
+    from what the player can see, so it never peeks. IS-MCTS re-deals before every simulation; on The Climbers,
+    where nothing is hidden, it is plain MCTS (OpenSpiel's IS-MCTS takes imperfect-information games only).
+    """
+
+    search: str
+    rng: random.Random
+    simulations: int = 100
+    uct_c: float = 2.0
+    rollout_limit: int = 100
+    name: str = ""
+    _given: frozenset[str] = frozenset()  # settings the spec named (game defaults do not override them)
+    _games: dict[str, TowerGame] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.name or f"openspiel-{self.search}"
+        self._np = np.random.RandomState(self.rng.getrandbits(32))
+
+    def choose(self, state: GameState) -> Move:
+        game = self._game_for(state)
+        os_state = game.state_of(state)
+        done = len(state.history)
+        while True:
+            os_state.apply_action(self._action(game, os_state))
+            history = os_state.game_state.history
+            if len(history) > done:
+                return history[-1]
+
+    def _game_for(self, state: GameState) -> TowerGame:
+        key = _json([state.name, state.num_players, state.options])
+        if key not in self._games:  # the seed does not matter: the agent's states wrap the position given
+            options = {k: _os_value(v) for k, v in state.options.items()}
+            self._games[key] = load_game(state.name, players=state.num_players, **options)
+        return self._games[key]
+
+    def _settings(self, game: str) -> tuple[int, int]:
+        """(simulations, playout limit) for `game`: the spec's, else the game's defaults, else the agent's."""
+        defaults = CLIMBERS_DEFAULTS if game == "climbers" else {}
+        pick = {k: getattr(self, k) if k in self._given else defaults.get(k, getattr(self, k))
+                for k in ("simulations", "rollout_limit")}
+        return pick["simulations"], pick["rollout_limit"]
+
+    def _action(self, game: TowerGame, os_state: TowerState) -> int:
+        legal = os_state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        simulations, rollout_limit = self._settings(game.tower_name)
+        evaluator = PlayoutEvaluator(self.rng, rollout_limit)
+        player = os_state.current_player()
+        if self.search == "ismcts" and game.tower_name not in PERFECT_INFORMATION:
+            bot = ismcts.ISMCTSBot(game, evaluator, self.uct_c, simulations, random_state=self._np,
+                                   use_observation_string=True)
+            bot.set_resampler(lambda s, p: s.resampled(p, self.rng))
+            return int(bot.step(os_state))
+        root = os_state if game.tower_name in PERFECT_INFORMATION else os_state.resampled(player, self.rng)
+        bot = mcts.MCTSBot(game, self.uct_c, simulations, evaluator, solve=False, random_state=self._np)
+        return int(bot.step(root))
+
+
+def make_agent(search: str, settings: dict[str, str], rng: random.Random) -> OpenSpielAgent:
+    """The agent for ``ai:openspiel-mcts[:sims=N,c=X,rollout=N]`` (and ``openspiel-ismcts``).
+
+    Without settings a decision takes well under 2 s here for the card games (100 simulations, playouts of
+    up to 100 moves); a Climbers move is far dearer to play out, so on The Climbers the defaults are
+    `CLIMBERS_DEFAULTS`. Settings given in the spec always win.
+    """
+    kwargs: dict[str, Any] = {}
+    names = {"sims": ("simulations", int), "iters": ("simulations", int), "c": ("uct_c", float),
+             "rollout": ("rollout_limit", int)}
+    for key, value in settings.items():
+        if key not in names:
+            raise BadInput(f"unknown setting {key!r} for openspiel-{search} (sims, c, rollout)", "")
+        attr, kind = names[key]
+        try:
+            kwargs[attr] = kind(value)
+        except ValueError:
+            raise BadInput(f"AI setting {key!r} needs a number, got {value!r}", "") from None
+    if kwargs.get("simulations", 1) < 1 or kwargs.get("rollout_limit", 0) < 0:
+        raise BadInput("sims must be at least 1 and rollout at least 0", "")
+    return OpenSpielAgent(search, rng, **kwargs, _given=frozenset(kwargs))
+
+
+register()
