@@ -159,7 +159,7 @@ class DiaboloMove(Move):
             raise BadInput(f"expected e.g. '{example}': {text!r}")
         if rest[0] not in COLOUR_INDEX:
             raise BadInput(f"unknown colour {rest[0]!r} (one of {', '.join(COLOURS)}): {text!r}")
-        if not rest[1].isdigit() or not 1 <= int(rest[1]) <= MAX_VALUE:
+        if not (rest[1].isdecimal() and len(rest[1]) <= 2) or not 1 <= int(rest[1]) <= MAX_VALUE:
             raise BadInput(f"a card value is 1-{MAX_VALUE}, got {rest[1]!r}: {text!r}")
         side = ""
         if verb == "place":

@@ -87,8 +87,8 @@ def parse_deck(spec: str) -> dict[str, int]:
     counts = dict.fromkeys(CARD_ORDER, 0)
     for part in filter(None, (p.strip() for p in spec.split(","))):
         name, eq, value = part.partition("=")
-        if not eq or not value.strip().isdigit():
-            raise BadInput(f"deck entry {part!r} must look like name=count", "$.options.deck")
+        if not eq or not (value.strip().isdecimal() and len(value.strip()) <= 4):
+            raise BadInput(f"deck entry {part!r} must look like name=count (count 0-9999)", "$.options.deck")
         counts[parse_card(name)] = int(value)
     return counts
 
@@ -173,7 +173,7 @@ class PartnersMove(Move):
             pawns, steps = [], []
             for part in parts:
                 name, plus, count = part.partition("+")
-                if not plus or not count.isdigit():
+                if not plus or not (count.isdecimal() and len(count) <= 2):
                     raise BadInput(f"bad part {part!r} of a 7 (like y1+3)", "$")
                 pawns.append(parse_pawn(name))
                 steps.append(int(count))

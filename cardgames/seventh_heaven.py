@@ -169,7 +169,7 @@ class SeventhHeavenMove(Move):
                 give = rest[i + 1]
                 i += 2
                 continue
-            if word.isdigit() and card in ("mushroom", "foot") and not n:
+            if word.isdecimal() and len(word) <= 3 and card in ("mushroom", "foot") and not n:
                 n = int(word)
             elif word in COLOUR_INDEX and not colour:
                 colour = word

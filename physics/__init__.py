@@ -9,12 +9,12 @@ pybullet is imported only when the dynamics judge runs.
 
 from physics.dynamics import DynamicsResult, judge_dynamics
 from physics.model import Box, remove
-from physics.statics import COM_INSET_M, StaticsResult, judge_statics
+from physics.statics import COM_INSET_M, StaticsResult, judge_statics, stands
 from physics.units import DEFAULT_MU, FIGURE_MASS_KG, UNIT_M, WOOD_DENSITY, grid_box
 from physics.verdict import COLLAPSES, MARGINAL, STABLE, STABLE_MARGIN_DEG, Verdict, combine, judge
 
 __all__ = [
-    "Box", "remove", "judge_statics", "StaticsResult", "judge_dynamics", "DynamicsResult", "judge", "Verdict",
+    "Box", "remove", "judge_statics", "stands", "StaticsResult", "judge_dynamics", "DynamicsResult", "judge", "Verdict",
     "combine", "grid_box", "UNIT_M", "WOOD_DENSITY", "DEFAULT_MU", "FIGURE_MASS_KG", "COM_INSET_M",
     "STABLE_MARGIN_DEG", "STABLE", "MARGINAL", "COLLAPSES",
 ]

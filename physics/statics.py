@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from physics.contacts import TABLE, Contact, contact_corners, find_contacts
+from physics.contacts import TABLE, TOUCH_TOL_M, Contact, contact_corners, find_contacts
 from physics.model import Box
 from physics.units import DEFAULT_MU
 
@@ -128,7 +128,8 @@ def _solve(A: sp.csc_matrix, b_eq: np.ndarray, c: np.ndarray, lo: np.ndarray,
 class _Problem:
     """The equilibrium equations of one build, normalised to order-1 numbers, ready to solve for any direction."""
 
-    def __init__(self, boxes: Sequence[Box], mu: float, inset: float) -> None:
+    def __init__(self, boxes: Sequence[Box], mu: float, inset: float,
+                 contacts: list[Contact] | None = None) -> None:
         self.boxes = list(boxes)
         self.mu = mu
         n = len(boxes)
@@ -139,7 +140,7 @@ class _Problem:
         self.L = float(sizes.mean())
         self.m = masses / masses.mean()
         centres = np.array([b.centre for b in boxes], dtype=float)
-        self.contacts: list[Contact] = find_contacts(boxes)
+        self.contacts: list[Contact] = find_contacts(boxes) if contacts is None else contacts
         c_idx, pts, axes = contact_corners(self.contacts, inset)
         a = np.array([self.contacts[k].a for k in c_idx], dtype=int)
         b = np.array([self.contacts[k].b for k in c_idx], dtype=int)
@@ -299,6 +300,108 @@ def _segment_distance(p: np.ndarray, q: np.ndarray) -> tuple[float, np.ndarray]:
 
 def _deg(lam: float) -> float:
     return math.degrees(math.atan(lam))
+
+
+def _quick_fall(boxes: Sequence[Box], contacts: Sequence[Contact], inset: float,
+                only: int | None = None) -> bool:
+    """Exact quick test by virtual work, for boxes with nothing resting on them: True when one must fall.
+
+    Tip such a box about the edge of its support hull (the bottom contacts, shrunk by the inset) nearest to its
+    centre, towards its centre. Points of its bottom face move straight up or down, so friction there does no
+    work; a side contact (frictionless) resists only if that face looks along the tipping direction. With the
+    centre off the hull and no such face touched, gravity does positive work in a motion nothing resists: no
+    equilibrium exists. Anything else is left to the LP.
+    """
+    on_top = {c.a for c in contacts if c.axis == 2}
+    under: dict[int, list[tuple[float, float, float, float]]] = {}
+    faces: dict[int, list[tuple[int, float]]] = {}  # box -> (axis, sign of the touching face's outward normal)
+    for c in contacts:
+        if c.axis == 2:
+            under.setdefault(c.b, []).append(c.rect)
+        else:
+            faces.setdefault(c.a, []).append((c.axis, 1.0))
+            faces.setdefault(c.b, []).append((c.axis, -1.0))
+    for i, b in enumerate(boxes):
+        if i in on_top or (only is not None and i != only):
+            continue
+        rects = under.get(i)
+        if not rects:
+            return True  # nothing under it and nothing on it: frictionless sides carry no weight
+        cx, cy = b.centre[0], b.centre[1]
+        if any(x0 + inset <= cx <= x1 - inset and y0 + inset <= cy <= y1 - inset for x0, x1, y0, y1 in rects):
+            continue  # over one contact: the common case, no hull needed
+        pts = np.array([(x, y) for x0, x1, y0, y1 in rects
+                        for x in (x0 + inset, x1 - inset) for y in (y0 + inset, y1 - inset)])
+        c = np.array((cx, cy))
+        near = _nearest_on_hull(pts, c)
+        if near is None:
+            continue  # centre over the hull
+        n = c - near
+        if not any(sign * n[axis] > 1e-12 for axis, sign in faces.get(i, ())):
+            return True
+    return False
+
+
+def _nearest_on_hull(pts: np.ndarray, p: np.ndarray) -> np.ndarray | None:
+    """The point of the convex hull of the 2-D points nearest to p, or None when p lies in the hull."""
+    pts = np.unique(pts.round(12), axis=0)
+
+    def cross(o, a, b) -> float:
+        return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
+
+    hull: list[np.ndarray] = []  # Andrew's monotone chain, counter-clockwise
+    for seq in (pts, pts[::-1]):
+        start = len(hull)
+        for q in seq:
+            while len(hull) >= start + 2 and cross(hull[-2], hull[-1], q) <= 0:
+                hull.pop()
+            hull.append(q)
+        hull.pop()
+    if len(hull) >= 3 and all(cross(hull[k], hull[(k + 1) % len(hull)], p) >= -1e-15 for k in range(len(hull))):
+        return None
+    best, best_d = hull[0], math.inf
+    for k in range(len(hull)):
+        a, b = hull[k], hull[(k + 1) % len(hull)]
+        ab = b - a
+        t = 0.0 if not ab.any() else min(1.0, max(0.0, float((p - a) @ ab / (ab @ ab))))
+        q = a + t * ab
+        d = float(np.hypot(*(p - q)))
+        if d < best_d:
+            best, best_d = q, d
+    return None if best_d < 1e-12 else best  # on a degenerate hull's segment: left to the LP
+
+
+def stands(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M,
+           first: str | None = None) -> bool:
+    """Does the build stand on a level table? The same equilibrium as judge_statics at zero tilt, without the
+    margin search: two LPs, or none when _quick_fall already proves a box falls.
+    This is the test for many candidate placements, where judge_statics' 8-12 LPs each would cost too much;
+    `first` names the box just placed, to be tested on its own before the whole build."""
+    boxes = list(boxes)
+    if not boxes:
+        return True
+    if first is not None:
+        # the box just placed is tested first against only the boxes that can touch it: most candidate
+        # placements fail here, without the whole build's contact search
+        k = next(j for j, b in enumerate(boxes) if b.id == first)
+        lo, hi = np.array(boxes[k].lo), np.array(boxes[k].hi)
+        near = [b for j, b in enumerate(boxes) if j == k or (np.all(np.array(b.lo) <= hi + TOUCH_TOL_M)
+                                                                and np.all(np.array(b.hi) >= lo - TOUCH_TOL_M))]
+        if _quick_fall(near, find_contacts(near), com_inset, only=near.index(boxes[k])):
+            return False
+    contacts = find_contacts(boxes)
+    if _quick_fall(boxes, contacts, com_inset):
+        return False
+    prob = _Problem(boxes, mu, com_inset, contacts)
+    # judge_statics' rays use the friction pyramid in both of its orientations (0 and half a side turned); both
+    # must hold the unloaded build, or the two functions could differ on builds balanced at the friction limit
+    for phi in (0.0, math.pi / FRICTION_SIDES):
+        G = prob.generators(phi)
+        k = G.shape[1]
+        x, _ = _solve(G, prob.b_eq, np.zeros(k), np.zeros(k), np.full(k, np.inf))
+        if x is None:
+            return False
+    return True
 
 
 def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M) -> StaticsResult:

@@ -28,8 +28,13 @@ class BadInput(ValueError):
     def _line(self) -> str:
         head = f"{self.source}: " if self.source else ""
         place = f"at {self.where}: " if self.where else ""
-        return f"{head}{place}{self.what}"
+        # a JSON key or a file name may hold a line break: the message stays one line all the same
+        return f"{head}{place}{self.what}".translate(_LINE_BREAKS)
 
     def in_source(self, source: str) -> BadInput:
         """The same error, naming the file it came from."""
         return BadInput(self.what, self.where, source)
+
+
+#: Every character `str.splitlines` breaks at, written as its escape.
+_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}

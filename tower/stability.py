@@ -36,8 +36,17 @@ def judge_build(build: Build, statics_only: bool = False) -> Any:
     return physics.judge(build_boxes(build), statics_only=statics_only)
 
 
-def statics_stands(build: Build) -> bool:
-    """The `physical` support option's test: does the statics judge say the construction stands?"""
+def statics_stands(build: Build, moved: str | None = None) -> bool:
+    """The `physical` support option's test: does the statics judge say the construction stands? `moved` names
+    the block just placed (checked first: where most candidate placements fail)."""
     import physics
 
-    return bool(physics.judge_statics(build_boxes(build)).stable)
+    return physics.stands(build_boxes(build), first=moved)
+
+
+def use_physical_support() -> None:
+    """Hand the statics judge to The Climbers for its `support=physical` option. The rules code cannot import
+    physics itself, so whoever wires the layers together (the CLI, a script) calls this once."""
+    from tower.climbers.game import ClimbersState
+
+    ClimbersState.support_judge = staticmethod(statics_stands)

@@ -72,14 +72,18 @@ class ClimbersState(GameState):
         "support": ("strict", "physical"),
         "descent": ("one-unit", "free"),
     }
-    #: For the `physical` support option: a function build -> bool (the statics judge) handed in by the caller.
-    support_judge: Callable[[Build], bool] | None = None
+    #: For the `physical` support option: a function (build, id of the block just placed) -> does it stand (the
+    #: statics judge), handed in by whoever wires the layers (tower.stability.use_physical_support).
+    support_judge: Callable[[Build, str], bool] | None = None
 
     def __init__(self, players: int, seed: int | None = 0, options: dict[str, Any] | None = None,
                  build: Build | None = None) -> None:
         super().__init__(players, seed, options)
         if not isinstance(self.options["max_rounds"], int) or self.options["max_rounds"] < 1:
             raise BadInput("option 'max_rounds' must be at least 1", "$.options.max_rounds")
+        if self.options["support"] == "physical" and self.support_judge is None:
+            raise BadInput("option 'support': 'physical' needs the physics judge (call "
+                           "tower.stability.use_physical_support() first; the CLI does)", "$.options.support")
         build = build if build is not None else random_start_tower(self.rng.getrandbits(32))
         self._load_blocks(build)
         self.colours = PLAYER_COLOURS[:players]
@@ -397,7 +401,7 @@ class ClimbersState(GameState):
         # blocked; figures on block tops may be pushed
         stoned |= has_fig & (self.heights == 0)
         has_fig &= self.heights > 0
-        physical = self.options["support"] == "physical" and self.support_judge is not None
+        physical = self.options["support"] == "physical"
         shapes: list[tuple[Cell, int]] = []
         shape_ids: dict[tuple[Cell, int], int] = {}
         parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, int]] = []
@@ -510,7 +514,7 @@ class ClimbersState(GameState):
             probe = self.to_build()
             b = probe.blocks[i]
             probe.blocks[i] = Block(b.id, cell, size, b.faces)
-            if self.support_judge(probe):  # type: ignore[misc]
+            if self.support_judge(probe, b.id):  # type: ignore[misc]
                 yield i, cell, (size, top), ()
 
     def _push_options(self, i: int, origin: Cell, size: Cell,
