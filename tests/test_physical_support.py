@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_climbers import M, blk
 
 from physics import judge_statics, stands
 from physics.builds import random_build
@@ -15,8 +16,6 @@ from tower.climbers.game import ClimbersState
 from tower.errors import BadInput
 from tower.legality import check_build
 from tower.stability import statics_stands, use_physical_support
-
-from test_climbers import M, blk
 
 
 @pytest.mark.parametrize("seed", range(0, 240, 3))
