@@ -141,15 +141,30 @@ def test_cli_view_bad_build_exits_2_with_one_line_and_no_picture(tmp_path, capsy
     assert not png.exists()
 
 
-def test_cli_view_html_without_trame_is_bad_input_and_writes_nothing(build_file, tmp_path, capsys) -> None:
-    from viewer.view import _html_available
+def test_cli_view_html_without_the_extra_is_bad_input_and_writes_nothing(build_file, tmp_path, capsys,
+                                                                          monkeypatch) -> None:
+    import viewer.view
 
-    if _html_available():
-        pytest.skip("trame is installed here")
+    monkeypatch.setattr(viewer.view, "HTML_MODULES", ("trame", "no_such_module_for_the_test"))
     png, html = tmp_path / "out.png", tmp_path / "out.html"
     assert main(["view", str(build_file), "--screenshot", str(png), "--html", str(html)]) == 2
-    assert "trame" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "tower-sim[html]" in err and len(err.splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_view_html_writes_a_self_contained_web_page(build_file, tmp_path, capsys) -> None:
+    from viewer.view import _html_available
+
+    if not _html_available():
+        pytest.skip("the html extra is not installed")
+    html = tmp_path / "tower.html"
+    assert main(["view", str(build_file), "--html", str(html)]) == 0
+    page = html.read_text()
+    assert page.lstrip().lower().startswith("<!doctype html") or "<html" in page[:2000].lower()
+    assert "vtk" in page and "<script src=" not in page  # the scene and vtk.js inside: no network needed
+    assert [p.name for p in tmp_path.iterdir()] == ["tower.html"]  # no temp files left
+    assert capsys.readouterr().err.count("Traceback") == 0
 
 
 def test_cli_view_of_a_game_record(tmp_path) -> None:

@@ -92,27 +92,46 @@ def state_scene(state: Any, player: int | None = None, title: str = ""):
 
 # --- outputs -----------------------------------------------------------------------------------------------
 
+#: What `--html` needs beyond PyVista (the `html` extra): trame and its VTK/PyVista parts; nest_asyncio2 lets
+#: trame start its exporter outside an event loop.
+HTML_MODULES = ("trame", "trame_vtk", "trame_pyvista", "nest_asyncio2")
+
+
 def _html_available() -> bool:
-    try:
-        import trame  # noqa: F401
-        import trame_vtk  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in HTML_MODULES)
 
 
 def _atomic_export(path: str | Path, write) -> None:
-    """Let `write(tmp_path)` produce the file beside `path`, then rename it into place."""
+    """Let `write(tmp_path)` produce the file in a private folder, then hand its bytes to the project's one atomic
+    writer (temp file beside `path`, the usual permissions, rename into place)."""
+    from tower.fileio import atomic_write_bytes
+
     p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=p.suffix or ".tmp", dir=p.parent if str(p.parent) else ".")
-    os.close(fd)
-    try:
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = os.path.join(folder, p.name if p.suffix else p.name + ".tmp")
         write(tmp)
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        atomic_write_bytes(p, Path(tmp).read_bytes())
+
+
+def _export_html(plotter, path: str) -> None:
+    import logging
+    import warnings
+
+    # trame starts a background download of a WebAssembly viewer that this static export never uses; offline it
+    # fails, and asyncio would log that orphaned task's traceback at exit
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+
+    with warnings.catch_warnings():
+        # PyVista points at plotter.trame.export_html, which exists only with trame_pyvista; the call is the same
+        from pyvista.core.errors import PyVistaDeprecationWarning
+
+        warnings.simplefilter("ignore", PyVistaDeprecationWarning)
+        try:
+            plotter.export_html(path)
+        except ImportError as exc:
+            raise BadInput(f"--html: the web export failed: {str(exc).splitlines()[0]}", "", path) from None
 
 
 def write_outputs(scene, screenshot: str | None = None, gltf: str | None = None, html: str | None = None) -> list[str]:
@@ -121,7 +140,7 @@ def write_outputs(scene, screenshot: str | None = None, gltf: str | None = None,
 
     if html and not _html_available():
         # checked before anything is written: no partial set of outputs
-        raise BadInput("--html needs the optional 'trame' packages (pip install 'pyvista[jupyter]'); "
+        raise BadInput("--html needs the optional web-export packages (pip install 'tower-sim[html]'); "
                        "use --screenshot or --gltf", "", html)
     r = SceneRenderer(scene)
     written = []
@@ -133,7 +152,7 @@ def write_outputs(scene, screenshot: str | None = None, gltf: str | None = None,
             _atomic_export(gltf, lambda tmp: export_gltf(r, tmp))
             written.append(gltf)
         if html:
-            _atomic_export(html, lambda tmp: r.plotter.export_html(tmp))
+            _atomic_export(html, lambda tmp: _export_html(r.plotter, tmp))
             written.append(html)
     finally:
         r.close()
