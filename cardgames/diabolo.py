@@ -18,6 +18,7 @@ from bisect import insort
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
+from cardgames.moves import TextMove, split_move
 from tower.errors import BadInput, IllegalMove
 from tower.games.base import GameState, Move
 
@@ -92,7 +93,7 @@ VERBS = ("place", "discard", "double")
 
 
 @dataclass(frozen=True)
-class DiaboloMove(Move):
+class DiaboloMove(TextMove):
     """One decision. Text forms (lower case; `heaven`/`right` mean angel, `hell`/`left` devil):
 
     ``place red 5 angel`` / ``place red 5 devil`` puts a red 5 from the hand beside the red row;
@@ -126,29 +127,16 @@ class DiaboloMove(Move):
                 text, s = f"discard {self.colour} {self.value}", -1
         else:
             raise BadInput(f"a move starts with one of {', '.join(VERBS)}, got {self.verb!r}")
-        # cached: legal_moves is sorted by the text and MCTS hashes moves a lot
-        object.__setattr__(self, "_text", text)
+        self._set_text(text, text)
         object.__setattr__(self, "_kind", k)
         object.__setattr__(self, "_side", s)
-        object.__setattr__(self, "_hash", hash(text))
 
     def __hash__(self) -> int:
         return self._hash  # type: ignore[attr-defined]
 
-    def __str__(self) -> str:
-        return self._text  # type: ignore[attr-defined]
-
-    def sort_key(self) -> str:
-        return self._text  # type: ignore[attr-defined]
-
     @classmethod
     def parse(cls, text: str, state: GameState | None = None) -> Self:
-        if not isinstance(text, str):
-            raise BadInput(f"a move is text, got {text!r}")
-        words = text.strip().lower().split()
-        if not words or words[0] not in VERBS:
-            raise BadInput(f"a move starts with one of {', '.join(VERBS)}: {text!r}")
-        verb, rest = words[0], words[1:]
+        verb, rest = split_move(text, VERBS)
         if verb == "double":
             if len(rest) != 1 or rest[0] not in YES_WORDS:
                 raise BadInput(f"say 'double yes' or 'double no': {text!r}")
@@ -167,13 +155,6 @@ class DiaboloMove(Move):
                 raise BadInput(f"a card goes to the 'angel' or 'devil' side, got {rest[2]!r}: {text!r}")
             side = SIDES[SIDE_WORDS[rest[2]]]
         return cls(verb, rest[0], int(rest[1]), side)
-
-    def to_json(self) -> str:
-        return str(self)
-
-    @classmethod
-    def from_json(cls, data: Any) -> Self:
-        return cls.parse(data)
 
 
 # the moves, made once: PLACE[k][side], DISCARD[k], DOUBLE_NO / DOUBLE_YES

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, ClassVar, Self
 
+from cardgames.moves import TextMove, split_move
 from tower.errors import BadInput, IllegalMove
 from tower.games.base import GameState, Move
 
@@ -106,7 +107,7 @@ VERBS = ("play", "trade", "swap", "keep", "discard")
 
 
 @dataclass(frozen=True)
-class SeventhHeavenMove(Move):
+class SeventhHeavenMove(TextMove):
     """One decision. Text forms (all lower case):
 
     ``play red+3`` / ``play red>`` move the same-colour pawn; ``play white+3 blue`` / ``play white> blue`` move any
@@ -132,27 +133,14 @@ class SeventhHeavenMove(Move):
             parts.append(self.colour)
         if self.give:
             parts += ["give", self.give]
-        # cached: legal_moves sorts by the text and MCTS hashes moves a lot
-        object.__setattr__(self, "_text", " ".join(parts))
-        object.__setattr__(self, "_hash", hash((self.verb, self.card, self.colour, self.n, self.give)))
+        self._set_text(" ".join(parts), (self.verb, self.card, self.colour, self.n, self.give))
 
     def __hash__(self) -> int:
         return self._hash  # type: ignore[attr-defined]
 
-    def __str__(self) -> str:
-        return self._text  # type: ignore[attr-defined]
-
-    def sort_key(self) -> str:
-        return self._text  # type: ignore[attr-defined]
-
     @classmethod
     def parse(cls, text: str, state: GameState | None = None) -> Self:
-        if not isinstance(text, str):
-            raise BadInput(f"a move is text, got {text!r}")
-        words = text.strip().lower().split()
-        if not words or words[0] not in VERBS:
-            raise BadInput(f"a move starts with one of {', '.join(VERBS)}: {text!r}")
-        verb, rest = words[0], words[1:]
+        verb, rest = split_move(text, VERBS)
         card = ""
         if verb in ("play", "trade", "discard"):
             if not rest:
@@ -177,13 +165,6 @@ class SeventhHeavenMove(Move):
                 raise BadInput(f"cannot read {word!r} in move {text!r}")
             i += 1
         return cls(verb, card, colour, n, give)
-
-    def to_json(self) -> str:
-        return str(self)
-
-    @classmethod
-    def from_json(cls, data: Any) -> Self:
-        return cls.parse(data)
 
 
 _INTERN: dict[tuple[str, str, str, int, str], SeventhHeavenMove] = {}
