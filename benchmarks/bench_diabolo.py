@@ -20,6 +20,8 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+from duel import seat_game
+
 from cardgames.diabolo import DiaboloState
 from tower.ai import make_agent
 
@@ -57,22 +59,9 @@ def random_sweep(games: int) -> int:
 
 
 def mcts_game(args: tuple[int, int, str]) -> tuple[float, float, int]:
-    """One 4-player game, MCTS in `seat`, greedy elsewhere; returns (MCTS win share, slowest decision s, decisions)."""
+    """One 4-player game, MCTS in `seat`, greedy elsewhere (see duel.seat_game)."""
     game_seed, seat, spec = args
-    state = DiaboloState(4, game_seed)
-    agents = [make_agent(spec if p == seat else "greedy", seed=game_seed * 10 + p) for p in range(4)]
-    slowest, decisions = 0.0, 0
-    while not state.is_over:
-        player = state.current_player
-        assert player is not None
-        t = time.perf_counter()
-        move = agents[player].choose(state)
-        if player == seat:
-            slowest = max(slowest, time.perf_counter() - t)
-            decisions += 1
-        state.apply(move)
-    winners = state.result()["winners"]
-    return (1 / len(winners) if seat in winners else 0.0), slowest, decisions
+    return seat_game("diabolo", 4, game_seed, seat, spec)
 
 
 def main(argv: list[str] | None = None) -> None:
