@@ -190,3 +190,15 @@ def test_a_hostile_file_through_the_cli_exits_2_with_one_line_and_writes_nothing
     (line,) = proc.stderr.splitlines()
     assert str(path) in line
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name], "nothing is written"
+
+
+def test_an_error_quoting_a_huge_input_stays_a_short_single_line():
+    from tower.errors import MAX_LINE, BadInput
+    from tower.games import new_game
+
+    state = new_game("diabolo", 3, seed=1)
+    with pytest.raises(BadInput) as err:
+        type(state).move_type.parse("place " + "x" * 100_000, state)
+    line = str(err.value)
+    assert len(line) <= MAX_LINE + 40 and len(line.splitlines()) == 1
+    assert line.startswith("at $") or "place" in line[:120]

@@ -28,8 +28,9 @@ class BadInput(ValueError):
     def _line(self) -> str:
         head = f"{self.source}: " if self.source else ""
         place = f"at {self.where}: " if self.where else ""
-        # a JSON key or a file name may hold a line break: the message stays one line all the same
-        return f"{head}{place}{self.what}".translate(_LINE_BREAKS)
+        # a JSON key or a file name may hold a line break: the message stays one line all the same; a message
+        # quoting a huge input keeps its start (what is wrong) and its end, not megabytes of the input
+        return _shorten(f"{head}{place}{self.what}".translate(_LINE_BREAKS))
 
     def in_source(self, source: str) -> BadInput:
         """The same error, naming the file it came from."""
@@ -38,3 +39,13 @@ class BadInput(ValueError):
 
 #: Every character `str.splitlines` breaks at, written as its escape.
 _LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+
+#: Longest error line printed; longer ones keep both ends around an elision mark.
+MAX_LINE = 400
+
+
+def _shorten(line: str) -> str:
+    if len(line) <= MAX_LINE:
+        return line
+    keep = (MAX_LINE - 30) // 2
+    return f"{line[:keep]} ... [{len(line) - 2 * keep} characters left out] ... {line[-keep:]}"
