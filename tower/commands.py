@@ -131,7 +131,7 @@ def parse_options(items: list[str], game: str) -> dict[str, Any]:
 
 
 # --- tower play --text -------------------------------------------------------------------------------------
-HELP = """commands: a move in its text form | moves | hint | undo | save FILE | help | quit"""
+HELP = """commands: a move in its text form | moves | hint | undo | status | save FILE | help | quit"""
 
 
 def cmd_play(args) -> int:
@@ -162,6 +162,7 @@ def text_loop(state, seats: list[str], agents: dict[int, Any], stdin=None) -> in
 
     stdin = stdin or sys.stdin
     print(f"{state.name}: {state.num_players} players ({', '.join(seats)}), seed {state.seed}. {HELP}")
+    shown = -1  # the history length whose position was last printed: answers to commands don't repeat it
     while not state.is_over:
         p = state.current_player
         if p in agents:
@@ -169,8 +170,10 @@ def text_loop(state, seats: list[str], agents: dict[int, Any], stdin=None) -> in
             state.apply(move)
             print(f"player {p} ({seats[p]}): {move}")
             continue
-        print()
-        print(state.describe(p))
+        if shown != len(state.history):
+            print()
+            print(state.describe(p))
+            shown = len(state.history)
         print(f"player {p} to move> ", end="", flush=True)
         line = stdin.readline()
         if not line:
@@ -184,6 +187,8 @@ def text_loop(state, seats: list[str], agents: dict[int, Any], stdin=None) -> in
             return EXIT_OK
         if word == "help":
             print(HELP)
+        elif word == "status":
+            shown = -1
         elif word == "moves":
             moves = state.legal_moves()
             print(f"{len(moves)} legal moves: " + ", ".join(map(str, moves[:60])) + (" ..." if len(moves) > 60 else ""))
@@ -199,6 +204,7 @@ def text_loop(state, seats: list[str], agents: dict[int, Any], stdin=None) -> in
             state = state.undo()
             while state.history and state.current_player in agents:
                 state = state.undo()
+            shown = -1
         elif word == "save":
             if not rest:
                 print("save needs a file name")
