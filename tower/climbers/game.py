@@ -18,7 +18,6 @@ from itertools import permutations, product
 from typing import Any, ClassVar, Self
 
 import numpy as np
-from scipy import ndimage
 
 from tower.blocks import COLOURS, GREY, PLAYER_COLOURS, TOP, Colouring, placements_shapes
 from tower.build import Block, Build, Figure, Stone, build_to_json, parse_build
@@ -653,6 +652,8 @@ class ClimbersState(GameState):
             return False
         ok_arr = self._enterable(p)
         table_arr = ok_arr & (heights == 0)
+        from scipy import ndimage  # here, not at the top: it is 60 % of this module's import time
+
         labels_arr, pieces = ndimage.label(table_arr)
         cells = BOARD * BOARD
         # border steps of every table piece: (piece, block column entered), found with four shifted masks
