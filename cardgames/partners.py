@@ -361,6 +361,14 @@ class PartnersState(GameState):
             self._legal = self._generate()
         return list(self._legal)
 
+    def random_move(self, rng: random.Random) -> PartnersMove:
+        """A uniform draw from `legal_moves()`: the very same `rng.choice` on the same list, so a random player
+        makes the same moves with or without this hook; it only saves copying the list."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate()
+        return rng.choice(legal)
+
     def _generate(self) -> list[PartnersMove]:
         """The legal moves, built in sort order: by card, then action, pawns, steps."""
         if self.phase == "over":
@@ -386,7 +394,8 @@ class PartnersState(GameState):
             if here == BASE:
                 continue
             if here >= fin:
-                pawns.append((pawn, 2, here, 0, 0, False, False, 0))
+                if not self.blocked(pawn, loc):  # a placed pawn has no move with any card: skip it once here
+                    pawns.append((pawn, 2, here, 0, 0, False, False, 0))
             elif here >= t:
                 pawns.append((pawn, 1, SECTION * (here - t), 0, 0, False, False, 0))
             else:
@@ -488,20 +497,20 @@ class PartnersState(GameState):
                 tables.append(table)
             else:
                 tables.append(self._seven_group(group))
-        moves: list[PartnersMove] = []
-
-        def combine(i: int, left: int, pawns: tuple[int, ...], steps: tuple[int, ...]) -> None:
-            if i == len(tables):
-                if left == 0:
-                    moves.append(_seven_move(pawns, steps))
-                return
-            for used, splits in tables[i].items():
-                if used <= left:
-                    for ps, ss in splits:
-                        combine(i + 1, left - used, pawns + ps, steps + ss)
-
-        combine(0, SEVEN, (), ())
-        return moves
+        # combine the groups' splits breadth-first; `room[i]`, the most the groups from i on can use, prunes
+        # partial splits that could never add up to 7
+        room = [0] * (len(tables) + 1)
+        for i in range(len(tables) - 1, -1, -1):
+            room[i] = room[i + 1] + max(tables[i])
+        partial: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = [(SEVEN, (), ())]
+        for i in range(len(tables) - 1):
+            table, after = tables[i], room[i + 1]
+            partial = [(left - used, pawns + ps, steps + ss) for left, pawns, steps in partial
+                       for used, splits in table.items() if used <= left and left - used <= after
+                       for ps, ss in splits]
+        last = tables[-1]
+        return [_seven_move(pawns + ps, steps + ss) for left, pawns, steps in partial
+                for ps, ss in last.get(left, ())]
 
     def _seven_group(self, group: list[int]) -> dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]]:
         """Every distinct outcome of moving some of `group` (pawns that can meet) 1..7 spaces in all, by amount

@@ -530,3 +530,19 @@ def test_a_player_knows_the_card_he_gave_is_in_his_partners_hand_and_nothing_mor
         assert d.hands[YELLOW] == s.hands[YELLOW]
     # the opponents' hands are re-dealt: they are not simply copied
     assert any(s.determinize(YELLOW, rng).hands[RED] != s.hands[RED] for _ in range(20))
+
+
+@pytest.mark.parametrize("players", [4, 6])
+def test_the_random_move_hook_draws_exactly_what_a_choice_from_the_legal_moves_draws(players):
+    """random_move(rng) only skips copying the list: a legal move, and the same draw from the same generator,
+    so a random player's games (and their records) are the same with or without the hook."""
+    hook, plain = random.Random(6), random.Random(6)
+    for seed in range(3):
+        s = new_game("partners", players=players, seed=seed)
+        while not s.is_over:
+            legal = s.legal_moves()
+            move = s.random_move(hook)
+            assert move in legal and s.explain(move) is None
+            assert move == plain.choice(legal)
+            s.apply(move)
+        assert len(s.result()["winners"]) == 2
