@@ -1,74 +1,28 @@
 """Benchmarks for The Climbers: move generation, random games, the search player (SPEC section 7).
 
-Run: /work/.venv/bin/python benchmarks/bench_climbers.py [--runs N] [--games N] [--mcts-games N] [--thousand]
+Run: /work/.venv/bin/python benchmarks/bench_climbers.py [--runs N] [--games N] [--mcts-games N] [--mcts SPEC]
+     [--thousand]
 
 Figures printed (medians; the machine's load average is printed alongside, as these 2-core machines are shared):
 - all legal block moves of a 35-block start tower (ClimbersState.block_table, cache cleared; target <= 5 ms),
   and the same as a list of Move objects (block_moves);
 - random AI games, start to end, 2-5 players (games per second; target >= 5);
 - MCTS decisions at its default budget (decisions per second, the slowest decision; limit 2 s), greedy too;
-- MCTS against two greedy players in 3-player games with the seats rotated (win share; target >= 60 %);
-- with --focused-games N: the same for FocusedMCTS, tower.ai's MCTS expanding `search_moves()` (a proposal);
+- MCTS against two greedy players in 3-player games with the seats rotated (win share, a shared win counting
+  1/k; target >= 60 %); --mcts takes any `make_agent` spec (default `mcts`) to compare settings;
 - with --thousand: 1000 random 2-5 player games, checked to finish without error.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import random
 import statistics
 import time
 
-from tower.ai import GreedyAgent, MCTSAgent, RandomAgent, _Node, outcome_rewards
+from tower.ai import GreedyAgent, RandomAgent, make_agent
 from tower.climbers.game import ClimbersState
-
-
-class FocusedMCTS(MCTSAgent):
-    """tower.ai's MCTS with one change, to measure what it would gain: the tree expands the game's
-    `search_moves()` (every figure move, the best-scored block moves) instead of all ~10,000 legal moves.
-    A proposal for tower.ai, kept here because this module may not edit it."""
-
-    def choose(self, state):  # type: ignore[override]
-        me = state.current_player
-        if len(state.search_moves()) == 1:
-            return state.search_moves()[0]
-        root = _Node(None, None, None)
-        deadline = time.perf_counter() + self.budget_s
-        for i in range(self.iterations):
-            if i and time.perf_counter() > deadline:
-                break
-            self._iterate(root, state.determinize(me, self.rng))
-        return max(root.children.values(), key=lambda n: (n.visits, n.total)).move
-
-    def _iterate(self, root, sim) -> None:  # type: ignore[override]
-        node = root
-        while not sim.is_over:
-            legal = sim.search_moves()
-            for m in legal:
-                if m in node.children:
-                    node.children[m].available += 1
-            untried = [m for m in legal if m not in node.children]
-            if untried:
-                move = self.rng.choice(untried)
-                player = sim.current_player
-                sim.apply(move)
-                node.children[move] = node = _Node(move, player, node, available=1)
-                break
-            node = max((node.children[m] for m in legal), key=lambda c: c.total / c.visits + self.exploration
-                       * math.sqrt(math.log(max(1, c.available)) / c.visits))
-            sim.apply(node.move)
-        depth = 0
-        while not sim.is_over and depth < self.rollout_limit:
-            sim.apply(sim.rollout_move(self.rng))
-            depth += 1
-        rewards = outcome_rewards(sim)
-        while node is not None:
-            node.visits += 1
-            if node.player is not None:
-                node.total += rewards[node.player]
-            node = node.parent
 
 
 def load() -> str:
@@ -131,8 +85,8 @@ def bench_random_games(games: int) -> None:
           f"({games / sum(per_game):.1f} overall), median {statistics.median(moves):.0f} moves, n={games}  [{load()}]")
 
 
-def bench_search(games: int, focused: bool = False) -> None:
-    label = "focused MCTS (search_moves)" if focused else "MCTS"
+def bench_search(games: int, spec: str = "mcts") -> None:
+    label = "MCTS" if spec == "mcts" else spec
     decision_times: dict[str, list[float]] = {}
     wins = 0.0
     mcts_times: list[float] = []
@@ -140,7 +94,7 @@ def bench_search(games: int, focused: bool = False) -> None:
     for g in range(games):
         seat = g % 3
         agents = [GreedyAgent(random.Random(100 * g + q)) for q in range(3)]
-        agents[seat] = (FocusedMCTS if focused else MCTSAgent)(random.Random(g))
+        agents[seat] = make_agent(spec, seed=g)
         state, worst = play(ClimbersState(3, 5000 + g), agents, decision_times)  # type: ignore[arg-type]
         winners = state.result()["winners"]
         wins += 1.0 / len(winners) if seat in winners else 0.0
@@ -157,7 +111,7 @@ def bench_search(games: int, focused: bool = False) -> None:
         if state.is_over:
             continue
         t = time.perf_counter()
-        (FocusedMCTS if focused else MCTSAgent)(random.Random(k)).choose(state)
+        make_agent(spec, seed=k).choose(state)
         mcts_times.append(time.perf_counter() - t)
     mcts_all = decision_times.get("mcts", [0.0])
     greedy_all = decision_times.get("greedy", [0.0])
@@ -183,15 +137,13 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=30, help="start towers timed for the block-move figure")
     ap.add_argument("--games", type=int, default=40, help="random games")
     ap.add_argument("--mcts-games", type=int, default=9, help="MCTS vs greedy games (a multiple of 3)")
-    ap.add_argument("--focused-games", type=int, default=0, help="FocusedMCTS vs greedy games (a proposal)")
+    ap.add_argument("--mcts", default="mcts", help="the search player's make_agent spec, e.g. mcts:rollout=10")
     ap.add_argument("--thousand", action="store_true", help="also play 1000 random games")
     args = ap.parse_args()
     bench_block_moves(args.runs)
     bench_random_games(args.games)
     if args.mcts_games:
-        bench_search(args.mcts_games)
-    if args.focused_games:
-        bench_search(args.focused_games, focused=True)
+        bench_search(args.mcts_games, args.mcts)
     if args.thousand:
         bench_thousand()
 

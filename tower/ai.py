@@ -2,8 +2,11 @@
 
 The agents only use the game API (`legal_moves`, `apply`, `clone`, `determinize`, `result`) plus optional hooks
 a game may define: `heuristic(player) -> float` (larger is better for `player`), `greedy_score(move, player)`
-(the greedy player's one-move evaluation) and `rollout_move(rng) -> Move` (a cheaper or smarter playout policy;
-it must return a legal move). Information-set MCTS
+(the greedy player's one-move evaluation), `rollout_move(rng) -> Move` (a cheaper or smarter playout policy;
+it must return a legal move) and `search_moves() -> list[Move]` (a short, non-empty subset of the legal moves
+for the search tree, for games with thousands of moves; MCTS then tries them best `greedy_score` first) and
+`rollout_depth: int` (moves after which a playout stops and `heuristic` ranks the players; default 200).
+Information-set MCTS
 re-deals what the searching player cannot see before every iteration (`determinize`), so it never peeks.
 """
 
@@ -33,7 +36,11 @@ def _heuristic(state: GameState, player: int) -> float:
 
 
 def outcome_rewards(state: GameState) -> list[float]:
-    """Reward in [0, 1] per player: 1 shared among winners at the end, else a heuristic ranking."""
+    """Reward in [0, 1] per player: the game's `rewards()` hook if it has one (e.g. chances to win), else 1 shared
+    among winners at the end and a heuristic ranking before it."""
+    graded = getattr(state, "rewards", None)
+    if graded is not None:
+        return list(graded())
     n = state.num_players
     if state.is_over:
         winners = state.result().get("winners", [])
@@ -106,13 +113,13 @@ class MCTSAgent:
     iterations: int = 2000
     budget_s: float = DEFAULT_BUDGET_S
     exploration: float = 0.7
-    rollout_limit: int = 200
+    rollout_limit: int | None = None  # None: the game's `rollout_depth`, else 200
     name: str = "mcts"
 
     def choose(self, state: GameState) -> Move:
         me = state.current_player
         assert me is not None
-        moves = state.legal_moves()
+        moves = _candidates(state)
         if len(moves) == 1:
             return moves[0]
         root = _Node(None, None, None)
@@ -128,14 +135,14 @@ class MCTSAgent:
         node = root
         # selection: descend while every legal move here has a child
         while not sim.is_over:
-            legal = sim.legal_moves()
+            legal = _candidates(sim)
             for m in legal:
                 child = node.children.get(m)
                 if child is not None:
                     child.available += 1
             untried = [m for m in legal if m not in node.children]
             if untried:
-                move = self.rng.choice(untried)
+                move = self._pick_untried(sim, untried)
                 player = sim.current_player
                 sim.apply(move)
                 child = _Node(move, player, node, available=1)
@@ -150,7 +157,8 @@ class MCTSAgent:
         # rollout
         depth = 0
         policy = getattr(sim, "rollout_move", None)
-        while not sim.is_over and depth < self.rollout_limit:
+        limit = self.rollout_limit if self.rollout_limit is not None else getattr(sim, "rollout_depth", 200)
+        while not sim.is_over and depth < limit:
             sim.apply(policy(self.rng) if policy is not None else self.rng.choice(sim.legal_moves()))
             depth += 1
         rewards = outcome_rewards(sim)
@@ -159,6 +167,23 @@ class MCTSAgent:
             if node.player is not None:
                 node.total += rewards[node.player]
             node = node.parent
+
+    def _pick_untried(self, sim: GameState, untried: list[Move]) -> Move:
+        """A random untried move; where the game focuses the search, its best-scored one (ties at random),
+        so a node's first few children are the moves most worth a look."""
+        scorer = getattr(sim, "greedy_score", None)
+        if scorer is None or getattr(sim, "search_moves", None) is None:
+            return self.rng.choice(untried)
+        me = sim.current_player
+        values = [float(scorer(m, me)) for m in untried]
+        best = max(values)
+        return self.rng.choice([m for m, v in zip(untried, values, strict=True) if v == best])
+
+
+def _candidates(state: GameState) -> list[Move]:
+    """The moves the tree expands: the game's `search_moves()` if it has one, else every legal move."""
+    focus = getattr(state, "search_moves", None)
+    return focus() if focus is not None else state.legal_moves()
 
 
 AGENT_KINDS = ("random", "greedy", "mcts", "openspiel-mcts", "openspiel-ismcts")
