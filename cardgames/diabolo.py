@@ -636,6 +636,43 @@ class DiaboloState(GameState):
             self._proj, self._proj_key = self._projection(), key
         return self.scores[player] + self._proj[player]
 
+    # MCTS playouts stop at once (tower.ai reads this): the leaf is valued by `rewards`, from each player's own
+    # view. Playouts reading the re-dealt hands played far worse (see docs/diabolo.md).
+    rollout_depth = 0
+
+    def rewards(self) -> list[float]:
+        """The search's graded reward: each player's chance to win, from the scores plus the projected rows
+        (`heuristic`) and a normal spread of ROUND_SPREAD per round still to come. Exact shares once the game is
+        really over. A chance instead of one drawn winner keeps the search's signal from drowning in noise."""
+        n = self.num_players
+        left = n - self.round  # rounds not played to the end, the current one included
+        if self.phase == OVER and self.guessed_winners is None or left <= 0:
+            best = max(self.scores)
+            winners = [p for p in range(n) if self.scores[p] == best]
+            return [1.0 / len(winners) if p in winners else 0.0 for p in range(n)]
+        if self.phase == OVER:
+            values = self.scores
+        elif self.phase == DOUBLE:
+            values = [self.heuristic(p) for p in range(n)]
+        else:
+            values = [self.scores[p] + self._own_view_value(p) for p in range(n)]
+        scale = 2.0 * ROUND_SPREAD * math.sqrt(left)  # Phi(d / (sqrt 2 sigma)) = (1 + erf(d / 2 sigma)) / 2
+        chances = [math.prod(0.5 * (1.0 + math.erf((values[p] - values[q]) / scale)) for q in range(n) if q != p)
+                   for p in range(n)]
+        total = sum(chances)
+        return [x / total for x in chances]
+
+    def _own_view_value(self, player: int) -> float:
+        """The greedy estimate of this round's open rows for `player`, from `player`'s own view only."""
+        others, _ = self._estimates(player)
+        mine = self.colour_sums(player)
+        total = 0.0
+        for c in range(len(COLOURS)):
+            devil, angel = self.row_sums[c]
+            lean = _lean(angel - devil, len(self.rows[c][0]) + len(self.rows[c][1]) >= ROW_CLOSES_AT)
+            total += self._colour_value(mine[c], lean, others[c], self.num_players)
+        return total
+
     def _projection(self) -> list[float]:
         """Expected points per player from the rows not yet scored this round (all hands known)."""
         n = self.num_players

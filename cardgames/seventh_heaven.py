@@ -198,6 +198,10 @@ class SeventhHeavenState(GameState):
     max_players: ClassVar[int] = 6
     default_players: ClassVar[int] = 4
     max_game_length: ClassVar[int] = 400  # every play or discard uses up one of the 99 cards; swaps follow plays
+    # the search player's settings, measured against greedy (docs/seventh-heaven.md): with the generic c = 0.7
+    # at 200 iterations it won 50.8 %, with these 62.9 % (n = 240)
+    search_exploration: ClassVar[float] = 1.0
+    search_iterations: ClassVar[int] = 600
     default_options: ClassVar[dict[str, Any]] = {
         "track_length": TRACK_LENGTH,
         "colours": len(COLOURS),

@@ -311,6 +311,20 @@ def test_determinize_redeals_the_hidden_cards():
     assert all(c.hands[0] == state.hands[0] for c in copies)
 
 
+def test_search_rewards_are_exact_shares_at_the_end_and_chances_to_win_before():
+    state = DiaboloState(3, 11)
+    play_random(state, random.Random(5))
+    winners = state.result()["winners"]
+    assert state.rewards() == [1 / len(winners) if p in winners else 0.0 for p in range(3)]
+    early = DiaboloState(4, 3)
+    copy = early.determinize(0, random.Random(1))
+    copy.scores = [30, 0, 0, -30]
+    chances = copy.rewards()
+    assert sum(chances) == pytest.approx(1.0)
+    assert chances[0] > max(chances[1:3]) and chances[3] < min(chances[1:3])
+    assert 0.0 < chances[3] and chances[0] < 1.0  # three rounds are still to come: nothing is settled
+
+
 # --- moves as values ------------------------------------------------------------------------------------------
 def test_move_texts_and_json_round_trip():
     for text in ("place red 5 angel", "place blue 1 devil", "discard green 3", "double yes", "double no"):

@@ -586,3 +586,15 @@ def test_ai_players_choose_legal_moves_quickly():
         t = time.perf_counter()
         move = agent.choose(s)
         assert move in s.legal_moves() and time.perf_counter() - t < 2.0
+
+
+def test_the_search_player_takes_the_games_measured_settings_unless_told_otherwise():
+    state = new_game("seventh-heaven", 4, seed=11)
+    plain, told = make_agent("mcts:iters=20", seed=1), make_agent("mcts:iters=20,c=0.3", seed=1)
+    assert plain.choose(state) in state.legal_moves() and told.choose(state) in state.legal_moves()
+    assert plain._c == type(state).search_exploration == 1.0
+    assert told._c == 0.3
+    diabolo = new_game("diabolo", 4, seed=11)  # a game without the hook keeps the generic constant
+    generic = make_agent("mcts:iters=20", seed=1)
+    generic.choose(diabolo)
+    assert generic._c == 0.7

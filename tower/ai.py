@@ -5,7 +5,9 @@ a game may define: `heuristic(player) -> float` (larger is better for `player`),
 (the greedy player's one-move evaluation), `rollout_move(rng) -> Move` (a cheaper or smarter playout policy;
 it must return a legal move) and `search_moves() -> list[Move]` (a short, non-empty subset of the legal moves
 for the search tree, for games with thousands of moves; MCTS then tries them best `greedy_score` first) and
-`rollout_depth: int` (moves after which a playout stops and `heuristic` ranks the players; default 200).
+`rollout_depth: int` (moves after which a playout stops and `heuristic` ranks the players; default 200);
+`search_exploration: float` and `search_iterations: int` (the UCT constant, default 0.7, and the iteration cap,
+default 2000, that the game's own measurements found best; `c=` and `iters=` in a spec override them).
 Information-set MCTS
 re-deals what the searching player cannot see before every iteration (`determinize`), so it never peeks.
 """
@@ -110,9 +112,9 @@ class MCTSAgent:
     """
 
     rng: random.Random
-    iterations: int = 2000
+    iterations: int | None = None  # None: the game's `search_iterations`, else 2000
     budget_s: float = DEFAULT_BUDGET_S
-    exploration: float = 0.7
+    exploration: float | None = None  # None: the game's `search_exploration`, else 0.7
     rollout_limit: int | None = None  # None: the game's `rollout_depth`, else 200
     name: str = "mcts"
 
@@ -124,7 +126,10 @@ class MCTSAgent:
             return moves[0]
         root = _Node(None, None, None)
         deadline = time.perf_counter() + self.budget_s
-        for i in range(self.iterations):
+        # a game may tune its own search (measured per game); a setting given in the spec wins
+        self._c = self.exploration if self.exploration is not None else getattr(state, "search_exploration", 0.7)
+        iterations = self.iterations if self.iterations is not None else getattr(state, "search_iterations", 2000)
+        for i in range(iterations):
             if i and time.perf_counter() > deadline:
                 break
             self._iterate(root, state.determinize(me, self.rng))
@@ -151,7 +156,7 @@ class MCTSAgent:
                 break
             node = max(
                 (node.children[m] for m in legal),
-                key=lambda c: c.total / c.visits + self.exploration * math.sqrt(math.log(max(1, c.available)) / c.visits),
+                key=lambda c: c.total / c.visits + self._c * math.sqrt(math.log(max(1, c.available)) / c.visits),
             )
             sim.apply(node.move)  # type: ignore[arg-type]
         # rollout
