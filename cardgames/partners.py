@@ -15,6 +15,7 @@ Board model (locations are small ints so cloning and move generation stay cheap)
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
@@ -515,7 +516,6 @@ class PartnersState(GameState):
     def _seven_group(self, group: list[int]) -> dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]]:
         """Every distinct outcome of moving some of `group` (pawns that can meet) 1..7 spaces in all, by amount
         used; each outcome spelled by its first split in sort order."""
-        t = self.track
         results: dict[int, dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]]] = {}
         seen: set[tuple[Any, ...]] = set()
         stack: list[tuple[list[int], int, int, tuple[int, ...], tuple[int, ...]]] = [(self.loc[:], 0, SEVEN, (), ())]
@@ -528,16 +528,7 @@ class PartnersState(GameState):
             for pawn in group:
                 if moved >> pawn & 1 or loc[pawn] == BASE:
                     continue
-                cells, _ = self._path(loc, pawn, left)
-                for s, c in enumerate(cells, 1):
-                    if c < t and c in loc:
-                        if loc.count(c) >= 2:
-                            continue
-                        nxt = loc[:]
-                        nxt[nxt.index(c)] = BASE
-                    else:
-                        nxt = loc[:]
-                    nxt[pawn] = c
+                for s, nxt in self._seven_steps(loc, pawn, left):
                     parts = ((*pawns, pawn), (*steps, s))
                     by_key = results.setdefault(SEVEN - left + s, {})
                     key = tuple(nxt)
@@ -557,7 +548,6 @@ class PartnersState(GameState):
         Orders that end in the same position collapse to one move (the first in sort order), which keeps
         the list short; `apply` still accepts any legal order.
         """
-        t = self.track
         results: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
         seen: set[tuple[Any, ...]] = set()
         stack: list[tuple[list[int], int, int, tuple[int, ...], tuple[int, ...]]] = [(self.loc[:], 0, SEVEN, (), ())]
@@ -572,16 +562,7 @@ class PartnersState(GameState):
             for pawn in range(first, first + PAWNS_PER_PLAYER):
                 if moved >> pawn & 1 or loc[pawn] == BASE:
                     continue
-                cells, _ = self._path(loc, pawn, left)
-                for s, c in enumerate(cells, 1):
-                    if c < t and c in loc:
-                        if loc.count(c) >= 2:
-                            continue  # a stack is passed, never landed on
-                        nxt = loc[:]
-                        nxt[nxt.index(c)] = BASE
-                    else:
-                        nxt = loc[:]
-                    nxt[pawn] = c
+                for s, nxt in self._seven_steps(loc, pawn, left):
                     if s == left:  # all 7 used: an outcome; keep its first spelling in sort order
                         key = tuple(nxt)
                         parts = ((*pawns, pawn), (*steps, s))
@@ -591,6 +572,19 @@ class PartnersState(GameState):
                     else:
                         stack.append((nxt, moved | 1 << pawn, left - s, (*pawns, pawn), (*steps, s)))
         return [_seven_move(p, s) for p, s in results.values()]
+
+    def _seven_steps(self, loc: list[int], pawn: int, left: int) -> Iterator[tuple[int, list[int]]]:
+        """One part of a 7: each count s (1..left) `pawn` can go, with the pawns' places after it. Landing on a
+        lone pawn on the track sends that pawn to its base; a stack of two is passed, never landed on."""
+        cells, _ = self._path(loc, pawn, left)
+        for s, c in enumerate(cells, 1):
+            nxt = loc[:]
+            if c < self.track and c in loc:
+                if loc.count(c) >= 2:
+                    continue
+                nxt[nxt.index(c)] = BASE
+            nxt[pawn] = c
+            yield s, nxt
 
     def _controlled_in(self, player: int, loc: list[int]) -> int:
         b = player * PAWNS_PER_PLAYER
