@@ -10,11 +10,12 @@ from typing import Any
 
 from tower.cli import EXIT_BAD, EXIT_FOUND, EXIT_OK, check_output_path, print_json
 from tower.errors import BadInput
-from tower.stability import use_physical_support
+from tower.games.registry import on_load
+from tower.stability import configure_game
 
-# The CLI is where rules meet physics: games under the `support=physical` option get the statics judge here
-# (simulate's worker processes import this module too).
-use_physical_support()
+# The CLI is where rules meet physics: games under the `support=physical` option get the statics judge here,
+# when the registry first hands out The Climbers (simulate's worker processes import this module too).
+on_load(configure_game)
 
 
 # --- tower new ---------------------------------------------------------------------------------------------

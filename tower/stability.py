@@ -49,4 +49,11 @@ def use_physical_support() -> None:
     physics itself, so whoever wires the layers together (the CLI, a script) calls this once."""
     from tower.climbers.game import ClimbersState
 
-    ClimbersState.support_judge = staticmethod(statics_stands)
+    configure_game(ClimbersState)
+
+
+def configure_game(cls: type) -> None:
+    """`tower.games.registry.on_load` step: The Climbers gets the judge when the registry first hands it out, so
+    commands that make no game never import it."""
+    if getattr(cls, "name", None) == "climbers":
+        cls.support_judge = staticmethod(statics_stands)  # type: ignore[attr-defined]

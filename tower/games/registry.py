@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 from tower.errors import BadInput
@@ -15,6 +16,17 @@ GAMES: dict[str, str] = {
     "partners": "cardgames.partners:PartnersState",
     "diabolo": "cardgames.diabolo:DiaboloState",
 }
+
+
+#: Steps run on a game's class whenever the registry hands it out: how the layer that wires rules to other
+#: parts (the CLI hands The Climbers its physics judge) configures a game without importing it up front.
+_CONFIGURE: list[Callable[[type[GameState]], None]] = []
+
+
+def on_load(configure: Callable[[type[GameState]], None]) -> None:
+    """Run `configure(cls)` on every game class the registry returns from now on (once per function)."""
+    if configure not in _CONFIGURE:
+        _CONFIGURE.append(configure)
 
 
 def game_names() -> list[str]:
@@ -32,7 +44,10 @@ def game_class(name: str) -> type[GameState]:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         raise BadInput(f"game {name!r} is not available yet ({exc.name} missing)", "$.game") from None
-    return getattr(module, attr)
+    cls = getattr(module, attr)
+    for configure in _CONFIGURE:
+        configure(cls)
+    return cls
 
 
 def new_game(
