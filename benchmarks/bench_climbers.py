@@ -134,12 +134,14 @@ def bench_thousand() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=30, help="start towers timed for the block-move figure")
+    ap.add_argument("--runs", type=int, default=30, help="start towers timed for the block-move figure (>= 2)")
     ap.add_argument("--games", type=int, default=40, help="random games")
     ap.add_argument("--mcts-games", type=int, default=9, help="MCTS vs greedy games (a multiple of 3)")
     ap.add_argument("--mcts", default="mcts", help="the search player's make_agent spec, e.g. mcts:rollout=10")
     ap.add_argument("--thousand", action="store_true", help="also play 1000 random games")
     args = ap.parse_args()
+    if args.runs < 2:
+        ap.error("--runs needs at least 2 towers (the figure quotes a p90)")
     bench_block_moves(args.runs)
     bench_random_games(args.games)
     if args.mcts_games:

@@ -6,17 +6,12 @@ Run: python benchmarks/bench_partners.py [--runs 5] [--games 20] [--duel 40] [--
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 from tower.ai import make_agent
 from tower.games import new_game
-
-#: heuristic values are team progress differences over ~800; typical moves change them by ~0.01, which must
-#: show against the UCT exploration term
-GRADED_GAIN = 10.0
 
 
 def random_game(seed: int) -> int:
@@ -42,28 +37,10 @@ def random_rate(runs: int, games: int) -> tuple[float, float, float]:
     return statistics.median(wall), statistics.median(cpu), statistics.median(lengths)
 
 
-def graded_rewards(state) -> list[float]:
-    """The cut-off reward proposed for tower/ai.py: 0.5 + 0.5 * tanh(GRADED_GAIN * heuristic).
-
-    The shipped `outcome_rewards` ranks players, which in a two-team game leaves only "ahead" (0.75) or
-    "behind" (0) and loses every margin; see docs/partners.md."""
-    n = state.num_players
-    if state.is_over:
-        winners = state.result().get("winners", [])
-        return [1.0 / len(winners) if p in winners else 0.0 for p in range(n)] if winners else [1.0 / n] * n
-    return [0.5 + 0.5 * math.tanh(GRADED_GAIN * state.heuristic(p)) for p in range(n)]
-
-
-def duel(args: tuple[int, str, bool]) -> tuple[bool, float, int]:
+def duel(args: tuple[int, str]) -> tuple[bool, float, int]:
     """One game, search team against greedy team; the search team sits at seats 0+2 on even seeds.
-
-    With `graded` the search uses the proposed cut-off reward (an experiment: tower/ai.py is patched in
-    this worker process only). Returns (search team won, slowest search decision in s, moves)."""
-    seed, spec, graded = args
-    if graded:
-        import tower.ai
-
-        tower.ai.outcome_rewards = graded_rewards
+    Returns (search team won, slowest search decision in s, moves)."""
+    seed, spec = args
     search_seats = {0, 2} if seed % 2 == 0 else {1, 3}
     state = new_game("partners", seed=seed)
     agents = [make_agent(spec if p in search_seats else "greedy", seed * 10 + p) for p in range(4)]
@@ -84,12 +61,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--duel", type=int, default=40, help="search-vs-greedy games (0 to skip)")
-    ap.add_argument("--mcts", default="mcts:iters=80,time=1.5,rollout=30")
+    ap.add_argument("--mcts", default="mcts", help="search spec (default: the game's own settings)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--verbose", action="store_true", help="print each duel game as it ends")
-    ap.add_argument("--graded", action="store_true",
-                    help="experiment: the search uses the graded cut-off reward proposed for tower/ai.py")
     a = ap.parse_args()
     if a.runs:
         wall, cpu, length = random_rate(a.runs, a.games)
@@ -100,7 +75,7 @@ def main() -> None:
         t0 = time.perf_counter()
         results = []
         with ProcessPoolExecutor(a.jobs) as pool:
-            for r in pool.map(duel, [(s, a.mcts, a.graded) for s in seeds]):
+            for r in pool.map(duel, [(s, a.mcts) for s in seeds]):
                 results.append(r)
                 if a.verbose:
                     print(f"  game {len(results)}: search team {'won' if r[0] else 'lost'} "
@@ -109,7 +84,7 @@ def main() -> None:
         n = len(results)
         rate = wins / n
         half = 1.96 * (rate * (1 - rate) / n) ** 0.5
-        label = a.mcts + (" (graded cut-off reward, experiment)" if a.graded else "")
+        label = a.mcts
         print(f"{label} team vs greedy team: won {wins}/{n} = {100 * rate:.1f}% (95% +-{100 * half:.1f}), "
               f"seats alternated; slowest decision {max(r[1] for r in results):.2f} s; "
               f"median {statistics.median(r[2] for r in results):.0f} moves; {time.perf_counter() - t0:.0f} s")

@@ -546,3 +546,20 @@ def test_the_random_move_hook_draws_exactly_what_a_choice_from_the_legal_moves_d
             assert move == plain.choice(legal)
             s.apply(move)
         assert len(s.result()["winners"]) == 2
+
+
+def test_the_search_reward_is_the_win_at_the_end_and_a_graded_team_margin_before():
+    pawns = {f"y{i}": case(YELLOW, i) for i in range(1, 5)}
+    pawns.update({f"b{i}": case(BLUE, i) for i in range(1, 4)})
+    pawns["b4"] = space(BLUE, 63)
+    s = table(["2"], pawns)
+    play(s, "2 b4")
+    assert s.rewards() == [1.0, 0.0, 1.0, 0.0]  # both partners win, whole
+    s = table(["5", "2"], {"y1": space(YELLOW, 10), "r1": space(YELLOW, 15), "g1": space(GREEN, 3)})
+    before = s.rewards()
+    assert before[YELLOW] == before[BLUE] and before[RED] == before[GREEN]
+    assert before[YELLOW] + before[RED] == pytest.approx(1.0) and 0.0 < before[YELLOW] < 1.0
+    small = s.clone()
+    play(small, "2 y1")
+    play(s, "5 y1")  # sends r1 back to its base
+    assert before[YELLOW] < small.rewards()[YELLOW] < s.rewards()[YELLOW] < 1.0
