@@ -1,7 +1,7 @@
 """Benchmarks for The Climbers: move generation, random games, the search player (SPEC section 7).
 
 Run: /work/.venv/bin/python benchmarks/bench_climbers.py [--runs N] [--games N] [--mcts-games N] [--mcts SPEC]
-     [--thousand]
+     [--jobs J] [--thousand]
 
 Figures printed (medians; the machine's load average is printed alongside, as these 2-core machines are shared):
 - all legal block moves of a 35-block start tower (ClimbersState.block_table, cache cleared; target <= 5 ms),
@@ -16,10 +16,12 @@ Figures printed (medians; the machine's load average is printed alongside, as th
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 from tower.ai import GreedyAgent, RandomAgent, make_agent
 from tower.climbers.game import ClimbersState
@@ -85,22 +87,34 @@ def bench_random_games(games: int) -> None:
           f"({games / sum(per_game):.1f} overall), median {statistics.median(moves):.0f} moves, n={games}  [{load()}]")
 
 
-def bench_search(games: int, spec: str = "mcts") -> None:
+def search_game(args: tuple[int, str]) -> tuple[float, float, dict[str, list[float]], str]:
+    """Game g: the search player in seat g % 3, greedy elsewhere. Returns (its win share, the slowest AI
+    decision, decision times per agent, a line describing the game)."""
+    g, spec = args
+    seat = g % 3
+    times: dict[str, list[float]] = {}
+    agents = [GreedyAgent(random.Random(100 * g + q)) for q in range(3)]
+    agents[seat] = make_agent(spec, seed=g)
+    state, worst = play(ClimbersState(3, 5000 + g), agents, times)  # type: ignore[arg-type]
+    winners = state.result()["winners"]
+    line = f"{spec} in seat {seat}, winners {winners}, heights {state.result()['scores']}, {state.turn} turns"
+    return (1.0 / len(winners) if seat in winners else 0.0), worst, times, line
+
+
+def bench_search(games: int, spec: str = "mcts", jobs: int = 1) -> None:
     label = "MCTS" if spec == "mcts" else spec
     decision_times: dict[str, list[float]] = {}
     wins = 0.0
     mcts_times: list[float] = []
     slowest = 0.0
-    for g in range(games):
-        seat = g % 3
-        agents = [GreedyAgent(random.Random(100 * g + q)) for q in range(3)]
-        agents[seat] = make_agent(spec, seed=g)
-        state, worst = play(ClimbersState(3, 5000 + g), agents, decision_times)  # type: ignore[arg-type]
-        winners = state.result()["winners"]
-        wins += 1.0 / len(winners) if seat in winners else 0.0
-        slowest = max(slowest, worst)
-        print(f"  game {g + 1}: {label} in seat {seat}, winners {winners}, heights {state.result()['scores']}, "
-              f"{state.turn} turns", flush=True)
+    # one game per worker process: a time-budgeted search needs a core of its own, so --jobs <= cores
+    with ProcessPoolExecutor(jobs) as pool:
+        for g, (share, worst, times, line) in enumerate(pool.map(search_game, [(g, spec) for g in range(games)])):
+            wins += share
+            slowest = max(slowest, worst)
+            for name, ts in times.items():
+                decision_times.setdefault(name, []).extend(ts)
+            print(f"  game {g + 1}: {line}", flush=True)
     # decision speed, measured apart on a few positions
     rng = random.Random(7)
     for k in range(6):
@@ -120,8 +134,10 @@ def bench_search(games: int, spec: str = "mcts") -> None:
           f"/ max {max(mcts_all):.2f} s in the games (n={len(mcts_all)}); greedy in the games median "
           f"{statistics.median(greedy_all) * 1000:.0f} ms / max {max(greedy_all) * 1000:.0f} ms; "
           f"slowest AI decision {slowest:.2f} s  [{load()}]")
+    rate = wins / max(1, games)
+    half = 1.96 * math.sqrt(rate * (1 - rate) / max(1, games))
     print(f"{label} vs 2 greedy, 3 players, seats rotated: it won {wins:.1f} of {games} "
-          f"({100 * wins / max(1, games):.0f} %; an even share would be 33 %)  [{load()}]")
+          f"({100 * rate:.1f} %, 95 % interval +-{100 * half:.1f}; an even share would be 33 %)  [{load()}]")
 
 
 def bench_thousand() -> None:
@@ -138,6 +154,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=40, help="random games")
     ap.add_argument("--mcts-games", type=int, default=9, help="MCTS vs greedy games (a multiple of 3)")
     ap.add_argument("--mcts", default="mcts", help="the search player's make_agent spec, e.g. mcts:rollout=10")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes for the MCTS games (<= cores)")
     ap.add_argument("--thousand", action="store_true", help="also play 1000 random games")
     args = ap.parse_args()
     if args.runs < 2:
@@ -145,7 +162,7 @@ def main() -> None:
     bench_block_moves(args.runs)
     bench_random_games(args.games)
     if args.mcts_games:
-        bench_search(args.mcts_games, args.mcts)
+        bench_search(args.mcts_games, args.mcts, args.jobs)
     if args.thousand:
         bench_thousand()
 

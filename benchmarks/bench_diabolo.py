@@ -67,7 +67,7 @@ def mcts_game(args: tuple[int, int, str]) -> tuple[float, float, int]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200, help="MCTS-vs-greedy games (default 200)")
-    parser.add_argument("--mcts", default="mcts:iters=300", help="search player spec (default mcts:iters=300)")
+    parser.add_argument("--mcts", default="mcts", help="search player spec (default mcts: the default budget)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes for the MCTS games")
     parser.add_argument("--sweep", type=int, default=5000, help="random games in the 3-5 player sweep")
     parser.add_argument("--quick", action="store_true", help="small numbers, for a smoke run")

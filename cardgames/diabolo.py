@@ -45,6 +45,9 @@ CLOSED_ROWS_TO_END_5P = 3  # with 5 players
 ROLLOUT_RANDOM = 0.1  # share of uniformly random moves in search playouts (the rest follow a quick estimate)
 BALANCE_SCALE = 4.0  # how many points of lead make an open row's outcome "likely" in the estimates
 DOUBLER_RESERVE = 3.0  # points a still-unused doubler is worth while later angel rows may come
+# how strongly a search re-deal believes the others' placements: an unseen card of a colour goes to a player's
+# hand with weight exp(INFER_WEIGHT x that player's lean in the colour this round), the pile with weight 1
+INFER_WEIGHT = 0.7
 ROUND_SPREAD = 9.0  # spread (standard deviation) of one player's points in a round: search copies stop at
 #                     the round's end and draw the later rounds' points from a normal distribution this wide
 
@@ -231,6 +234,8 @@ class DiaboloState(GameState):
         self.deck = deck  # face down; the top card is the last
         self.discards: list[int] = []  # face up, public
         self.shown: list[list[int]] = [[] for _ in range(n)]  # cards known to all, from a shown hand
+        # public: per player and colour, the angel points minus the devil points placed this round
+        self.leans = [[0] * len(COLOURS) for _ in range(n)]
         self.rows = [[[], []] for _ in COLOURS]  # rows[colour][side] = values placed there
         self.row_sums = [[0, 0] for _ in COLOURS]
         self.closed = [False] * len(COLOURS)
@@ -341,6 +346,7 @@ class DiaboloState(GameState):
         row = self.rows[c]
         row[side].append(KIND_VALUE[k])
         self.row_sums[c][side] += KIND_VALUE[k]
+        self.leans[p][c] += KIND_VALUE[k] if side == ANGEL else -KIND_VALUE[k]
         if len(row[side]) >= MAX_PER_SIDE:
             self.open_sides[c] &= ~(1 << side)
         if len(row[DEVIL]) + len(row[ANGEL]) >= ROW_CLOSES_AT:
@@ -513,7 +519,7 @@ class DiaboloState(GameState):
             "rows": [[list(r[DEVIL]), list(r[ANGEL])] for r in self.rows], "doubler": list(self.doubler),
             "scoring_row": self.scoring_row, "asking": list(self.asking),
             "commits": [[p, yes] for p, yes in sorted(self.commits.items())],
-            "results": [list(r) for r in self.results],
+            "results": [list(r) for r in self.results], "leans": [list(x) for x in self.leans],
         })
         return d
 
@@ -538,6 +544,7 @@ class DiaboloState(GameState):
             state.scoring_row, state.asking = data["scoring_row"], list(data["asking"])
             state.commits = {p: yes for p, yes in data["commits"]}
             state.results = [list(r) for r in data["results"]]
+            state.leans = [list(x) for x in data["leans"]]
             state._legal = None
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise BadInput(f"not a diabolo state: {exc}") from None
@@ -561,6 +568,7 @@ class DiaboloState(GameState):
         new.deck = list(self.deck)
         new.discards = list(self.discards)
         new.shown = [list(s) for s in self.shown]
+        new.leans = [list(x) for x in self.leans]
         new.rows = [[r[0][:], r[1][:]] for r in self.rows]
         new.row_sums = [s[:] for s in self.row_sums]
         new.closed = list(self.closed)
@@ -604,6 +612,8 @@ class DiaboloState(GameState):
                     counts[p] += 1
             new.hands[p] = keep
         rng.shuffle(pool)
+        if INFER_WEIGHT:
+            pool = self._deal_by_leans(pool, counts, rng)
         for p in range(self.num_players):
             if counts[p]:
                 new.hands[p].extend(pool[-counts[p]:])
@@ -617,6 +627,37 @@ class DiaboloState(GameState):
             new.commits = {p: (yes if p == player else new._wants_double(p, c)) for p, yes in self.commits.items()}
         new._legal = None
         return new
+
+    def _deal_by_leans(self, pool: list[int], counts: list[int], rng: random.Random) -> list[int]:
+        """`pool` reordered so that, cut from the end by `counts`, each card more likely lands with a player who
+        placed its colour on the angel side this round (the greedy estimate keeps a colour it leads and puts
+        colours it does not lead on the devil side), and the rest is the pile."""
+        n = self.num_players
+        weight = [[math.exp(INFER_WEIGHT * x) for x in self.leans[p]] for p in range(n)]
+        room = list(counts)
+        pile = len(pool) - sum(counts)
+        hands: list[list[int]] = [[] for _ in range(n)]
+        rest: list[int] = []
+        for k in pool:
+            c = KIND_COLOUR[k]
+            x = rng.random() * (pile + sum(room[p] * weight[p][c] for p in range(n)))
+            for p in range(n):
+                x -= room[p] * weight[p][c]
+                if x < 0 and room[p]:
+                    hands[p].append(k)
+                    room[p] -= 1
+                    break
+            else:
+                if pile > 0:
+                    rest.append(k)
+                    pile -= 1
+                else:  # rounding left x just above 0: the card goes to a hand with room
+                    p = max(range(n), key=room.__getitem__)
+                    hands[p].append(k)
+                    room[p] -= 1
+        for p in reversed(range(n)):  # the caller cuts hands off the end, seat 0 first
+            rest += hands[p]
+        return rest
 
     # --- the AI hooks ---------------------------------------------------------------------------------------
     def _wants_double(self, player: int, colour: int) -> bool:

@@ -442,3 +442,38 @@ def test_the_ai_players_finish_a_game():
     while not state.is_over:
         state.apply(agents[state.current_player].choose(state))
     assert state.round == 3
+
+
+def test_search_re_deals_lean_towards_what_the_others_placements_suggest(monkeypatch):
+    """A player who put red cards on the angel side this round more likely holds red in a re-deal (greedy
+    players keep the colours they lead); with the weight at 0 the re-deal is uniform."""
+    import cardgames.diabolo as diabolo
+
+    state = DiaboloState(4, 2)
+    red = COLOUR_INDEX["red"]
+    state.leans[1][red] = 6
+
+    def reds(seat: int) -> float:
+        copies = [state.determinize(0, random.Random(i)) for i in range(400)]
+        return sum(sum(1 for k in c.hands[seat] if diabolo.KIND_COLOUR[k] == red) for c in copies) / 400
+
+    monkeypatch.setattr(diabolo, "INFER_WEIGHT", 0.7)
+    assert reds(1) > 2 * reds(2)
+    monkeypatch.setattr(diabolo, "INFER_WEIGHT", 0.0)
+    assert reds(1) == pytest.approx(reds(2), rel=0.25)
+
+
+def test_placements_are_recorded_per_player_and_colour_for_the_round():
+    state = DiaboloState(3, 4)
+    rng = random.Random(1)
+    while state.round == 0 and state.phase == "play":
+        p = state.current_player
+        move = rng.choice(state.legal_moves())
+        before = [list(x) for x in state.leans]
+        state.apply(move)
+        if move.verb == "place":
+            c = COLOUR_INDEX[move.colour]
+            before[p][c] += move.value if move.side == "angel" else -move.value
+        if state.phase == "play" and state.round == 0:
+            assert state.leans == before
+    assert DiaboloState.from_json(state.to_json()).leans == state.leans
