@@ -225,3 +225,14 @@ def test_a_bad_players_spec_is_named_in_one_line(tower_cli, game, spec, named):
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert len(proc.stderr.splitlines()) == 1 and named in proc.stderr, proc.stderr
+
+
+def test_simulate_counts_a_team_win_whole_for_each_partner(tower_cli):
+    """Partners is won by a team: both partners win the game, so the two teams' rates add up to 1 per seat pair
+    (a shared first place in the other games counts 1/k)."""
+    proc = tower_cli(["simulate", "partners", "--games", "4", "--players", "greedy,random,greedy,random", "--json"])
+    assert proc.returncode == 0, proc.stderr
+    seats = json.loads(proc.stdout)["seats"]
+    rates = [s["win_rate"] for s in seats]
+    assert rates[0] == rates[2] and rates[1] == rates[3]
+    assert rates[0] + rates[1] == pytest.approx(1.0)
