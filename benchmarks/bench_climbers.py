@@ -96,9 +96,9 @@ def search_game(args: tuple[int, str]) -> tuple[float, float, dict[str, list[flo
     agents = [GreedyAgent(random.Random(100 * g + q)) for q in range(3)]
     agents[seat] = make_agent(spec, seed=g)
     state, worst = play(ClimbersState(3, 5000 + g), agents, times)  # type: ignore[arg-type]
-    winners = state.result()["winners"]
-    line = f"{spec} in seat {seat}, winners {winners}, heights {state.result()['scores']}, {state.turn} turns"
-    return (1.0 / len(winners) if seat in winners else 0.0), worst, times, line
+    line = (f"{spec} in seat {seat}, winners {state.result()['winners']}, heights {state.result()['scores']}, "
+            f"{state.turn} turns")
+    return state.win_shares()[seat], worst, times, line
 
 
 def bench_search(games: int, spec: str = "mcts", jobs: int = 1) -> None:

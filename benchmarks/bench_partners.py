@@ -84,8 +84,7 @@ def main() -> None:
         n = len(results)
         rate = wins / n
         half = 1.96 * (rate * (1 - rate) / n) ** 0.5
-        label = a.mcts
-        print(f"{label} team vs greedy team: won {wins}/{n} = {100 * rate:.1f}% (95% +-{100 * half:.1f}), "
+        print(f"{a.mcts} team vs greedy team: won {wins}/{n} = {100 * rate:.1f}% (95% +-{100 * half:.1f}), "
               f"seats alternated; slowest decision {max(r[1] for r in results):.2f} s; "
               f"median {statistics.median(r[2] for r in results):.0f} moves; {time.perf_counter() - t0:.0f} s")
 

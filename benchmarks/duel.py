@@ -23,5 +23,4 @@ def seat_game(game: str, players: int, game_seed: int, seat: int, spec: str) -> 
             slowest = max(slowest, time.perf_counter() - t)
             decisions += 1
         state.apply(move)
-    winners = state.result()["winners"]
-    return (1.0 / len(winners) if seat in winners else 0.0), slowest, decisions
+    return state.win_shares()[seat], slowest, decisions

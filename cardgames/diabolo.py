@@ -688,9 +688,7 @@ class DiaboloState(GameState):
         n = self.num_players
         left = n - self.round  # rounds not played to the end, the current one included
         if self.phase == OVER and self.guessed_winners is None or left <= 0:
-            best = max(self.scores)
-            winners = [p for p in range(n) if self.scores[p] == best]
-            return [1.0 / len(winners) if p in winners else 0.0 for p in range(n)]
+            return self.win_shares()
         if self.phase == OVER:
             values = self.scores
         elif self.phase == DOUBLE:

@@ -1125,11 +1125,14 @@ class PartnersState(GameState):
     def rewards(self) -> list[float]:
         """The search's graded reward per player: 1 for the winning team, 0 for the others at the end; before
         it 0.5 + 0.5 tanh(REWARD_GAIN x heuristic), so every margin of progress counts."""
-        n = self.num_players
         if self.phase == "over":
-            winners = self.result()["winners"]
-            return [1.0 if p in winners else 0.0 for p in range(n)]
-        return [0.5 + 0.5 * math.tanh(REWARD_GAIN * self.heuristic(p)) for p in range(n)]
+            return self.win_shares()
+        return [0.5 + 0.5 * math.tanh(REWARD_GAIN * self.heuristic(p)) for p in range(self.num_players)]
+
+    def win_shares(self) -> list[float]:
+        """A team's win is each partner's whole win (a draw at the move limit wins nobody anything)."""
+        winners = self.result()["winners"]
+        return [1.0 if p in winners else 0.0 for p in range(self.num_players)]
 
     #: how much a card is worth keeping (rough, for the exchange)
     _KEEP = {"H": 3, "1": 5, "2": 2, "3": 2, "4": 6, "5": 3, "6": 3, "7": 7, "8": 5, "9": 4, "10": 4, "12": 4,

@@ -38,15 +38,15 @@ def _heuristic(state: GameState, player: int) -> float:
 
 
 def outcome_rewards(state: GameState) -> list[float]:
-    """Reward in [0, 1] per player: the game's `rewards()` hook if it has one (e.g. chances to win), else 1 shared
-    among winners at the end and a heuristic ranking before it."""
+    """Reward in [0, 1] per player: the game's `rewards()` hook if it has one (e.g. chances to win), else the
+    game's `win_shares()` at the end (equal shares in a draw) and a heuristic ranking before it."""
     graded = getattr(state, "rewards", None)
     if graded is not None:
         return list(graded())
     n = state.num_players
     if state.is_over:
-        winners = state.result().get("winners", [])
-        return [1.0 / len(winners) if p in winners else 0.0 for p in range(n)] if winners else [1.0 / n] * n
+        shares = state.win_shares()
+        return shares if any(shares) else [1.0 / n] * n
     values = [_heuristic(state, p) for p in range(n)]
     best = max(values)
     lead = [p for p in range(n) if values[p] == best]

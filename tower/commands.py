@@ -238,10 +238,8 @@ def _one_game(job: tuple[str, list[str], int, dict[str, Any]]) -> dict[str, Any]
     while not state.is_over:
         state.apply(agents[state.current_player].choose(state))
     res = state.result()
-    # a team's win is each member's whole win; other shared first places count 1/k
-    shared = 1 if res.get("winning_team") is not None else len(res.get("winners", [])) or 1
-    return {"seed": seed, "winners": res.get("winners", []), "share": 1.0 / shared, "scores": res.get("scores", []),
-            "length": len(state.history)}
+    return {"seed": seed, "winners": res.get("winners", []), "shares": state.win_shares(),
+            "scores": res.get("scores", []), "length": len(state.history)}
 
 
 def cmd_simulate(args) -> int:
@@ -295,8 +293,8 @@ def summarise(game: str, seats: list[str], results: list[dict[str, Any]], elapse
     wins = [0.0] * len(seats)
     scores = [0.0] * len(seats)
     for r in results:
-        for w in r["winners"]:
-            wins[w] += r["share"]
+        for i, share in enumerate(r["shares"][: len(seats)]):
+            wins[i] += share
         for i, s in enumerate(r["scores"][: len(seats)]):
             scores[i] += float(s)
     by_ai: dict[str, list[float]] = {}

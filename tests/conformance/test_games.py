@@ -127,6 +127,11 @@ def _check_result(state, players: int) -> None:
     assert len(set(winners)) == len(winners) and set(winners) <= set(range(players)), f"winners {winners}"
     assert all(isinstance(w, int) and not isinstance(w, bool) for w in winners)
     assert len(scores) == players and all(isinstance(s, int | float) and not isinstance(s, bool) for s in scores)
+    # the winners, and only they, share the win: whole for each member of a winning team, else 1/k each
+    shares = state.win_shares()
+    assert [p for p in range(players) if shares[p] > 0] == sorted(winners), f"shares {shares}, winners {winners}"
+    whole = len(winners) if "teams" in res else 1
+    assert sum(shares) == pytest.approx(whole) and len(set(shares[w] for w in winners)) == 1, f"shares {shares}"
 
 
 def _playout(game: str, players: int, seed: int) -> None:

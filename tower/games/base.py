@@ -121,6 +121,12 @@ class GameState(ABC):
     def result(self) -> dict[str, Any]:
         """{"winners": [...], "scores": [...], ...}; meaningful once `is_over`."""
 
+    def win_shares(self) -> list[float]:
+        """Each player's share of the win once the game is over: first places shared by k players win 1/k each,
+        nobody wins in a draw. Team games override it (a team's win is each member's whole win)."""
+        winners = self.result().get("winners", [])
+        return [1.0 / len(winners) if p in winners else 0.0 for p in range(self.num_players)]
+
     @abstractmethod
     def view(self, player: int) -> dict[str, Any]:
         """JSON-able dict of what `player` may see: the one gate for private information."""
