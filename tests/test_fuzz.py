@@ -67,17 +67,6 @@ def test_a_damaged_build_document_is_loaded_or_refused_cleanly(data):
         assert parse_build(json.loads(json.dumps(build_to_json(result)))) == result
 
 
-@FUZZ
-@given(data=st.data())
-def test_a_damaged_build_file_is_loaded_or_refused_cleanly(data, tmp_path_factory):
-    path = tmp_path_factory.getbasetemp() / "fuzz-build.json"
-    path.write_bytes(hostile_bytes(DataSource(data), data.draw(st.sampled_from(BUILDS))))
-    kind, result = outcome(lambda: load_build(path), (BadInput,))
-    _well_formed_error(kind, result)
-    if kind == CLEAN:
-        assert result.source == str(path), "the error names the file"
-
-
 # --- the record loader ---------------------------------------------------------------------------------------
 
 @FUZZ
@@ -91,12 +80,16 @@ def test_a_damaged_game_record_is_replayed_or_refused_cleanly(data):
         assert json.dumps(again.to_json(), sort_keys=True) == json.dumps(result.to_json(), sort_keys=True)
 
 
+# --- the file loaders ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "load", "samples"), [("build", load_build, BUILDS),
+                                                        ("record", load_record, RECORDS)])
 @FUZZ
 @given(data=st.data())
-def test_a_damaged_record_file_is_loaded_or_refused_cleanly(data, tmp_path_factory):
-    path = tmp_path_factory.getbasetemp() / "fuzz-record.json"
-    path.write_bytes(hostile_bytes(DataSource(data), data.draw(st.sampled_from(RECORDS))))
-    kind, result = outcome(lambda: load_record(path), (BadInput,))
+def test_a_damaged_file_is_loaded_or_refused_cleanly(name, load, samples, data, tmp_path_factory):
+    path = tmp_path_factory.getbasetemp() / f"fuzz-{name}.json"
+    path.write_bytes(hostile_bytes(DataSource(data), data.draw(st.sampled_from(samples))))
+    kind, result = outcome(lambda: load(path), (BadInput,))
     _well_formed_error(kind, result)
     if kind == CLEAN:
         assert result.source == str(path), "the error names the file"

@@ -334,12 +334,18 @@ def test_a_player_may_not_move_his_partners_pawns_before_his_own_are_home():
     assert illegal(s, "5 r1") == "own-pawns"
 
 
-def test_the_team_with_all_eight_pawns_home_wins():
+def yellow_and_blue_bring_their_last_pawn_home() -> PartnersState:
+    """Seven pawns of yellow+blue home, yellow plays the 2 that brings blue's last one in."""
     pawns = {f"y{i}": case(YELLOW, i) for i in range(1, 5)}
     pawns.update({f"b{i}": case(BLUE, i) for i in range(1, 4)})
     pawns["b4"] = space(BLUE, 63)
     s = table(["2"], pawns)
     play(s, "2 b4")
+    return s
+
+
+def test_the_team_with_all_eight_pawns_home_wins():
+    s = yellow_and_blue_bring_their_last_pawn_home()
     assert s.is_over and s.result()["winners"] == [YELLOW, BLUE]
     assert s.legal_moves() == []
 
@@ -549,11 +555,7 @@ def test_the_random_move_hook_draws_exactly_what_a_choice_from_the_legal_moves_d
 
 
 def test_the_search_reward_is_the_win_at_the_end_and_a_graded_team_margin_before():
-    pawns = {f"y{i}": case(YELLOW, i) for i in range(1, 5)}
-    pawns.update({f"b{i}": case(BLUE, i) for i in range(1, 4)})
-    pawns["b4"] = space(BLUE, 63)
-    s = table(["2"], pawns)
-    play(s, "2 b4")
+    s = yellow_and_blue_bring_their_last_pawn_home()
     assert s.rewards() == [1.0, 0.0, 1.0, 0.0]  # both partners win, whole
     s = table(["5", "2"], {"y1": space(YELLOW, 10), "r1": space(YELLOW, 15), "g1": space(GREEN, 3)})
     before = s.rewards()
