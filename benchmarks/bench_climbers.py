@@ -23,8 +23,8 @@ import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from tower.ai import GreedyAgent, RandomAgent, make_agent
 from tower.climbers.game import ClimbersState
+from tower.games.ai import GreedyAgent, RandomAgent, make_agent
 
 
 def load() -> str:

@@ -3,7 +3,7 @@
 Run: /work/.venv/bin/python benchmarks/bench_diabolo.py [--games N] [--mcts SPEC] [--jobs J] [--sweep N] [--quick]
 
 Figures printed:
-- random AI games per second (the `random` agent of tower.ai in every seat), 4 players and a 3-5 player mix,
+- random AI games per second (the `random` agent of tower.games.ai in every seat), 4 players and a 3-5 player mix,
   median of several runs (target >= 500 games/s);
 - the random sweep: 5000 games of 3-5 players must finish, with every card accounted for after every move;
 - the win rate of ONE information-set MCTS seat against THREE greedy seats in 4-player games. The MCTS seat
@@ -23,7 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from duel import seat_game
 
 from cardgames.diabolo import DiaboloState
-from tower.ai import make_agent
+from tower.games.ai import make_agent
 
 
 def random_games_per_second(games: int, players: int | None, seed: int = 0) -> tuple[float, float]:

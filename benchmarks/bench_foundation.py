@@ -3,9 +3,9 @@
 Run: /work/.venv/bin/python benchmarks/bench_foundation.py [--runs N] [--towers N]
 
 Figures printed (medians over several runs, with the spread):
-- load + validate a 35-block build file: read, parse, schema checks (tower.build.load_build) and the legality
-  check (tower.legality.check_build); also the two parts separately;
-- generate one start tower (tower.setup.random_start_tower) over different seeds.
+- load + validate a 35-block build file: read, parse, schema checks (tower.climbers.build.load_build) and the legality
+  check (tower.climbers.legality.check_build); also the two parts separately;
+- generate one start tower (tower.climbers.setup.random_start_tower) over different seeds.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tower.build import load_build, save_build
-from tower.legality import check_build
-from tower.setup import random_start_tower
+from tower.climbers.build import load_build, save_build
+from tower.climbers.legality import check_build
+from tower.climbers.setup import random_start_tower
 
 
 def timed(fn: Callable[[], object], runs: int) -> tuple[list[float], list[float]]:

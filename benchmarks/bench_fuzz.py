@@ -7,7 +7,7 @@ The inputs come from `tests/hostile.py` (the same generators the hypothesis test
 NaN/Infinity, huge and deeply nested values), damaged file bytes (truncated, corrupted, invalid UTF-8, BOM, nesting
 200,000 deep) and damaged move texts and move JSON forms. Loaders:
 
-- build-doc / build-file: `tower.build.parse_build` on a document, `load_build` on a file;
+- build-doc / build-file: `tower.climbers.build.parse_build` on a document, `load_build` on a file;
 - record-doc / record-file: `tower.games.replay` on a document, `load_record` on a file;
 - GAME-text / GAME-json: the game's `Move.parse(text, state)` / `Move.from_json(data)`, and a parsed move is then
   applied to a copy of a mid-game state (it applies or raises IllegalMove).
@@ -45,9 +45,9 @@ from hostile import (  # noqa: E402
     mutate,
 )
 
-from tower.build import load_build, parse_build  # noqa: E402
-from tower.errors import BadInput, IllegalMove  # noqa: E402
+from tower.climbers.build import load_build, parse_build  # noqa: E402
 from tower.games import game_names, load_record, replay  # noqa: E402
+from tower.games.errors import BadInput, IllegalMove  # noqa: E402
 
 CLEAN_ERRORS = (BadInput, IllegalMove)
 

@@ -10,8 +10,8 @@ import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from tower.ai import make_agent
 from tower.games import new_game
+from tower.games.ai import make_agent
 
 
 def random_game(seed: int) -> int:

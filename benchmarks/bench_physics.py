@@ -31,10 +31,10 @@ SEED = 2026
 def tower_35(seed: int = 0) -> tuple[list[Box], str]:
     """A realistic start tower: the lead's generator when it is importable, else physics' own packed tower."""
     try:
-        from tower.setup import random_start_tower  # noqa: PLC0415
+        from tower.climbers.setup import random_start_tower  # noqa: PLC0415
 
         build = random_start_tower(seed)
-        return [grid_box(b.id, b.origin, b.size) for b in build.blocks], "tower.setup.random_start_tower"
+        return [grid_box(b.id, b.origin, b.size) for b in build.blocks], "tower.climbers.setup.random_start_tower"
     except ImportError:
         return packed_tower(seed), "physics.builds.packed_tower"
 
@@ -116,10 +116,10 @@ def straightforward_settle(boxes: list[Box], seconds: float = 2.0) -> float:
 
 def _legal_case(k: int) -> tuple[str, int, str, bool, bool, float]:
     """Build k of the legal sweep: even k a start tower, odd k the build after a random Climbers game's moves."""
+    from tower.app.stability import judge_build  # noqa: PLC0415
+    from tower.climbers.legality import check_build  # noqa: PLC0415
+    from tower.climbers.setup import random_start_tower  # noqa: PLC0415
     from tower.games import new_game  # noqa: PLC0415
-    from tower.legality import check_build  # noqa: PLC0415
-    from tower.setup import random_start_tower  # noqa: PLC0415
-    from tower.stability import judge_build  # noqa: PLC0415
 
     if k % 2 == 0:
         name, build = f"start tower {k}", random_start_tower(SEED + k)

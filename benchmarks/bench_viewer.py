@@ -28,8 +28,8 @@ def timed(fn) -> tuple[float, float]:
 
 
 def played(game: str, players: int, seed: int, moves: int):
-    from tower.ai import make_agent
     from tower.games import new_game
+    from tower.games.ai import make_agent
 
     state = new_game(game, players, seed=seed)
     agent = make_agent("ai:random", seed=seed)
@@ -49,8 +49,8 @@ def main() -> None:
     t0 = time.perf_counter()
     import pyvista.plotting  # noqa: F401  (pyvista loads its plotting part, and matplotlib with it, lazily)
 
-    from tower.legality import check_build
-    from tower.setup import random_start_tower
+    from tower.climbers.legality import check_build
+    from tower.climbers.setup import random_start_tower
     from viewer.render import SceneRenderer
     from viewer.scene import build_scene
     from viewer.view import state_scene

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from tower.ai import make_agent
 from tower.games import new_game
+from tower.games.ai import make_agent
 
 
 def seat_game(game: str, players: int, game_seed: int, seat: int, spec: str) -> tuple[float, float, int]:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 from cardgames.moves import TextMove, split_move
-from tower.errors import BadInput, IllegalMove
 from tower.games.base import GameState, Move
+from tower.games.errors import BadInput, IllegalMove
 
 # --- the cards ----------------------------------------------------------------------------------------------
 COLOURS = ("red", "yellow", "green", "purple", "blue")  # also the order in which the rows are scored
@@ -677,7 +677,7 @@ class DiaboloState(GameState):
             self._proj, self._proj_key = self._projection(), key
         return self.scores[player] + self._proj[player]
 
-    # MCTS playouts stop at once (tower.ai reads this): the leaf is valued by `rewards`, from each player's own
+    # MCTS playouts stop at once (tower.games.ai reads this): the leaf is valued by `rewards`, from each player's own
     # view. Playouts reading the re-dealt hands played far worse (see docs/diabolo.md).
     rollout_depth = 0
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Self
 
-from tower.errors import BadInput
 from tower.games.base import Move
+from tower.games.errors import BadInput
 
 
 class TextMove(Move):

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
-from tower.errors import BadInput, IllegalMove
 from tower.games.base import GameState, Move
+from tower.games.errors import BadInput, IllegalMove
 
 # --- set-up ----------------------------------------------------------------------------------------
 #: Seat colours in clockwise order; partners sit opposite (4 players: yellow+blue against red+green).
@@ -1114,7 +1114,7 @@ class PartnersState(GameState):
             diff = totals[player % half] - max(totals[t] for t in range(half) if t != player % half)
         return diff / (2 * PAWNS_PER_PLAYER * (self.track + 40))
 
-    # the search (tower.ai MCTSAgent) values a node by `rewards` at once instead of playing out: playouts of
+    # the search (tower.games.ai MCTSAgent) values a node by `rewards` at once instead of playing out: playouts of
     # this long game are noisy and slow (docs/partners.md has the measurements)
     rollout_depth = 0
     # measured against the greedy team (benchmarks/bench_partners.py, n=100 each): 600 iterations won 65-67 %

@@ -16,8 +16,8 @@ from operator import attrgetter
 from typing import Any, ClassVar, Self
 
 from cardgames.moves import TextMove, split_move
-from tower.errors import BadInput, IllegalMove
 from tower.games.base import GameState, Move
+from tower.games.errors import BadInput, IllegalMove
 
 # --- the board and the partners ---------------------------------------------------------------------------
 COLOURS = ("red", "blue", "grey", "yellow", "green", "pink")  # README ruling: the six partner colours

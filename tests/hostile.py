@@ -326,8 +326,8 @@ def game_samples(game: str, seed: int = 7, steps: int = 60) -> GameSamples:
 
 
 def build_samples() -> list[dict[str, Any]]:
-    from tower.build import build_to_json
-    from tower.setup import random_start_tower
+    from tower.climbers.build import build_to_json
+    from tower.climbers.setup import random_start_tower
 
     docs = [build_to_json(random_start_tower(seed)) for seed in (1, 2)]
     docs.append({"format": "tower-build/1",
@@ -338,7 +338,7 @@ def build_samples() -> list[dict[str, Any]]:
 
 def try_move(state: Any, move: Any, check_unchanged: bool = True) -> None:
     """Apply a parsed move to a copy of `state`: it applies or is refused as IllegalMove, changing nothing."""
-    from tower.errors import IllegalMove
+    from tower.games.errors import IllegalMove
 
     copy_ = state.clone()
     before = json.dumps(copy_.to_json(), sort_keys=True) if check_unchanged else None

@@ -1,6 +1,6 @@
 """Saving is atomic (SPEC section 5): a save interrupted mid-write leaves the previous file intact.
 
-Every saver goes through `tower.fileio.atomic_write_bytes`: builds (`tower new -o`, `save_build`), game records
+Every saver goes through `tower.games.fileio.atomic_write_bytes`: builds (`tower new -o`, `save_build`), game records
 (`save_record`) and pictures (`viewer.render.save_png`, the GIF of `tower replay --gif`). The interruption is
 simulated in-process (the write fails half-way: disk full) and for real (a process killed half-way through its
 write, by Ctrl-C and by SIGKILL).
@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from tower import fileio
-from tower.build import load_build, save_build
-from tower.cli import main
+from tower.app.cli import main
+from tower.climbers.build import load_build, save_build
+from tower.climbers.setup import random_start_tower
 from tower.games import load_record, new_game, save_record
-from tower.setup import random_start_tower
 
 
 def _played(game: str = "diabolo", moves: int = 5):
@@ -168,7 +168,7 @@ CHILD = textwrap.dedent("""
     fileio.os.fdopen = lambda fd, *a, **k: Slow(real(fd, *a, **k))
     kind, path = sys.argv[1], sys.argv[2]
     if kind == "build":
-        from tower.cli import main
+        from tower.app.cli import main
         sys.exit(main(["new", "--seed", "2", "-o", path]))
     if kind == "record":
         from tower.games import new_game, save_record

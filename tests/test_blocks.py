@@ -7,7 +7,7 @@ from itertools import permutations, product
 import numpy as np
 import pytest
 
-from tower.blocks import (
+from tower.climbers.blocks import (
     COLOUR_INDEX,
     COLOURS,
     CUBE,

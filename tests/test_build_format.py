@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from tower import fileio
-from tower.blocks import COLOUR_INDEX, FACES, colouring_problem
-from tower.build import Block, Build, Figure, Stone, dumps_build, load_build, parse_build, save_build
-from tower.errors import BadInput
-from tower.setup import random_start_tower
+from tower.climbers.blocks import COLOUR_INDEX, FACES, colouring_problem
+from tower.climbers.build import Block, Build, Figure, Stone, dumps_build, load_build, parse_build, save_build
+from tower.climbers.setup import random_start_tower
+from tower.games.errors import BadInput
 
 SPEC_EXAMPLE = {
     "format": "tower-build/1",

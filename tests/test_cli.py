@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tower.build import load_build, parse_build
-from tower.legality import check_build
-from tower.setup import random_start_tower
+from tower.climbers.build import load_build, parse_build
+from tower.climbers.legality import check_build
+from tower.climbers.setup import random_start_tower
 
 VERDICTS = {"stable", "marginal", "collapses"}
 

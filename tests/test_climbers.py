@@ -10,11 +10,11 @@ import json
 
 import pytest
 
-from tower.blocks import ALL_GREY, COLOUR_INDEX, OPPOSITE, PAIRS
-from tower.build import Block, Build
+from tower.climbers.blocks import ALL_GREY, COLOUR_INDEX, OPPOSITE, PAIRS
+from tower.climbers.build import Block, Build
 from tower.climbers.game import ClimbersState
 from tower.climbers.moves import ClimbersMove
-from tower.errors import IllegalMove
+from tower.games.errors import IllegalMove
 
 M = ClimbersMove.parse
 

@@ -10,12 +10,12 @@ import random
 
 import pytest
 
-from tower.blocks import COLOURS, GREY
+from tower.climbers.blocks import COLOURS, GREY
 from tower.climbers.game import ClimbersState
+from tower.climbers.legality import check_build
 from tower.climbers.moves import ClimbersMove
-from tower.errors import IllegalMove
 from tower.games import replay
-from tower.legality import check_build
+from tower.games.errors import IllegalMove
 
 
 def snapshot(state: ClimbersState) -> str:

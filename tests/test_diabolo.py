@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from cardgames.diabolo import COLOUR_INDEX, COLOURS, DiaboloMove, DiaboloState, kind
-from tower.errors import BadInput, IllegalMove
 from tower.games import new_game, replay
+from tower.games.errors import BadInput, IllegalMove
 
 M = DiaboloMove.parse
 
@@ -435,7 +435,7 @@ def test_the_terminal_rendering_shows_the_rows_and_only_the_own_hand():
 
 
 def test_the_ai_players_finish_a_game():
-    from tower.ai import make_agent
+    from tower.games.ai import make_agent
 
     state = DiaboloState(3, 2)
     agents = [make_agent("greedy", 1), make_agent("mcts:iters=20", 2), make_agent("random", 3)]

@@ -29,9 +29,9 @@ from hostile import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tower.build import build_to_json, load_build, parse_build
-from tower.errors import BadInput
+from tower.climbers.build import build_to_json, load_build, parse_build
 from tower.games import game_names, load_record, replay
+from tower.games.errors import BadInput
 
 FUZZ = settings(
     max_examples=int(os.environ.get("TOWER_FUZZ_EXAMPLES", "150")),
@@ -186,8 +186,8 @@ def test_a_hostile_file_through_the_cli_exits_2_with_one_line_and_writes_nothing
 
 
 def test_an_error_quoting_a_huge_input_stays_a_short_single_line():
-    from tower.errors import MAX_LINE, BadInput
     from tower.games import new_game
+    from tower.games.errors import MAX_LINE, BadInput
 
     state = new_game("diabolo", 3, seed=1)
     with pytest.raises(BadInput) as err:

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from tower.games import game_class, game_names, new_game
-from tower.interop.actions import EncodingError, codec_for
-from tower.interop.features import observation
-from tower.interop.stepper import Stepper, final_returns
+from tower.games.interop.actions import EncodingError, codec_for
+from tower.games.interop.features import observation
+from tower.games.interop.stepper import Stepper, final_returns
 
 CASES = [(name, n) for name in game_names() for n in game_class(name).allowed_players()]
 STEPS = 40  # decisions per playout: enough to reach every phase of a turn
@@ -123,8 +123,8 @@ def test_observations_keep_their_size_and_range(game, players):
 
 
 def test_importing_the_rules_does_not_import_the_adapters():
-    code = ("import sys, tower, tower.ai, tower.games, cardgames.diabolo, cardgames.partners; "
-            "bad = [m for m in ('pyspiel', 'pettingzoo', 'gymnasium', 'tower.interop') if m in sys.modules]; "
+    code = ("import sys, tower, tower.games.ai, tower.games, cardgames.diabolo, cardgames.partners; "
+            "bad = [m for m in ('pyspiel', 'pettingzoo', 'gymnasium', 'tower.games.interop') if m in sys.modules]; "
             "print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

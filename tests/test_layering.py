@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-RULES = "import tower, tower.games, tower.build, tower.legality, tower.setup, tower.climbers.game, tower.ai, " \
+RULES = "import tower, tower.games, tower.climbers.build, tower.climbers.legality, tower.climbers.setup, tower.climbers.game, tower.games.ai, " \
         "cardgames.diabolo, cardgames.partners, cardgames.seventh_heaven"
 
 

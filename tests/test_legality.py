@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tower.blocks import OPPOSITE, PAIRS
-from tower.build import parse_build
-from tower.legality import RULES, Violation, check_build, is_legal
+from tower.climbers.blocks import OPPOSITE, PAIRS
+from tower.climbers.build import parse_build
+from tower.climbers.legality import RULES, Violation, check_build, is_legal
 
 
 def faces(top: str) -> dict[str, str]:

@@ -12,12 +12,12 @@ import random
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
-tos = pytest.importorskip("tower.interop.openspiel")
+tos = pytest.importorskip("tower.games.interop.openspiel")
 
-from tower.ai import make_agent  # noqa: E402
-from tower.errors import BadInput  # noqa: E402
 from tower.games import game_class, game_names, new_game  # noqa: E402
-from tower.interop.actions import codec_for  # noqa: E402
+from tower.games.ai import make_agent  # noqa: E402
+from tower.games.errors import BadInput  # noqa: E402
+from tower.games.interop.actions import codec_for  # noqa: E402
 
 SIMS = 6 if os.environ.get("TOWER_SLOW") == "1" else 1
 CASES = [(name, n) for name in game_names() for n in game_class(name).allowed_players()]

@@ -17,8 +17,8 @@ from cardgames.partners import (
     parse_card,
     parse_pawn,
 )
-from tower.errors import BadInput, IllegalMove
 from tower.games import new_game, replay
+from tower.games.errors import BadInput, IllegalMove
 
 YELLOW, RED, BLUE, GREEN = range(4)
 

@@ -19,7 +19,7 @@ pytest.importorskip("gymnasium")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from tower.games import game_class, game_names, new_game  # noqa: E402
-from tower.interop.pettingzoo import env  # noqa: E402
+from tower.games.interop.pettingzoo import env  # noqa: E402
 
 SLOW = os.environ.get("TOWER_SLOW") == "1"
 CYCLES = 1000 if SLOW else 150

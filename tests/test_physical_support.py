@@ -11,11 +11,11 @@ from test_climbers import M, blk
 from physics import judge_statics, stands
 from physics.builds import random_build
 from physics.units import grid_box
-from tower.build import Build
+from tower.app.stability import statics_stands, use_physical_support
+from tower.climbers.build import Build
 from tower.climbers.game import ClimbersState
-from tower.errors import BadInput
-from tower.legality import check_build
-from tower.stability import statics_stands, use_physical_support
+from tower.climbers.legality import check_build
+from tower.games.errors import BadInput
 
 
 @pytest.mark.parametrize("seed", range(0, 240, 3))

@@ -14,10 +14,10 @@ import pytest
 from physics import COLLAPSES, STABLE, judge
 from physics.statics import TILT_TOL_DEG
 from physics.units import DEFAULT_MU, grid_box
+from tower.app.stability import judge_build
+from tower.climbers.legality import check_build
+from tower.climbers.setup import random_start_tower
 from tower.games import new_game
-from tower.legality import check_build
-from tower.setup import random_start_tower
-from tower.stability import judge_build
 
 
 def test_a_block_on_the_table_slides_before_it_tips_at_atan_mu():

@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from tower.errors import BadInput, IllegalMove
 from tower.games import GAMES, GameState, Move, load_record, new_game, replay, save_record
+from tower.games.errors import BadInput, IllegalMove
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tower.blocks import ALL_GREY, COLOURS, colouring_problem, kind_of
-from tower.build import Build, dumps_build
-from tower.legality import check_build
-from tower.setup import grey_faces_visible, random_start_tower
+from tower.climbers.blocks import ALL_GREY, COLOURS, colouring_problem, kind_of
+from tower.climbers.build import Build, dumps_build
+from tower.climbers.legality import check_build
+from tower.climbers.setup import grey_faces_visible, random_start_tower
 
 SEEDS = range(200)
 
@@ -23,7 +23,7 @@ def towers() -> dict[int, Build]:
 
 
 def occupancy(build: Build) -> tuple[np.ndarray, np.ndarray]:
-    """Boolean voxels of the build (own code, not tower.grid) with a free margin of 1, and the world offset."""
+    """Boolean voxels of the build (own code, not tower.climbers.grid) with a free margin of 1, and the world offset."""
     lo = np.min([b.origin for b in build.blocks], axis=0) - 1
     hi = np.max([np.add(b.origin, b.size) for b in build.blocks], axis=0) + 2
     occ = np.zeros(tuple(hi - lo), dtype=np.int16)

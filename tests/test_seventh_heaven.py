@@ -10,9 +10,9 @@ from collections import Counter
 import pytest
 
 from cardgames.seventh_heaven import COLOURS, KIND, KIND_NAME, SeventhHeavenMove, SeventhHeavenState
-from tower.ai import make_agent
-from tower.errors import BadInput, IllegalMove
 from tower.games import new_game, replay
+from tower.games.ai import make_agent
+from tower.games.errors import BadInput, IllegalMove
 
 HEAVEN = 20
 

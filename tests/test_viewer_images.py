@@ -41,7 +41,7 @@ def scene_for_case(case: dict[str, Any]):
 
     kind = case["kind"]
     if kind == "build":
-        from tower.build import parse_build
+        from tower.climbers.build import parse_build
         from viewer.view import build_view_scene
 
         scene = build_view_scene(parse_build(case["build"]), title=case["title"], physics=False)
@@ -152,8 +152,8 @@ def test_a_wrong_highlight_colour_fails(colour: str, case: str, wrong: tuple[int
 
 def build_cases() -> dict[str, dict[str, Any]]:
     """Seeded games played to a position, with the overlays the play window shows there."""
-    from tower.build import Block, Figure, build_to_json
-    from tower.setup import random_start_tower
+    from tower.climbers.build import Block, Figure, build_to_json
+    from tower.climbers.setup import random_start_tower
     from viewer.play import PlayController
 
     cases: dict[str, dict[str, Any]] = {}
@@ -176,11 +176,11 @@ def build_cases() -> dict[str, dict[str, Any]]:
     cases["climbers-figure"] = _climbers_case(ctl)
 
     tower = random_start_tower(3)
-    top = max(tower.blocks, key=lambda b: b.top)
+    top = max(tower.climbers.blocks, key=lambda b: b.top)
     floating = Block(top.id, (top.origin[0], top.origin[1], top.origin[2] + 2), top.size, top.faces)
-    first = tower.blocks[0]
+    first = tower.climbers.blocks[0]
     shifted = Block(first.id, (first.origin[0] + 1, first.origin[1], first.origin[2]), first.size, first.faces)
-    bad = type(tower)([shifted] + [b for b in tower.blocks[1:] if b.id != top.id] + [floating],
+    bad = type(tower)([shifted] + [b for b in tower.climbers.blocks[1:] if b.id != top.id] + [floating],
                       [Figure("red", (-3, 0, 2))], [])
     cases["build-problems"] = {"kind": "build", "build": build_to_json(bad), "title": "build with problems"}
 

@@ -108,8 +108,8 @@ def test_vtk_built_in_keys_are_replaced_by_the_camera_presets(window) -> None:
 
 
 def test_hint_undo_save_and_load_from_the_keyboard(window, tmp_path) -> None:
-    from tower.ai import make_agent
     from tower.games import load_record
+    from tower.games.ai import make_agent
 
     path = tmp_path / "game.json"
     win = window("climbers", ["human", "human"], save_path=path)

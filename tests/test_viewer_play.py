@@ -147,7 +147,7 @@ def test_windows_wire_up_without_a_display(monkeypatch, tmp_path) -> None:
 
 
 def test_hint_and_whatif_in_a_card_game() -> None:
-    from tower.ai import make_agent
+    from tower.games.ai import make_agent
 
     state = new_game("partners", 4, seed=2)
     ctl = PlayController(state, ["human"] * 4)
@@ -176,7 +176,7 @@ def test_demo_writes_every_game_and_a_collapse_animation(tmp_path) -> None:
     import imageio.v3 as iio
     import numpy as np
 
-    from tower.setup import random_start_tower
+    from tower.climbers.setup import random_start_tower
     from viewer.demo import demo_pictures
 
     lines = demo_pictures(random_start_tower(1), tmp_path)

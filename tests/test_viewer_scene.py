@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tower.blocks import COLOURS
-from tower.build import Block, Build, Figure, Stone
-from tower.legality import check_build
-from tower.setup import random_start_tower
+from tower.climbers.blocks import COLOURS
+from tower.climbers.build import Block, Build, Figure, Stone
+from tower.climbers.legality import check_build
+from tower.climbers.setup import random_start_tower
 from viewer.scene import PALETTE, SceneGhost, build_scene, ghost_from_move
 
 
@@ -19,14 +19,14 @@ def tower() -> Build:
 
 def test_start_tower_gives_one_scene_block_per_block(tower: Build) -> None:
     scene = build_scene(tower, check_build(tower))
-    assert len(scene.blocks) == len(tower.blocks) == 35
+    assert len(scene.blocks) == len(tower.climbers.blocks) == 35
     assert scene.problem_blocks == []
     assert not [m for m in scene.markers if m.kind == "problem"]
 
 
 def test_face_colours_match_the_build(tower: Build) -> None:
     scene = build_scene(tower)
-    for sb, b in zip(scene.blocks, tower.blocks, strict=True):
+    for sb, b in zip(scene.blocks, tower.climbers.blocks, strict=True):
         assert sb.id == b.id
         assert sb.faces == tuple(COLOURS[c] for c in b.faces)
         assert sb.bounds == (b.origin[0], b.origin[0] + b.size[0], b.origin[1], b.origin[1] + b.size[1],

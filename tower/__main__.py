@@ -1,3 +1,3 @@
-from tower.cli import main
+from tower.app.cli import main
 
 raise SystemExit(main())

@@ -318,7 +318,7 @@ SCENES = {"seventh-heaven": seventh_heaven_scene, "partners": partners_scene, "d
 
 def card_scene(game: str, view: dict[str, Any], lines: Sequence[str] = (), **_: Any) -> Scene:
     """The scene of a card game's view; unknown games are BadInput."""
-    from tower.errors import BadInput
+    from tower.games.errors import BadInput
 
     if game not in SCENES:
         raise BadInput(f"the viewer cannot show {game} games", "$.game")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tower.build import Build
+from tower.climbers.build import Build
 
 COLLAPSE_SIZE = (480, 360)
 COLLAPSE_FPS = 15  # every other frame of the 30 fps trajectory: a short GIF that still reads as a fall
@@ -49,8 +49,8 @@ def collapse_animation(build: Build, path: str | Path, tries: int = 8, seconds: 
 
     from physics import judge_dynamics
     from physics.units import UNIT_M
-    from tower.fileio import atomic_write_bytes
-    from tower.stability import build_boxes
+    from tower.app.stability import build_boxes
+    from tower.games.fileio import atomic_write_bytes
     from viewer.render import SceneRenderer, set_block_poses
     from viewer.scene import build_scene
 
@@ -91,9 +91,9 @@ def _travel(trajectory: list[dict] | None) -> float:
 
 def _game_pictures(out: Path) -> list[str]:
     """One picture per game after a few AI moves; a game the registry or viewer lacks is skipped with a note."""
-    from tower.ai import make_agent
-    from tower.errors import BadInput
     from tower.games import new_game
+    from tower.games.ai import make_agent
+    from tower.games.errors import BadInput
     from viewer.games import scene_for_view
     from viewer.render import render_scene
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tower.errors import BadInput
+from tower.games.errors import BadInput
 
 
 def scene_for_view(game: str, view: dict[str, Any], title: str = "", **overlays: Any):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tower.errors import BadInput, IllegalMove
+from tower.games.errors import BadInput, IllegalMove
 
 MENU_ROWS = 9  # legal moves listed around the highlighted one
 LOG_ROWS = 6
@@ -37,7 +37,7 @@ class PlayController:
         self._start(state, seats)
 
     def _start(self, state: Any, seats: list[str]) -> None:
-        from tower.ai import make_agent
+        from tower.games.ai import make_agent
 
         self.state = state
         self.seats = list(seats)
@@ -142,7 +142,7 @@ class PlayController:
 
     def hint(self) -> Any | None:
         """An AI's choice for the player to move, put under the cursor (the menu shows all moves again)."""
-        from tower.ai import make_agent
+        from tower.games.ai import make_agent
 
         if not self.human_to_move or self.handover:
             return None
@@ -259,7 +259,7 @@ class PlayController:
     def whatif_frames(self, block_id: str, seconds: float = 2.0) -> list[dict[str, Any]]:
         """PyBullet trajectory of the construction with `block_id` taken away (the state is not touched)."""
         from physics import judge_dynamics
-        from tower.stability import build_boxes
+        from tower.app.stability import build_boxes
 
         build = self.state.to_build().without({block_id})
         result = judge_dynamics(build_boxes(build), seconds=seconds, record_trajectory=True)
@@ -299,8 +299,8 @@ class PlayController:
 
     def load(self, path: str | Path | None = None) -> bool:
         """Resume a saved record of the same game; a bad file leaves the game as it is and says why."""
-        from tower.fileio import read_json
         from tower.games import load_record
+        from tower.games.fileio import read_json
 
         path = path or self.save_path
         try:
@@ -386,7 +386,7 @@ class PlayController:
         return now if self._after is None else with_preview(now, self._after)
 
     def _climbers_scene(self, view: dict[str, Any]):
-        from tower.build import parse_build
+        from tower.climbers.build import parse_build
         from viewer.games import scene_for_view
         from viewer.scene import SceneFigure, ghost_from_move
 

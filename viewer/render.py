@@ -608,7 +608,7 @@ def save_png(img: np.ndarray, path: str | Path) -> None:
     """PNG via a temp file in the same folder and a rename (never a partial picture)."""
     import imageio.v3 as iio
 
-    from tower.fileio import atomic_write_bytes
+    from tower.games.fileio import atomic_write_bytes
 
     atomic_write_bytes(path, iio.imwrite("<bytes>", img, extension=".png"))
 
@@ -676,7 +676,7 @@ def set_block_poses(renderer: SceneRenderer, poses: dict[str, Sequence[Sequence[
             pose = poses.get(f"figure-{f.colour}-{i}")
             if pose is None:
                 continue
-            # the physics solid of a figure is centred 0.625 units above its foot (tower.stability)
+            # the physics solid of a figure is centred 0.625 units above its foot (tower.app.stability)
             local = template("figure")[0] - [0, 0, 0.625]
             pts[i] = local @ _quat_matrix(pose[1]).T + np.asarray(pose[0]) / unit_m
         fig.points = pts.reshape(-1, 3)
@@ -686,7 +686,7 @@ def require_display(what: str, instead: str = "tower view FILE --screenshot out.
     """BadInput (exit 2, one line) instead of a window that cannot open: Linux without X11 or Wayland."""
     import sys
 
-    from tower.errors import BadInput
+    from tower.games.errors import BadInput
 
     if pv.OFF_SCREEN or not sys.platform.startswith("linux"):
         return

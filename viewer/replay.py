@@ -17,8 +17,8 @@ FRAME_S = 0.5
 
 def states(record: dict[str, Any] | str | Path) -> list[Any]:
     """The state after each prefix of the record's moves (index 0 = the start)."""
-    from tower.fileio import read_json
     from tower.games import load_record, new_game
+    from tower.games.fileio import read_json
 
     doc = read_json(record) if isinstance(record, (str, Path)) else record
     final = load_record(doc)  # validates every move (BadInput names the JSON path)
@@ -43,7 +43,7 @@ def render_gif(record: dict[str, Any] | str | Path, path: str | Path, size: tupl
     """Write the game as an animated GIF (atomically); returns the number of frames."""
     import imageio.v3 as iio
 
-    from tower.fileio import atomic_write_bytes
+    from tower.games.fileio import atomic_write_bytes
     from viewer.render import SceneRenderer
 
     seq = states(record)

@@ -4,7 +4,7 @@ Nothing here imports pyvista or vtk. All coordinates are in **grid units** (1 un
 z up, the table top at z = 0), exactly as in the `tower-build/1` format, so a scene can be checked against the
 build without conversions. Rendering (viewer.render) draws a scene as it is; it never looks at the game.
 
-Legality is never decided here: violations come from `tower.legality.check_build` (or the game), and the
+Legality is never decided here: violations come from `tower.climbers.legality.check_build` (or the game), and the
 scene only marks the blocks and cells those violations name.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tower.blocks import COLOURS, FACES
-from tower.build import Block, Build
+from tower.climbers.blocks import COLOURS, FACES
+from tower.climbers.build import Block, Build
 
 #: Display colours (RGB 0-255) of the six face colours. Chosen so light-blue and dark-blue differ strongly in
 #: lightness, and grey is a true neutral (equal channels), as a viewer with a colour-blind eye needs.
@@ -183,7 +183,7 @@ def build_scene(build: Build, violations: Iterable[Any] | None = None, *,
                 title: str = "", lines: Sequence[str] = (), hover: str | None = None) -> Scene:
     """Turn a build and optional overlays into a Scene.
 
-    violations: objects with `rule`, `blocks`, `cells` (tower.legality.Violation) or their JSON form; the named
+    violations: objects with `rule`, `blocks`, `cells` (tower.climbers.legality.Violation) or their JSON form; the named
     blocks are flagged and the named cells marked. selected/movable: block ids to highlight (the game says which
     blocks may move). ghosts: placements offered by the game. targets: cells a figure may step to. hover: the
     block under the mouse.
@@ -252,7 +252,7 @@ def ghost_from_move(move: Any, build: Build, selected: bool = False) -> SceneGho
     the block's own colouring turned to show the chosen top, or the plain top colour on all sides if no
     orientation of the block gives that size and top.
     """
-    from tower.blocks import orientations
+    from tower.climbers.blocks import orientations
 
     b = build.block(move.block)
     faces = None
@@ -290,7 +290,7 @@ def climbers_status(view: dict[str, Any]) -> list[str]:
 
 def scene_from_climbers_view(view: dict[str, Any], **overlays: Any) -> Scene:
     """A Climbers `state.view(player)` as a scene: the build, the players' ladders, whose turn it is."""
-    from tower.build import parse_build
+    from tower.climbers.build import parse_build
 
     build = parse_build(view["build"])
     players = view.get("players", [])

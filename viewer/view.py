@@ -7,9 +7,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tower.build import BUILD_FORMAT, Build, parse_build
-from tower.errors import BadInput
-from tower.fileio import read_json
+from tower.climbers.build import BUILD_FORMAT, Build, parse_build
+from tower.games.errors import BadInput
+from tower.games.fileio import read_json
 
 RECORD_FORMAT = "game-record/1"
 
@@ -19,7 +19,7 @@ RECORD_FORMAT = "game-record/1"
 def stability_lines(build: Build) -> list[str]:
     """Verdict and tilt margin as overlay lines; a note instead if the physics judges are not available."""
     try:
-        from tower.stability import judge_build
+        from tower.app.stability import judge_build
 
         doc = judge_build(build).to_json()
     except Exception as exc:  # noqa: BLE001 - the viewer must still show the build when physics fails
@@ -50,7 +50,7 @@ def legality_lines(violations: list[Any]) -> list[str]:
 
 def build_view_scene(build: Build, title: str = "", physics: bool = True):
     """Scene of a build with its legality problems flagged and the verdict in the overlay text."""
-    from tower.legality import check_build
+    from tower.climbers.legality import check_build
     from viewer.scene import build_scene
 
     violations = check_build(build)
@@ -106,7 +106,7 @@ def _html_available() -> bool:
 def _atomic_export(path: str | Path, write) -> None:
     """Let `write(tmp_path)` produce the file in a private folder, then hand its bytes to the project's one atomic
     writer (temp file beside `path`, the usual permissions, rename into place)."""
-    from tower.fileio import atomic_write_bytes
+    from tower.games.fileio import atomic_write_bytes
 
     p = Path(path)
     with tempfile.TemporaryDirectory() as folder:

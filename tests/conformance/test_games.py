@@ -21,8 +21,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from tower.errors import IllegalMove
 from tower.games import GameState, game_class, game_names, new_game, replay
+from tower.games.errors import IllegalMove
 
 PLAYOUTS = int(os.environ.get("TOWER_CONFORMANCE_PLAYOUTS", "2"))
 APPLY_CAP = int(os.environ.get("TOWER_CONFORMANCE_APPLY", "48"))

@@ -19,13 +19,13 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 
-from tower.blocks import COLOURS, GREY, PLAYER_COLOURS, TOP, Colouring, placements_shapes
-from tower.build import Block, Build, Figure, Stone, build_to_json, parse_build
+from tower.climbers.blocks import COLOURS, GREY, PLAYER_COLOURS, TOP, Colouring, placements_shapes
+from tower.climbers.build import Block, Build, Figure, Stone, build_to_json, parse_build
 from tower.climbers.moves import Cell, ClimbersMove
-from tower.errors import BadInput, IllegalMove
+from tower.climbers.placement import side_contact, window_max, window_max_min
+from tower.climbers.setup import random_start_tower
 from tower.games.base import GameState
-from tower.placement import side_contact, window_max, window_max_min
-from tower.setup import random_start_tower
+from tower.games.errors import BadInput, IllegalMove
 
 BOARD = 32  # cells per side of the table area in play
 Z_MAX = 48  # no tower gets near 96 cm
@@ -72,7 +72,7 @@ class ClimbersState(GameState):
         "descent": ("one-unit", "free"),
     }
     #: For the `physical` support option: a function (build, id of the block just placed) -> does it stand (the
-    #: statics judge), handed in by whoever wires the layers (tower.stability.use_physical_support).
+    #: statics judge), handed in by whoever wires the layers (tower.app.stability.use_physical_support).
     support_judge: Callable[[Build, str], bool] | None = None
 
     def __init__(self, players: int, seed: int | None = 0, options: dict[str, Any] | None = None,
@@ -82,7 +82,7 @@ class ClimbersState(GameState):
             raise BadInput("option 'max_rounds' must be at least 1", "$.options.max_rounds")
         if self.options["support"] == "physical" and self.support_judge is None:
             raise BadInput("option 'support': 'physical' needs the physics judge (call "
-                           "tower.stability.use_physical_support() first; the CLI does)", "$.options.support")
+                           "tower.app.stability.use_physical_support() first; the CLI does)", "$.options.support")
         build = build if build is not None else random_start_tower(self.rng.getrandbits(32))
         self._load_blocks(build)
         self.colours = PLAYER_COLOURS[:players]
@@ -950,7 +950,7 @@ class ClimbersState(GameState):
         ladders = 0.6 * self.short[player] + 1.0 * self.long[player]
         return self.figures[player][2] + 0.3 * ladders
 
-    # --- AI hooks (tower.ai): cheap one-move scores, no copy of the state per move --------------------------
+    # --- AI hooks (tower.games.ai): cheap one-move scores, no copy of the state per move --------------------------
     # a playout move costs ~2 ms (block table, figure moves): short playouts ranked by `heuristic` leave the
     # search player more iterations, and won more often against greedy (docs/climbers.md)
     rollout_depth: ClassVar[int] = 8
@@ -1034,7 +1034,7 @@ class ClimbersState(GameState):
         return rng.choice([m for m, v in zip(moves, values, strict=True) if v == best])
 
     def search_moves(self) -> list[ClimbersMove]:
-        """The moves the search player's tree expands (tower.ai `MCTSAgent`): every figure, stone, skip and
+        """The moves the search player's tree expands (tower.games.ai `MCTSAgent`): every figure, stone, skip and
         pass move, and the best-scored block moves."""
         p = self.player
         if self.phase != "block" or self._moves_cache is not None:

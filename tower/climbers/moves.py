@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from tower.blocks import COLOUR_INDEX, COLOURS
-from tower.errors import BadInput
+from tower.climbers.blocks import COLOUR_INDEX, COLOURS
 from tower.games.base import GameState, Move
+from tower.games.errors import BadInput
 
 Cell = tuple[int, int, int]
 LADDERS = ("short", "long")

@@ -1,7 +1,7 @@
 """The shared game API (SPEC section 5): registry, base classes, errors and game records."""
 
-from tower.errors import BadInput, IllegalMove
 from tower.games.base import GameState, Move
+from tower.games.errors import BadInput, IllegalMove
 from tower.games.records import RECORD_FORMAT, load_record, replay, save_record
 from tower.games.registry import GAMES, game_class, game_names, new_game
 

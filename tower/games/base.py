@@ -11,7 +11,7 @@ import random
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Self
 
-from tower.errors import BadInput, IllegalMove
+from tower.games.errors import BadInput, IllegalMove
 
 
 class Move(ABC):

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tower.errors import BadInput, IllegalMove
-from tower.fileio import atomic_write_text, read_json
 from tower.games.base import GameState
+from tower.games.errors import BadInput, IllegalMove
+from tower.games.fileio import atomic_write_text, read_json
 from tower.games.registry import game_class
 
 RECORD_FORMAT = "game-record/1"

@@ -6,8 +6,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from tower.errors import BadInput
 from tower.games.base import GameState
+from tower.games.errors import BadInput
 
 #: game name -> "module:Class". Modules are imported on first use.
 GAMES: dict[str, str] = {

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tower.blocks import (
+from tower.climbers.blocks import (
     ALL_GREY,
     COLOUR_INDEX,
     COLOURS,
@@ -19,8 +19,8 @@ from tower.blocks import (
     colouring_problem,
     kind_of,
 )
-from tower.errors import BadInput
-from tower.fileio import atomic_write_text, read_json
+from tower.games.errors import BadInput
+from tower.games.fileio import atomic_write_text, read_json
 
 BUILD_FORMAT = "tower-build/1"
 MAX_COORD = 10_000  # no real build is larger; keeps the voxel grid of a hostile file bounded

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tower.build import Build
+from tower.climbers.build import Build
 
 #: A figure as a small solid on its cell: a 1.2 x 1.2 cm footprint, as tall as the eye height plus a head.
 FIGURE_FOOTPRINT_UNITS = 0.6

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from tower.games.base import GameState, Move
+from tower.games.interop.actions import EncodingError, MoveCodec, codec_for
 from tower.games.registry import game_class
-from tower.interop.actions import EncodingError, MoveCodec, codec_for
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tower.errors import BadInput
+from tower.games.errors import BadInput
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD = 0, 1, 2
 GAMES = ("climbers", "seventh-heaven", "partners", "diabolo")
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
-        from tower import commands
+        from tower.app import commands
 
         return getattr(commands, "cmd_" + args.command.replace("-", "_"))(args)
     except BadInput as exc:

@@ -20,8 +20,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tower.errors import BadInput
 from tower.games.base import GameState, Move
+from tower.games.errors import BadInput
 
 DEFAULT_BUDGET_S = 1.0  # stays well inside the 2 s per decision the spec allows
 
@@ -224,7 +224,7 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         return MCTSAgent(rng, **kwargs)
     if kind in ("openspiel-mcts", "openspiel-ismcts"):
         try:  # the optional extra `openspiel`: imported only when asked for
-            from tower.interop.openspiel import make_agent as make_openspiel_agent
+            from tower.games.interop.openspiel import make_agent as make_openspiel_agent
         except ImportError as exc:
             if (exc.name or "").split(".")[0] not in ("pyspiel", "open_spiel"):
                 raise

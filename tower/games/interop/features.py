@@ -40,8 +40,8 @@ class _Row:
 
 # --- The Climbers ---------------------------------------------------------------------------------------------
 def _climbers(view: dict[str, Any], player: int, players: int) -> np.ndarray:
-    from tower.blocks import COLOURS, TOP
-    from tower.build import parse_build
+    from tower.climbers.blocks import COLOURS, TOP
+    from tower.climbers.build import parse_build
     from tower.climbers.game import BOARD, PHASES, Z_MAX, ClimbersState
 
     build = parse_build(view["build"])

@@ -1,6 +1,6 @@
 """The four games as PettingZoo AEC environments with action masks (extra `rl`).
 
-    from tower.interop.pettingzoo import env
+    from tower.games.interop.pettingzoo import env
     e = env("diabolo", players=4, seed=7)
     e.reset(seed=7)
     for agent in e.agent_iter():
@@ -8,10 +8,10 @@
         action = None if terminated else e.action_space(agent).sample(obs["action_mask"])
         e.step(action)
 
-Agents are ``player_0`` .. ``player_{n-1}`` in seat order. Actions are the ids of `tower.interop.actions`
+Agents are ``player_0`` .. ``player_{n-1}`` in seat order. Actions are the ids of `tower.games.interop.actions`
 (`Discrete(num_actions)`); a move that needs several fields takes several steps of the same agent. An
 observation is ``{"observation": float32 vector, "action_mask": int8 vector}``: the vector is
-`tower.interop.features` of the agent's own view plus a mark on each id of the move it is choosing; the mask
+`tower.games.interop.features` of the agent's own view plus a mark on each id of the move it is choosing; the mask
 is all zeros for an agent that is not to act. Rewards come at the end: the winners share 1.
 ``reset(seed=s)`` plays the game with seed `s`; a reset without a seed takes the next seed from a generator
 seeded by the last explicit seed (or the constructor's). Game options are fixed when the environment is made
@@ -28,10 +28,10 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from tower.games.interop.actions import codec_for
+from tower.games.interop.features import observation
+from tower.games.interop.stepper import Stepper
 from tower.games.registry import game_class, new_game
-from tower.interop.actions import codec_for
-from tower.interop.features import observation
-from tower.interop.stepper import Stepper
 
 
 class TowerEnv(AECEnv):

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tower.build import Block
+from tower.climbers.build import Block
 
 EMPTY = -1
 TABLE_COLOUR = -1  # top colour of a bare table cell: neutral ground

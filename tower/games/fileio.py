@@ -10,7 +10,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from tower.errors import BadInput
+from tower.games.errors import BadInput
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # far above any real build or record; refuse memory bombs early
 

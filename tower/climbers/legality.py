@@ -6,9 +6,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from tower.blocks import COLOURS, GREY, KINDS
-from tower.build import Build
-from tower.grid import VoxelGrid
+from tower.climbers.blocks import COLOURS, GREY, KINDS
+from tower.climbers.build import Build
+from tower.climbers.grid import VoxelGrid
 
 RULES = ("overlap", "unsupported", "below-table", "figure-not-on-surface", "figure-wrong-colour",
          "figure-overlap", "stone-not-on-free-top", "block-count")

@@ -1,4 +1,4 @@
-"""The bodies of the `tower` subcommands (argument parsing is in tower.cli)."""
+"""The bodies of the `tower` subcommands (argument parsing is in tower.app.cli)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tower.cli import EXIT_BAD, EXIT_FOUND, EXIT_OK, check_output_path, print_json
-from tower.errors import BadInput
+from tower.app.cli import EXIT_BAD, EXIT_FOUND, EXIT_OK, check_output_path, print_json
+from tower.app.stability import configure_game
+from tower.games.errors import BadInput
 from tower.games.registry import on_load
-from tower.stability import configure_game
 
 # The CLI is where rules meet physics: games under the `support=physical` option get the statics judge here,
 # when the registry first hands out The Climbers (simulate's worker processes import this module too).
@@ -20,8 +20,8 @@ on_load(configure_game)
 
 # --- tower new ---------------------------------------------------------------------------------------------
 def cmd_new(args) -> int:
-    from tower.build import dumps_build, save_build
-    from tower.setup import random_start_tower
+    from tower.climbers.build import dumps_build, save_build
+    from tower.climbers.setup import random_start_tower
 
     out = check_output_path(args.output, "output")
     build = random_start_tower(args.seed)
@@ -36,12 +36,12 @@ def cmd_new(args) -> int:
 # --- tower check -------------------------------------------------------------------------------------------
 def check_document(build, statics_only: bool) -> dict[str, Any]:
     """The SPEC section 4 document for a build."""
-    from tower.legality import check_build, is_legal
+    from tower.climbers.legality import check_build, is_legal
 
     violations = check_build(build)
     doc: dict[str, Any] = {"legal": is_legal(violations), "violations": [v.to_json() for v in violations]}
     try:
-        from tower.stability import judge_build
+        from tower.app.stability import judge_build
 
         doc["stability"] = judge_build(build, statics_only=statics_only).to_json()
     except (ImportError, AttributeError):  # physics not available: legality alone
@@ -71,7 +71,7 @@ def _print_check(path: str, doc: dict[str, Any]) -> None:
 
 
 def cmd_check(args) -> int:
-    from tower.build import load_build
+    from tower.climbers.build import load_build
 
     build = load_build(args.file)
     known = {b.id for b in build.blocks}
@@ -91,8 +91,8 @@ def cmd_check(args) -> int:
 # --- players -----------------------------------------------------------------------------------------------
 def parse_players(spec: str | None, game: str) -> list[str]:
     """`human,ai:greedy,...` -> one entry per seat; the count of entries is the number of players."""
-    from tower.ai import make_agent
     from tower.games import game_class
+    from tower.games.ai import make_agent
 
     cls = game_class(game)
     if spec is None:
@@ -136,8 +136,8 @@ HELP = """commands: a move in its text form | moves | hint | undo | status | sav
 
 
 def cmd_play(args) -> int:
-    from tower.ai import make_agent
     from tower.games import load_record, new_game
+    from tower.games.ai import make_agent
 
     if args.load:
         state = load_record(args.load)
@@ -158,8 +158,8 @@ def cmd_play(args) -> int:
 
 
 def text_loop(state, seats: list[str], agents: dict[int, Any], stdin=None) -> int:
-    from tower.errors import IllegalMove
     from tower.games import save_record
+    from tower.games.errors import IllegalMove
 
     stdin = stdin or sys.stdin
     print(f"{state.name}: {state.num_players} players ({', '.join(seats)}), seed {state.seed}. {HELP}")
@@ -194,7 +194,7 @@ def text_loop(state, seats: list[str], agents: dict[int, Any], stdin=None) -> in
             moves = state.legal_moves()
             print(f"{len(moves)} legal moves: " + ", ".join(map(str, moves[:60])) + (" ..." if len(moves) > 60 else ""))
         elif word == "hint":
-            from tower.ai import make_agent
+            from tower.games.ai import make_agent
 
             print("hint:", make_agent("mcts:time=1.0", seed=len(state.history)).choose(state))
         elif word == "undo":
@@ -229,8 +229,8 @@ def text_loop(state, seats: list[str], agents: dict[int, Any], stdin=None) -> in
 
 # --- tower simulate ----------------------------------------------------------------------------------------
 def _one_game(job: tuple[str, list[str], int, dict[str, Any]]) -> dict[str, Any]:
-    from tower.ai import make_agent
     from tower.games import new_game
+    from tower.games.ai import make_agent
 
     game, seats, seed, options = job
     state = new_game(game, len(seats), seed, options)
@@ -312,8 +312,8 @@ def summarise(game: str, seats: list[str], results: list[dict[str, Any]], elapse
 
 # --- tower replay (text) -----------------------------------------------------------------------------------
 def cmd_replay(args) -> int:
-    from tower.fileio import read_json
     from tower.games import replay
+    from tower.games.fileio import read_json
 
     record = read_json(args.record)
     try:
@@ -357,8 +357,8 @@ def cmd_view(args) -> int:
 
 # --- tower demo --------------------------------------------------------------------------------------------
 def cmd_demo(args) -> int:
-    from tower.build import save_build
-    from tower.setup import random_start_tower
+    from tower.climbers.build import save_build
+    from tower.climbers.setup import random_start_tower
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():

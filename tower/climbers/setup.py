@@ -13,7 +13,7 @@ import random
 
 import numpy as np
 
-from tower.blocks import (
+from tower.climbers.blocks import (
     ALL_GREY,
     COLOUR_INDEX,
     CUBE,
@@ -25,8 +25,8 @@ from tower.blocks import (
     Colouring,
     orientations,
 )
-from tower.build import Block, Build
-from tower.placement import resting_positions, window_max_min
+from tower.climbers.build import Block, Build
+from tower.climbers.placement import resting_positions, window_max_min
 
 BOARD = 24  # cells per side of the work area; the finished tower spans about 8 x 6
 Z_MAX = 24
@@ -141,7 +141,7 @@ def random_start_tower(seed: int = 0) -> Build:
 
 def grey_faces_visible(build: Build) -> list[tuple[int, int, int]]:
     """Empty cells that touch a grey block's face (side or top): each is grey showing from outside."""
-    from tower.grid import EMPTY, VoxelGrid
+    from tower.climbers.grid import EMPTY, VoxelGrid
 
     grid = VoxelGrid(build.blocks)
     shown = []

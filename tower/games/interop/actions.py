@@ -86,7 +86,7 @@ class MoveCodec:
 def _climbers() -> MoveCodec:
     from itertools import permutations
 
-    from tower.blocks import COLOURS, KINDS
+    from tower.climbers.blocks import COLOURS, KINDS
     from tower.climbers.game import BOARD, ClimbersState
 
     ladders: tuple[tuple[str, ...], ...] = ((), ("short",), ("long",), ("short", "long"), ("long", "short"))

@@ -4,14 +4,14 @@ Importing this module registers `tower_climbers`, `tower_seventh_heaven`, `tower
 `pyspiel.load_game("tower_diabolo", {"players": 3, "seed": 7})` then works like any OpenSpiel game. Parameters:
 `players`, `seed` (0 .. 2**31-1) and every game option under its own name (`max_rounds`, `hand_size`, ...).
 
-- Actions: `tower.interop.actions` (a move is one or more ids, one per field that needs a choice).
+- Actions: `tower.games.interop.actions` (a move is one or more ids, one per field that needs a choice).
 - Chance: every game draws from its own generator, seeded by the `seed` parameter and kept in the state, so
   for fixed parameters the same actions always give the same game: all four are `DETERMINISTIC` games whose
   deal the players cannot see. Explicit chance nodes would need the rules modules to expose their draws;
   `SAMPLED_STOCHASTIC` would be the other honest label, but OpenSpiel serialises such games through an RNG
   held by the game object, which Python games cannot provide. The seed is never part of an observation, and
   `resample_from_infostate` re-deals what a player cannot see as if the seed were unknown.
-- Observations: `state.view(player)` as canonical JSON (strings) and `tower.interop.features` (tensors), plus
+- Observations: `state.view(player)` as canonical JSON (strings) and `tower.games.interop.features` (tensors), plus
   the part of a move chosen so far. The views are what a player sees now, not a perfect-recall history, so
   only The Climbers (perfect information: the information state is the move list) offers information states.
 - Returns: the winners share 1, everybody else 0 (constant sum); nothing before the end.
@@ -29,12 +29,12 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from tower.errors import BadInput
 from tower.games.base import GameState, Move
+from tower.games.errors import BadInput
+from tower.games.interop.actions import codec_for
+from tower.games.interop.features import observation
+from tower.games.interop.stepper import Stepper
 from tower.games.registry import game_class, game_names
-from tower.interop.actions import codec_for
-from tower.interop.features import observation
-from tower.interop.stepper import Stepper
 
 PERFECT_INFORMATION = frozenset({"climbers"})  # everything in The Climbers is public (its view says so)
 SEED_LIMIT = 2**31  # OpenSpiel's integer parameters are 32-bit
@@ -276,7 +276,7 @@ CLIMBERS_DEFAULTS = {"simulations": 20, "rollout_limit": 6}
 
 class PlayoutEvaluator(mcts.Evaluator):
     """Leaf values from one playout on the game itself (its `rollout_move` policy where it has one, else random
-    moves), cut off after `limit` moves and scored like `tower.ai` scores its own playouts. Playing out on the
+    moves), cut off after `limit` moves and scored like `tower.games.ai` scores its own playouts. Playing out on the
     `GameState` skips the per-field decisions, which are only a way of naming moves."""
 
     def __init__(self, rng: random.Random, limit: int) -> None:
@@ -284,7 +284,7 @@ class PlayoutEvaluator(mcts.Evaluator):
         self.limit = limit
 
     def evaluate(self, state: TowerState) -> np.ndarray:
-        from tower.ai import outcome_rewards
+        from tower.games.ai import outcome_rewards
 
         stepper = state.stepper
         game = stepper.state.clone()
@@ -304,7 +304,7 @@ class PlayoutEvaluator(mcts.Evaluator):
 
 @dataclass
 class OpenSpielAgent:
-    """A `tower.ai` agent that decides with OpenSpiel's MCTS (`mcts`) or IS-MCTS (`ismcts`) bot.
+    """A `tower.games.ai` agent that decides with OpenSpiel's MCTS (`mcts`) or IS-MCTS (`ismcts`) bot.
 
     A move that takes several actions is decided one action at a time, each by a fresh search. The MCTS bot
     searches the real position only where nothing is hidden; in a card game it searches one world re-dealt

@@ -1,0 +1,1 @@
+"""The application: the `tower` command line, wiring the rules, physics and the viewer together."""
