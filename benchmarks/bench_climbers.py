@@ -1,4 +1,4 @@
-"""Benchmarks for The Climbers: move generation, random games, the search player (SPEC section 7).
+"""Benchmarks for The Climbers: move generation, random games, the search player (targets in docs/benchmarks.md).
 
 Run: /work/.venv/bin/python benchmarks/bench_climbers.py [--runs N] [--games N] [--mcts-games N] [--mcts SPEC]
      [--jobs J] [--thousand]

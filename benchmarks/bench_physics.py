@@ -1,4 +1,4 @@
-"""Physics benchmarks (SPEC section 7): statics and dynamics verdict times on a 35-block tower, and how often the
+"""Physics benchmarks (targets in docs/benchmarks.md): statics and dynamics verdict times on a 35-block tower, and how often the
 two judges agree on random builds. Prints medians.
 
     python benchmarks/bench_physics.py               # all figures

@@ -1,4 +1,4 @@
-"""Viewer benchmark (SPEC section 7). Prints medians of:
+"""Viewer benchmark (targets in docs/benchmarks.md). Prints medians of:
 
 1. scene build + first offscreen frame of a Climbers start tower (a fresh renderer each time; target <= 1 s);
 2. later frames after a move: a Climbers game played move by move, each new position shown by the in-place

@@ -1,4 +1,4 @@
-"""Saving is atomic (SPEC section 5): a save interrupted mid-write leaves the previous file intact.
+"""Saving is atomic (docs/formats.md): a save interrupted mid-write leaves the previous file intact.
 
 Every saver goes through `tower.games.fileio.atomic_write_bytes`: builds (`tower new -o`, `save_build`), game records
 (`save_record`) and pictures (`viewer.render.save_png`, the GIF of `tower replay --gif`). The interruption is
@@ -18,11 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from tower import fileio
 from tower.app.cli import main
 from tower.climbers.build import load_build, save_build
 from tower.climbers.setup import random_start_tower
-from tower.games import load_record, new_game, save_record
+from tower.games import fileio, load_record, new_game, save_record
 
 
 def _played(game: str = "diabolo", moves: int = 5):
@@ -153,7 +152,7 @@ def test_a_pipe_or_device_is_refused_not_replaced_by_a_plain_file(tmp_path, caps
 # Run in a child: the write stops half-way and the child says so, then waits to be killed.
 CHILD = textwrap.dedent("""
     import os, sys, time
-    from tower import fileio
+    from tower.games import fileio
     real = os.fdopen
 
     class Slow:

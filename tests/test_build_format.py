@@ -1,4 +1,4 @@
-"""The `tower-build/1` file format (SPEC section 3): reading, writing, and every kind of malformed file.
+"""The `tower-build/1` file format (docs/formats.md): reading, writing, and every kind of malformed file.
 
 Malformed files go through the real command line (`tower check FILE`): exit status 2, one line on stderr that
 names the file and the JSON path, no traceback, nothing on stdout.
@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from tower import fileio
 from tower.climbers.blocks import COLOUR_INDEX, FACES, colouring_problem
 from tower.climbers.build import Block, Build, Figure, Stone, dumps_build, load_build, parse_build, save_build
 from tower.climbers.setup import random_start_tower
+from tower.games import fileio
 from tower.games.errors import BadInput
 
-SPEC_EXAMPLE = {
+DOCS_EXAMPLE = {
     "format": "tower-build/1",
     "blocks": [
         {"id": "c1", "origin": [0, 0, 0], "size": [2, 2, 2],
@@ -42,10 +42,10 @@ def sample_build() -> Build:
     )
 
 
-# --- reading what the SPEC shows ---------------------------------------------------------------------------
+# --- reading the documented example -------------------------------------------------------------------------
 
 def test_the_spec_example_reads_as_written():
-    b = parse_build(SPEC_EXAMPLE)
+    b = parse_build(DOCS_EXAMPLE)
     c1, g1 = b.blocks
     assert (c1.id, c1.origin, c1.size, c1.top_colour) == ("c1", (0, 0, 0), (2, 2, 2), "dark-blue")
     assert (g1.id, g1.origin, g1.size, g1.top_colour) == ("g1", (4, 0, 0), (2, 2, 6), "grey")
@@ -83,7 +83,7 @@ def test_figures_and_stones_are_optional():
 
 def test_load_save_load_gives_the_same_build(tmp_path):
     first = tmp_path / "a.json"
-    first.write_text(json.dumps(SPEC_EXAMPLE))
+    first.write_text(json.dumps(DOCS_EXAMPLE))
     once = load_build(first)
     second = tmp_path / "b.json"
     save_build(once, second)

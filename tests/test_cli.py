@@ -1,4 +1,4 @@
-"""`tower new` and `tower check` as a user runs them (SPEC sections 2 and 4)."""
+"""`tower new` and `tower check` as a user runs them (docs/cli.md, docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def write(path: Path, doc: dict) -> Path:
 
 
 def assert_stability_shape(st) -> None:
-    """`stability` is null until the physics judges land; then a SPEC section 4 verdict."""
+    """`stability` is null until the physics judges land; then the verdict of docs/formats.md."""
     if st is None:
         return
     assert st["verdict"] in VERDICTS

@@ -1,4 +1,4 @@
-"""SPEC section 1: the rules packages stay pure and light; imports go downwards only."""
+"""docs/architecture.md: the rules packages stay pure and light; imports go downwards only."""
 
 from __future__ import annotations
 

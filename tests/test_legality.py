@@ -1,4 +1,4 @@
-"""Legality of hand-written builds, one rule at a time (rules: Building, Figures; SPEC section 4).
+"""Legality of hand-written builds, one rule at a time (rules: Building, Figures; docs/formats.md).
 
 Every violation must name its rule, the block(s) involved and the exact cells; these tests check all three.
 """

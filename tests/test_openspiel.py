@@ -21,7 +21,7 @@ from tower.games.interop.actions import codec_for  # noqa: E402
 
 SIMS = 6 if os.environ.get("TOWER_SLOW") == "1" else 1
 CASES = [(name, n) for name in game_names() for n in game_class(name).allowed_players()]
-HIDDEN = [name for name in game_names() if name not in tos.PERFECT_INFORMATION]
+HIDDEN = [name for name in game_names() if not game_class(name).perfect_information]
 #: Random Partners games can run to thousands of moves; CI ends them at a move limit (a draw).
 SHORT = {} if os.environ.get("TOWER_SLOW") == "1" else {"partners": {"move_limit": 400}}
 
@@ -51,7 +51,7 @@ def test_each_game_is_registered_with_its_facts(name):
     assert game.num_players() == game_class(name).default_players
     assert kind.chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
     perfect = kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION
-    assert perfect == (name in tos.PERFECT_INFORMATION) == kind.provides_information_state_string
+    assert perfect == game_class(name).perfect_information == kind.provides_information_state_string
     state = game.new_initial_state()
     assert len(state.observation_tensor(0)) == game.observation_tensor_size()
     # the same parameters give the same game: the seed is a parameter

@@ -11,7 +11,7 @@ from test_climbers import M, blk
 from physics import judge_statics, stands
 from physics.builds import random_build
 from physics.units import grid_box
-from tower.app.stability import statics_stands, use_physical_support
+from tower.app.stability import statics_stands
 from tower.climbers.build import Build
 from tower.climbers.game import ClimbersState
 from tower.climbers.legality import check_build
@@ -35,23 +35,20 @@ def test_a_block_on_the_far_side_props_an_overhang_but_not_one_behind_it():
     assert stands([base, post, beam], first="beam")
 
 
-def small_tower(**options) -> ClimbersState:
+def small_tower(judge=statics_stands, **options) -> ClimbersState:
     blocks = [blk("g", (10, 10, 0), (2, 2, 6), "all-grey"), blk("c", (12, 10, 0), (2, 2, 2), "red"),
               blk("h", (10, 8, 0), (2, 2, 1), "yellow")]
-    state = ClimbersState.position(2, Build(blocks), [(4, 4, 0), (4, 6, 0)], options=options or None)
+    state = ClimbersState.position(2, Build(blocks), [(4, 4, 0), (4, 6, 0)], options=options or None, judge=judge)
     state.apply(M("skip"))  # to the block step
     return state
 
 
-def test_the_physical_option_needs_the_judge_handed_in(monkeypatch):
-    monkeypatch.setattr(ClimbersState, "support_judge", None)
+def test_the_physical_option_needs_the_judge_handed_in():
     with pytest.raises(BadInput, match="physical"):
-        small_tower(support="physical")
+        small_tower(judge=None, support="physical")
 
 
-def test_the_physical_option_adds_the_overhangs_that_stand_and_only_those(monkeypatch):
-    monkeypatch.setattr(ClimbersState, "support_judge", None)
-    use_physical_support()
+def test_the_physical_option_adds_the_overhangs_that_stand_and_only_those():
     strict = set(small_tower().block_moves())
     physical = small_tower(support="physical")
     extra = set(physical.block_moves()) - strict

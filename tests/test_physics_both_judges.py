@@ -1,4 +1,4 @@
-"""The physics issue's reference cases through both judges and the combined verdict (SPEC section 4).
+"""The physics issue's reference cases through both judges and the combined verdict (docs/formats.md).
 
 Expected numbers come from rigid-body mechanics (a block tips when the tilt carries its centre of mass past the
 edge of its support: tan(tilt) = half width / centre height; it slides when tan(tilt) = mu), not from the code.

@@ -1,4 +1,4 @@
-"""The combined verdict: SPEC section 4 rules and JSON shape."""
+"""The combined verdict: its rules and JSON shape (docs/formats.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Game records (`game-record/1`, SPEC section 5) and game options, on a tiny game registered for the test.
+"""Game records (`game-record/1`, docs/formats.md) and game options, on a tiny game registered for the test.
 
 The fake game: players take turns adding 1 or 2 to a shared total; whoever reaches `target` wins.
 """

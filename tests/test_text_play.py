@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from tower.app.commands import text_loop
+from tower.app.textplay import text_loop
 from tower.games import load_record, new_game
 
 

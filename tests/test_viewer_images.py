@@ -44,19 +44,20 @@ def scene_for_case(case: dict[str, Any]):
         from tower.climbers.build import parse_build
         from viewer.view import build_view_scene
 
-        scene = build_view_scene(parse_build(case["build"]), title=case["title"], physics=False)
+        scene = build_view_scene(parse_build(case["build"]), title=case["title"])
     elif kind == "climbers":
         o = case["overlays"]
-        scene = scene_for_view("climbers", case["view"], selected=o["selected"], movable=o["movable"],
+        scene = scene_for_view("tower", case["view"], selected=o["selected"], movable=o["movable"],
                                ghosts=[SceneGhost(g["block"], tuple(g["origin"]), tuple(g["size"]), tuple(g["faces"]),
                                                   g["selected"], g["label"]) for g in o["ghosts"]],
                                targets=[tuple(c) for c in o["targets"]], hover=o["hover"])
         scene.ghost_figures = [SceneFigure(f["colour"], tuple(f["cell"])) for f in o["ghost_figures"]]
     else:
+        from tower.games import game_class
         from viewer.motion import with_preview
 
-        scene = with_preview(scene_for_view(case["game"], case["view"]),
-                             scene_for_view(case["game"], case["after"]))
+        layout = game_class(case["game"]).layout
+        scene = with_preview(scene_for_view(layout, case["view"]), scene_for_view(layout, case["after"]))
     scene.menu = list(case.get("menu", []))
     return scene
 
@@ -176,11 +177,11 @@ def build_cases() -> dict[str, dict[str, Any]]:
     cases["climbers-figure"] = _climbers_case(ctl)
 
     tower = random_start_tower(3)
-    top = max(tower.climbers.blocks, key=lambda b: b.top)
+    top = max(tower.blocks, key=lambda b: b.top)
     floating = Block(top.id, (top.origin[0], top.origin[1], top.origin[2] + 2), top.size, top.faces)
-    first = tower.climbers.blocks[0]
+    first = tower.blocks[0]
     shifted = Block(first.id, (first.origin[0] + 1, first.origin[1], first.origin[2]), first.size, first.faces)
-    bad = type(tower)([shifted] + [b for b in tower.climbers.blocks[1:] if b.id != top.id] + [floating],
+    bad = type(tower)([shifted] + [b for b in tower.blocks[1:] if b.id != top.id] + [floating],
                       [Figure("red", (-3, 0, 2))], [])
     cases["build-problems"] = {"kind": "build", "build": build_to_json(bad), "title": "build with problems"}
 

@@ -246,7 +246,9 @@ def test_clicking_a_highlighted_target_cell_moves_the_figure(window) -> None:
 
 def test_whatif_removes_the_clicked_block_plays_pybullet_and_restores(window) -> None:
     pytest.importorskip("pybullet")
-    win = window("climbers", ["human", "human"])
+    from tower.app import stability
+
+    win = window("climbers", ["human", "human"], physics=stability)
     before = win.ctl.state.to_json()
     press(win, "x")
     assert win.ctl.whatif

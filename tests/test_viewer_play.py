@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tower.app import stability
 from tower.games import new_game
 from viewer.play import PlayController
 
@@ -86,7 +87,7 @@ def test_save_writes_a_record_that_resumes_the_game(tmp_path) -> None:
 def test_whatif_runs_pybullet_without_touching_the_game() -> None:
     pytest.importorskip("pybullet")
     state = new_game("climbers", 2, seed=1)
-    ctl = PlayController(state, ["human", "human"])
+    ctl = PlayController(state, ["human", "human"], physics=stability)
     before = state.to_json()
     block = state.to_build().blocks[0].id
     frames = ctl.whatif_frames(block, seconds=0.5)
@@ -101,7 +102,7 @@ def test_card_game_scenes_show_board_pawns_and_the_hand(game: str, players: int)
 
     state = new_game(game, players, seed=1)
     view = state.view(0)
-    scene = scene_for_view(game, view)
+    scene = scene_for_view(state.layout, view)
     hand = [b for b in scene.blocks if b.id.startswith("hand-")]
     assert len(hand) == len(view["hand"])
     assert any("hand" in line for line in scene.lines)
@@ -136,7 +137,7 @@ def test_windows_wire_up_without_a_display(monkeypatch, tmp_path) -> None:
     """With pyvista forced offscreen, show() returns at once: the key, click and timer wiring still runs."""
     import pyvista as pv
 
-    from viewer.play import play_window
+    from viewer.play_window import play_window
     from viewer.replay import replay_window
 
     monkeypatch.setattr(pv, "OFF_SCREEN", True)
@@ -179,7 +180,7 @@ def test_demo_writes_every_game_and_a_collapse_animation(tmp_path) -> None:
     from tower.climbers.setup import random_start_tower
     from viewer.demo import demo_pictures
 
-    lines = demo_pictures(random_start_tower(1), tmp_path)
+    lines = demo_pictures(random_start_tower(1), tmp_path, stability)
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["climbers.png", "collapse.gif", "diabolo.png", "partners.png", "seventh-heaven.png",
                      "start-tower.png"]

@@ -46,11 +46,11 @@ def image(renderer) -> np.ndarray:
 def test_layers_are_one_mesh_each_with_colours_and_ids(tower) -> None:
     meshes = layer_meshes(build_scene(tower))
     blocks = meshes["blocks"]
-    assert blocks.n_cells == 6 * len(tower.climbers.blocks)
+    assert blocks.n_cells == 6 * len(tower.blocks)
     assert blocks.cell_data["rgb"].shape == (blocks.n_cells, 3)
-    assert sorted(set(blocks.cell_data["block_id"].tolist())) == list(range(len(tower.climbers.blocks)))
+    assert sorted(set(blocks.cell_data["block_id"].tolist())) == list(range(len(tower.blocks)))
     # the top face of block 0 carries its top colour
-    assert tuple(blocks.cell_data["rgb"][4]) == PALETTE[tower.climbers.blocks[0].top_colour]
+    assert tuple(blocks.cell_data["rgb"][4]) == PALETTE[tower.blocks[0].top_colour]
 
 
 def test_start_tower_picture_shows_every_face_colour(image: np.ndarray) -> None:
@@ -74,7 +74,7 @@ def test_two_renders_of_the_same_scene_are_identical(renderer, image: np.ndarray
 def test_update_changes_data_in_place_and_picking_finds_blocks(renderer, tower, image) -> None:
     actors_before = dict(renderer.plotter.actors)
     meshes_before = {k: id(v) for k, v in renderer.meshes.items()}
-    smaller = tower.without({tower.climbers.blocks[-1].id})
+    smaller = tower.without({tower.blocks[-1].id})
     renderer.update(build_scene(smaller, selected=smaller.blocks[0].id), render=True)
     assert dict(renderer.plotter.actors) == actors_before
     assert {k: id(v) for k, v in renderer.meshes.items()} == meshes_before
@@ -200,7 +200,7 @@ def test_update_redraws_only_the_layers_whose_scene_fields_changed(renderer, tow
     renderer.update(scene)
     from tower.climbers.build import Figure
 
-    tower_with_figure = type(tower)(tower.climbers.blocks, [Figure("red", (-3, 0, 0))], tower.stones)
+    tower_with_figure = type(tower)(tower.blocks, [Figure("red", (-3, 0, 0))], tower.stones)
     renderer.update(build_scene(tower_with_figure, title="start tower", lines=["legal"]))
     assert calls[0] == set()
     assert "figures" in calls[1] and "ghosts" not in calls[1]
@@ -213,7 +213,7 @@ def test_physics_poses_move_block_points_in_place_and_update_restores(renderer, 
     renderer.update(build_scene(tower))
     mesh = renderer.meshes["blocks"]
     before = np.array(mesh.points)
-    b = tower.climbers.blocks[0]
+    b = tower.blocks[0]
     centre = [(o + s / 2) * UNIT_M for o, s in zip(b.origin, b.size, strict=True)]
     half_turn = [0.0, 0.0, 1.0, 0.0]  # 180 degrees about z: the same box, corners swapped
     renderer_pose = {b.id: [[centre[0] + 0.1, centre[1], centre[2]], half_turn]}

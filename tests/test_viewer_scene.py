@@ -19,14 +19,14 @@ def tower() -> Build:
 
 def test_start_tower_gives_one_scene_block_per_block(tower: Build) -> None:
     scene = build_scene(tower, check_build(tower))
-    assert len(scene.blocks) == len(tower.climbers.blocks) == 35
+    assert len(scene.blocks) == len(tower.blocks) == 35
     assert scene.problem_blocks == []
     assert not [m for m in scene.markers if m.kind == "problem"]
 
 
 def test_face_colours_match_the_build(tower: Build) -> None:
     scene = build_scene(tower)
-    for sb, b in zip(scene.blocks, tower.climbers.blocks, strict=True):
+    for sb, b in zip(scene.blocks, tower.blocks, strict=True):
         assert sb.id == b.id
         assert sb.faces == tuple(COLOURS[c] for c in b.faces)
         assert sb.bounds == (b.origin[0], b.origin[0] + b.size[0], b.origin[1], b.origin[1] + b.size[1],
@@ -103,7 +103,7 @@ def test_climbers_view_scene() -> None:
 
     state = new_game("climbers", 3, seed=2)
     view = state.view(0)
-    scene = scene_for_view("climbers", view)
+    scene = scene_for_view(state.layout, view)
     assert len(scene.blocks) == len(view["build"]["blocks"])
     assert len(scene.figures) == 3
     assert len(scene.ladders) == 6  # everyone starts with both ladders

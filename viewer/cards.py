@@ -313,13 +313,14 @@ def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
     return _finish(Scene(blocks=blocks), text + list(lines), labels)
 
 
-SCENES = {"seventh-heaven": seventh_heaven_scene, "partners": partners_scene, "diabolo": diabolo_scene}
+#: table layout (`GameState.layout`) -> its scene
+SCENES = {"heaven-track": seventh_heaven_scene, "partners-track": partners_scene, "diabolo-rows": diabolo_scene}
 
 
-def card_scene(game: str, view: dict[str, Any], lines: Sequence[str] = (), **_: Any) -> Scene:
-    """The scene of a card game's view; unknown games are BadInput."""
+def card_scene(layout: str, view: dict[str, Any], lines: Sequence[str] = (), **_: Any) -> Scene:
+    """The scene of a card game's view laid out as `layout`; an unknown layout is BadInput."""
     from tower.games.errors import BadInput
 
-    if game not in SCENES:
-        raise BadInput(f"the viewer cannot show {game} games", "$.game")
-    return SCENES[game](view, lines)
+    if layout not in SCENES:
+        raise BadInput(f"the viewer knows no table layout {layout!r}", "$.game")
+    return SCENES[layout](view, lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tower.climbers.build import Build
 
@@ -10,19 +11,20 @@ COLLAPSE_SIZE = (480, 360)
 COLLAPSE_FPS = 15  # every other frame of the 30 fps trajectory: a short GIF that still reads as a fall
 
 
-def demo_pictures(build: Build, out_dir: str | Path) -> list[str]:
-    """Screenshot the start tower, one position of each game, and a collapse animation into out_dir."""
+def demo_pictures(build: Build, out_dir: str | Path, physics: Any) -> list[str]:
+    """Screenshot the start tower, one position of each game, and a collapse animation (by `physics.fall`, see
+    `viewer.Physics`) into out_dir."""
     from viewer.render import render_scene
     from viewer.view import build_view_scene
 
     out = Path(out_dir)
     lines = []
     path = out / "start-tower.png"
-    render_scene(build_view_scene(build, title="start tower", physics=False), path)
+    render_scene(build_view_scene(build, title="start tower"), path)
     lines.append(f"picture: {path} (start tower, {len(build.blocks)} blocks)")
     lines += _game_pictures(out)
     try:
-        block, frames = collapse_animation(build, out / "collapse.gif")
+        block, frames = collapse_animation(build, out / "collapse.gif", physics)
     except ImportError as exc:  # pybullet missing: the pictures above are still worth having
         lines.append(f"animation: skipped ({exc.name} is not installed)")
     else:
@@ -41,22 +43,20 @@ def weakest_blocks(build: Build) -> list[str]:
     return [b.id for b in sorted(build.blocks, key=lambda b: (-load(b), b.id))]
 
 
-def collapse_animation(build: Build, path: str | Path, tries: int = 8, seconds: float = 2.0,
+def collapse_animation(build: Build, path: str | Path, physics: Any, tries: int = 8, seconds: float = 2.0,
                        size: tuple[int, int] = COLLAPSE_SIZE) -> tuple[str | None, int]:
     """A GIF of the tower falling after one block is taken away: of the `tries` most loaded blocks, the one
     whose removal makes the PyBullet judge's fall the largest. Returns (block id or None, frames written)."""
     import imageio.v3 as iio
 
-    from physics import judge_dynamics
     from physics.units import UNIT_M
-    from tower.app.stability import build_boxes
     from tower.games.fileio import atomic_write_bytes
     from viewer.render import SceneRenderer, set_block_poses
     from viewer.scene import build_scene
 
     best = None
     for block in weakest_blocks(build)[:tries]:
-        result = judge_dynamics(build_boxes(build.without({block})), seconds=seconds, record_trajectory=True)
+        result = physics.fall(build.without({block}), seconds)
         if result.collapsed and (best is None or _travel(result.trajectory) > _travel(best[1].trajectory)):
             best = (block, result)
     if best is None:
@@ -108,7 +108,7 @@ def _game_pictures(out: Path) -> list[str]:
                     break
                 state.apply(agent.choose(state))
             player = state.current_player if state.current_player is not None else 0
-            scene = scene_for_view(game, state.view(player), title=f"{game}, after {len(state.history)} moves")
+            scene = scene_for_view(state.layout, state.view(player), title=f"{game}, after {len(state.history)} moves")
         except BadInput as exc:
             lines.append(f"picture: {game} skipped ({exc.what})")
             continue

@@ -1,24 +1,20 @@
-"""Scenes from a game's `state.view(player)`: the one dispatch point from a game name to its pure scene."""
+"""Scenes from what one player may see (`state.view(player)`), by the table layout the game declares."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tower.games.errors import BadInput
 
-
-def scene_for_view(game: str, view: dict[str, Any], title: str = "", **overlays: Any):
-    """The scene of `view` (what one player may see) for `game`."""
-    if game == "climbers":
+def scene_for_view(layout: str, view: dict[str, Any], title: str = "", **overlays: Any):
+    """The scene of `view` for a game laid out as `layout` (its `GameState.layout`)."""
+    if layout == "tower":
         from viewer.scene import scene_from_climbers_view
 
         scene = scene_from_climbers_view(view, **overlays)
     else:
-        try:
-            from viewer.cards import card_scene
-        except ImportError:
-            raise BadInput(f"the viewer cannot show {game} games yet", "$.game") from None
-        scene = card_scene(game, view, **overlays)
+        from viewer.cards import card_scene
+
+        scene = card_scene(layout, view, **overlays)
     if title:
         scene.title = title
     return scene

@@ -27,9 +27,12 @@ KEYS_HELP = ["keys: arrows/n/p choose, Enter play, h hint, u undo",
 class PlayController:
     """Game flow for the window: a cursor over the legal moves, AI seats, log, hand-over, undo, save, load."""
 
-    def __init__(self, state: Any, seats: list[str], seed: int = 0, save_path: str | Path | None = None) -> None:
+    def __init__(self, state: Any, seats: list[str], seed: int = 0, save_path: str | Path | None = None,
+                 physics: Any = None) -> None:
+        #: the physics judges (`viewer.Physics`) for what-if; None: what-if is not offered
         if len(seats) != state.num_players:
             raise BadInput(f"{len(seats)} seats for a {state.num_players}-player game", "")
+        self.physics = physics
         self.seed = seed
         self.save_path = Path(save_path) if save_path else Path(f"tower-{state.name}-save.json")
         self.log: list[str] = []
@@ -44,7 +47,7 @@ class PlayController:
         self.agents = {i: make_agent(s, seed=self.seed * 31 + i) for i, s in enumerate(seats) if s != "human"}
         self.humans = [i for i, s in enumerate(seats) if s == "human"]
         # private cards need a hand-over screen between two different people at the same screen
-        self.private = state.name != "climbers" and len(self.humans) > 1
+        self.private = not state.perfect_information and len(self.humans) > 1
         cur = state.current_player
         self.viewer = cur if cur in self.humans else (self.humans[0] if self.humans else 0)  # whose view is shown
         self.handover = False
@@ -165,7 +168,7 @@ class PlayController:
     # --- The Climbers: picking -----------------------------------------------------------------------------
     def movable_blocks(self) -> list[str]:
         """Blocks the game offers a block move for right now."""
-        if self.state.name != "climbers" or not self.human_to_move:
+        if not self.state.construction or not self.human_to_move:
             return []
         return sorted({m.block for m in self.state.legal_moves() if m.kind == "block"})
 
@@ -232,8 +235,11 @@ class PlayController:
     # --- what-if (The Climbers) ----------------------------------------------------------------------------
     def toggle_whatif(self) -> bool:
         """Enter or leave what-if mode (click a block to see the construction without it)."""
-        if self.state.name != "climbers":
-            self.message = "what-if is for The Climbers"
+        if not self.state.construction:
+            self.message = "what-if is for games played on a block construction (The Climbers)"
+            return False
+        if self.physics is None:
+            self.message = "what-if needs the physics judges, which this window was not given"
             return False
         if self.whatif:
             self.leave_whatif()
@@ -258,11 +264,8 @@ class PlayController:
 
     def whatif_frames(self, block_id: str, seconds: float = 2.0) -> list[dict[str, Any]]:
         """PyBullet trajectory of the construction with `block_id` taken away (the state is not touched)."""
-        from physics import judge_dynamics
-        from tower.app.stability import build_boxes
-
         build = self.state.to_build().without({block_id})
-        result = judge_dynamics(build_boxes(build), seconds=seconds, record_trajectory=True)
+        result = self.physics.fall(build, seconds)
         self.message = (f"without {block_id}: " + ("COLLAPSES" if result.collapsed else "stands")
                         + (f" ({', '.join(result.moved[:5])} move)" if result.moved else "")
                         + "; x or Esc restores")
@@ -356,8 +359,8 @@ class PlayController:
             return Scene(title=f"Hand over to player {self.viewer} - press Enter when ready",
                          lines=["(cards hidden)"])
         view = self.state.view(self.viewer)
-        if self.state.name != "climbers":
-            scene = self._card_preview(scene_for_view(self.state.name, view))
+        if not self.state.construction:
+            scene = self._card_preview(scene_for_view(self.state.layout, view))
             scene.menu = self.text_lines()
             return scene
         scene = self._climbers_scene(view)
@@ -381,7 +384,7 @@ class PlayController:
             except IllegalMove:
                 self._after = None
             else:
-                self._after = scene_for_view(after.name, after.view(self.viewer))
+                self._after = scene_for_view(after.layout, after.view(self.viewer))
             self._preview_key = key
         return now if self._after is None else with_preview(now, self._after)
 
@@ -395,7 +398,7 @@ class PlayController:
             if self.removed is not None:
                 view = dict(view, build=dict(view["build"], blocks=[b for b in view["build"]["blocks"]
                                                                     if b.get("id") != self.removed]))
-            return scene_for_view("climbers", view, hover=self.hover)
+            return scene_for_view(self.state.layout, view, hover=self.hover)
         move = self.current_move if self.human_to_move else None
         ghosts, targets, ghost_figures = [], [], []
         if move is not None and move.kind == "block":
@@ -409,17 +412,7 @@ class PlayController:
         selected = self.selected_block or (move.block if move is not None and move.kind in ("block", "stone")
                                            else None)
         movable = self.movable_blocks() if self.selected_block is None else []
-        scene = scene_for_view("climbers", view, selected=selected, movable=movable, ghosts=ghosts,
+        scene = scene_for_view(self.state.layout, view, selected=selected, movable=movable, ghosts=ghosts,
                                targets=targets, hover=self.hover)
         scene.ghost_figures = ghost_figures
         return scene
-
-
-def play_window(state: Any, seats: list[str], save_path: str | Path | None = None) -> int:
-    """The interactive window (needs a display); see viewer.play_window."""
-    from viewer.play_window import PlayWindow
-    from viewer.render import require_display
-
-    require_display("the play window", "tower play GAME --text plays in the terminal")
-    PlayWindow(state, seats, save_path=save_path).show()
-    return 0

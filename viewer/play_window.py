@@ -46,8 +46,9 @@ class PlayWindow:
     """A renderer, the controller, the key map, the mouse handlers and an animation queue."""
 
     def __init__(self, state: Any, seats: list[str], *, off_screen: bool = False,
-                 window_size: tuple[int, int] = PLAY_SIZE, save_path: str | Path | None = None) -> None:
-        self.ctl = PlayController(state, seats, save_path=save_path)
+                 window_size: tuple[int, int] = PLAY_SIZE, save_path: str | Path | None = None,
+                 physics: Any = None) -> None:
+        self.ctl = PlayController(state, seats, save_path=save_path, physics=physics)
         self.shown = self.ctl.scene()
         self.r = SceneRenderer(self.shown, off_screen=off_screen, window_size=window_size)
         self.queue: list[Callable[[], None]] = []
@@ -136,7 +137,7 @@ class PlayWindow:
     def _on_move(self, *_: Any) -> None:
         if self.press is not None or self.queue:
             return
-        hit = self.r.pick(*self._position()) if self.ctl.state.name == "climbers" else None
+        hit = self.r.pick(*self._position()) if self.ctl.state.construction else None
         block = self.shown.blocks[hit[1]].id if hit is not None and hit[0] == "blocks" else None
         if self.ctl.hover_block(block):
             self.show_scene()
@@ -174,3 +175,12 @@ class PlayWindow:
 
     def show(self) -> None:
         self.r.plotter.show(title=f"tower-sim: {self.ctl.state.name}")
+
+
+def play_window(state: Any, seats: list[str], save_path: str | Path | None = None, physics: Any = None) -> int:
+    """The interactive window (needs a display); keys and mouse as in the window's help line."""
+    from viewer.render import require_display
+
+    require_display("the play window", "tower play GAME --text plays in the terminal")
+    PlayWindow(state, seats, save_path=save_path, physics=physics).show()
+    return 0

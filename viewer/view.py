@@ -16,12 +16,10 @@ RECORD_FORMAT = "game-record/1"
 
 # --- what to show ------------------------------------------------------------------------------------------
 
-def stability_lines(build: Build) -> list[str]:
+def stability_lines(build: Build, physics: Any) -> list[str]:
     """Verdict and tilt margin as overlay lines; a note instead if the physics judges are not available."""
     try:
-        from tower.app.stability import judge_build
-
-        doc = judge_build(build).to_json()
+        doc = physics.judge_build(build).to_json()
     except Exception as exc:  # noqa: BLE001 - the viewer must still show the build when physics fails
         return [f"stability: not available ({type(exc).__name__})"]
     statics = doc.get("statics") or {}
@@ -48,19 +46,20 @@ def legality_lines(violations: list[Any]) -> list[str]:
     return out
 
 
-def build_view_scene(build: Build, title: str = "", physics: bool = True):
-    """Scene of a build with its legality problems flagged and the verdict in the overlay text."""
+def build_view_scene(build: Build, title: str = "", physics: Any = None):
+    """Scene of a build with its legality problems flagged and, given the physics judges (see `viewer.Physics`),
+    the verdict in the overlay text."""
     from tower.climbers.legality import check_build
     from viewer.scene import build_scene
 
     violations = check_build(build)
     lines = [f"{len(build.blocks)} blocks, {len(build.figures)} figures"] + legality_lines(violations)
-    if physics:
-        lines += stability_lines(build)
+    if physics is not None:
+        lines += stability_lines(build, physics)
     return build_scene(build, violations, title=title, lines=lines)
 
 
-def scene_for_document(doc: Any, source: str, physics: bool = True):
+def scene_for_document(doc: Any, source: str, physics: Any = None):
     """A Scene for a parsed file: a tower-build/1 build or a game-record/1 record (replayed to its end)."""
     fmt = doc.get("format") if isinstance(doc, dict) else None
     if fmt == RECORD_FORMAT:
@@ -87,7 +86,7 @@ def state_scene(state: Any, player: int | None = None, title: str = ""):
 
     if player is None:
         player = state.current_player if state.current_player is not None else 0
-    return scene_for_view(state.name, state.view(player), title=title)
+    return scene_for_view(state.layout, state.view(player), title=title)
 
 
 # --- outputs -----------------------------------------------------------------------------------------------
@@ -176,9 +175,11 @@ def export_gltf(renderer, path: str) -> None:
         pl.close()
 
 
-def view_file(path: str, screenshot: str | None = None, gltf: str | None = None, html: str | None = None) -> int:
-    """Show a build or record; with any output given, write those files instead of opening a window."""
-    scene = scene_for_document(read_json(path), str(path))
+def view_file(path: str, screenshot: str | None = None, gltf: str | None = None, html: str | None = None,
+              physics: Any = None) -> int:
+    """Show a build or record; with any output given, write those files instead of opening a window. With the
+    physics judges (`viewer.Physics`) a build's verdict is shown too."""
+    scene = scene_for_document(read_json(path), str(path), physics)
     if screenshot or gltf or html:
         write_outputs(scene, screenshot, gltf, html)
         return 0

@@ -7,15 +7,14 @@ rules stay fast. Bad input of any kind ends in one line on stderr and exit statu
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
 import sys
-from pathlib import Path
-from typing import Any
 
+from tower.app.output import EXIT_BAD, EXIT_OK
 from tower.games.errors import BadInput
+from tower.games.registry import game_names
 
-EXIT_OK, EXIT_FOUND, EXIT_BAD = 0, 1, 2
-GAMES = ("climbers", "seventh-heaven", "partners", "diabolo")
+GAMES = tuple(game_names())
 
 
 class _Parser(argparse.ArgumentParser):
@@ -79,9 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
-        from tower.app import commands
-
-        return getattr(commands, "cmd_" + args.command.replace("-", "_"))(args)
+        command = importlib.import_module(f"tower.app.commands.{args.command}")
+        return command.run(args)
     except BadInput as exc:
         print(f"tower: {exc}", file=sys.stderr)
         return EXIT_BAD
@@ -93,19 +91,3 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # an output that cannot be written (no permission, disk full); saves are atomic
         print(f"tower: {BadInput(exc.strerror or str(exc), '', str(exc.filename or ''))}", file=sys.stderr)
         return EXIT_BAD
-
-
-def print_json(doc: Any) -> None:
-    sys.stdout.write(json.dumps(doc, indent=1) + "\n")
-
-
-def check_output_path(path: str | None, what: str) -> Path | None:
-    """Refuse an output path whose folder does not exist, before any work is done."""
-    if path is None:
-        return None
-    p = Path(path)
-    if not p.parent.exists() if str(p.parent) else False:
-        raise BadInput(f"{what}: folder {str(p.parent)!r} does not exist", "", path)
-    if p.is_dir():
-        raise BadInput(f"{what}: is a directory", "", path)
-    return p

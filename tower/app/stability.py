@@ -1,6 +1,8 @@
 """Glue between builds and the physics judges: a build becomes plain boxes with real sizes and masses.
 
-Lives beside the CLI (it is wiring, not rules): `physics` is imported only when a judge is asked for.
+Part of the application (it is wiring, not rules): `physics` is imported only when a judge is asked for. The
+module itself is what the viewer receives as its `viewer.Physics` (judge_build, fall); `statics_stands` is the
+judge The Climbers' `support=physical` option consults (`GameState.judge`).
 """
 
 from __future__ import annotations
@@ -44,16 +46,8 @@ def statics_stands(build: Build, moved: str | None = None) -> bool:
     return physics.stands(build_boxes(build), first=moved)
 
 
-def use_physical_support() -> None:
-    """Hand the statics judge to The Climbers for its `support=physical` option. The rules code cannot import
-    physics itself, so whoever wires the layers together (the CLI, a script) calls this once."""
-    from tower.climbers.game import ClimbersState
+def fall(build: Build, seconds: float = 2.0) -> Any:
+    """The dynamics judge's run of a build with the trajectory recorded (what-if and collapse animations)."""
+    import physics
 
-    configure_game(ClimbersState)
-
-
-def configure_game(cls: type) -> None:
-    """`tower.games.registry.on_load` step: The Climbers gets the judge when the registry first hands it out, so
-    commands that make no game never import it."""
-    if getattr(cls, "name", None) == "climbers":
-        cls.support_judge = staticmethod(statics_stands)  # type: ignore[attr-defined]
+    return physics.judge_dynamics(build_boxes(build), seconds=seconds, record_trajectory=True)

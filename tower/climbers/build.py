@@ -1,4 +1,4 @@
-"""Builds: blocks, figures and blocking stones, and the `tower-build/1` file format (SPEC section 3)."""
+"""Builds: blocks, figures and blocking stones, and the `tower-build/1` file format (docs/formats.md)."""
 
 from __future__ import annotations
 

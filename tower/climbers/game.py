@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import permutations, product
 from typing import Any, ClassVar, Self
@@ -24,7 +24,7 @@ from tower.climbers.build import Block, Build, Figure, Stone, build_to_json, par
 from tower.climbers.moves import Cell, ClimbersMove
 from tower.climbers.placement import side_contact, window_max, window_max_min
 from tower.climbers.setup import random_start_tower
-from tower.games.base import GameState
+from tower.games.base import GameState, Judge
 from tower.games.errors import BadInput, IllegalMove
 
 BOARD = 32  # cells per side of the table area in play
@@ -57,6 +57,13 @@ class BlockTable:
 
 class ClimbersState(GameState):
     name: ClassVar[str] = "climbers"
+    title: ClassVar[str] = "The Climbers"
+    credit: ClassVar[str] = "Holger Lanz, Chili Spiele 2007/08 (Die Aufsteiger)"
+    perfect_information: ClassVar[bool] = True
+    layout: ClassVar[str] = "tower"
+    construction: ClassVar[bool] = True
+    encoding: ClassVar[str | None] = "tower.climbers.encoding"
+    focused_search: ClassVar[bool] = True
     move_type = ClimbersMove
     min_players = 2
     max_players = 5
@@ -71,18 +78,15 @@ class ClimbersState(GameState):
         "support": ("strict", "physical"),
         "descent": ("one-unit", "free"),
     }
-    #: For the `physical` support option: a function (build, id of the block just placed) -> does it stand (the
-    #: statics judge), handed in by whoever wires the layers (tower.app.stability.use_physical_support).
-    support_judge: Callable[[Build, str], bool] | None = None
 
-    def __init__(self, players: int, seed: int | None = 0, options: dict[str, Any] | None = None,
-                 build: Build | None = None) -> None:
-        super().__init__(players, seed, options)
+    def __init__(self, players: int, seed: int | None = 0, options: dict[str, Any] | None = None, *,
+                 judge: Judge | None = None, build: Build | None = None) -> None:
+        super().__init__(players, seed, options, judge=judge)
         if not isinstance(self.options["max_rounds"], int) or self.options["max_rounds"] < 1:
             raise BadInput("option 'max_rounds' must be at least 1", "$.options.max_rounds")
-        if self.options["support"] == "physical" and self.support_judge is None:
-            raise BadInput("option 'support': 'physical' needs the physics judge (call "
-                           "tower.app.stability.use_physical_support() first; the CLI does)", "$.options.support")
+        if self.options["support"] == "physical" and self.judge is None:
+            raise BadInput("option 'support': 'physical' needs a physics judge handed in as judge= (the CLI "
+                           "hands one in; in Python: tower.app.stability.statics_stands)", "$.options.support")
         build = build if build is not None else random_start_tower(self.rng.getrandbits(32))
         self._load_blocks(build)
         self.colours = PLAYER_COLOURS[:players]
@@ -110,11 +114,11 @@ class ClimbersState(GameState):
     @classmethod
     def position(cls, players: int, build: Build, figures: list[Cell], *, short: list[bool] | None = None,
                  long: list[bool] | None = None, player: int = 0, options: dict[str, Any] | None = None,
-                 seed: int = 0) -> Self:
+                 seed: int = 0, judge: Judge | None = None) -> Self:
         """A hand-made position (for tests and puzzles): the blocks exactly where `build` puts them (no shift
         to TOWER_AT), the figures on the given cells, the ladders each player still has (default: all), and
         `player` to start a fresh turn."""
-        state = cls(players, seed, options, build=build)
+        state = cls(players, seed, options, judge=judge, build=build)
         state._place_exact(build)
         if len(figures) != players:
             raise BadInput(f"{players} players need {players} figures", "$.figures")
@@ -513,7 +517,7 @@ class ClimbersState(GameState):
             probe = self.to_build()
             b = probe.blocks[i]
             probe.blocks[i] = Block(b.id, cell, size, b.faces)
-            if self.support_judge(probe, b.id):  # type: ignore[misc]
+            if self.judge(probe, b.id):  # type: ignore[misc]
                 yield i, cell, (size, top), ()
 
     def _push_options(self, i: int, origin: Cell, size: Cell,

@@ -1,4 +1,4 @@
-"""Legality of a build (SPEC section 4): which rule each problem breaks, with the blocks and cells involved."""
+"""Legality of a build (docs/formats.md): which rule each problem breaks, with the blocks and cells involved."""
 
 from __future__ import annotations
 

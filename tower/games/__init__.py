@@ -1,4 +1,4 @@
-"""The shared game API (SPEC section 5): registry, base classes, errors and game records."""
+"""The game kit (docs/api.md): the state and move contract, the registry, records, errors, AI players and adapters."""
 
 from tower.games.base import GameState, Move
 from tower.games.errors import BadInput, IllegalMove

@@ -1,15 +1,11 @@
 """AI players for every game: random, greedy (one-move look-ahead) and (IS-)MCTS.
 
-The agents only use the game API (`legal_moves`, `apply`, `clone`, `determinize`, `result`) plus optional hooks
-a game may define: `heuristic(player) -> float` (larger is better for `player`), `greedy_score(move, player)`
-(the greedy player's one-move evaluation), `rollout_move(rng) -> Move` (a cheaper or smarter playout policy;
-it must return a legal move) and `search_moves() -> list[Move]` (a short, non-empty subset of the legal moves
-for the search tree, for games with thousands of moves; MCTS then tries them best `greedy_score` first) and
-`rollout_depth: int` (moves after which a playout stops and `heuristic` ranks the players; default 200);
-`search_exploration: float` and `search_iterations: int` (the UCT constant, default 0.7, and the iteration cap,
-default 2000, that the game's own measurements found best; `c=` and `iters=` in a spec override them).
-Information-set MCTS
-re-deals what the searching player cannot see before every iteration (`determinize`), so it never peeks.
+The agents use the game API (`legal_moves`, `apply`, `clone`, `determinize`) and the hooks `GameState` declares
+with defaults: `heuristic`, `greedy_score`, `random_move`, `rollout_move`, `search_moves`, `rewards` and the
+search settings `search_exploration`, `search_iterations`, `rollout_depth`, `focused_search` (docs/ai.md).
+Information-set MCTS re-deals what the searching player cannot see before every iteration (`determinize`), so it
+never peeks. Agent kinds from optional extras are found through `AGENT_KINDS` by module path, imported only when
+asked for.
 """
 
 from __future__ import annotations
@@ -32,27 +28,9 @@ class Agent(Protocol):
     def choose(self, state: GameState) -> Move: ...
 
 
-def _heuristic(state: GameState, player: int) -> float:
-    fn = getattr(state, "heuristic", None)
-    return float(fn(player)) if fn is not None else 0.0
-
-
 def outcome_rewards(state: GameState) -> list[float]:
-    """Reward in [0, 1] per player: the game's `rewards()` hook if it has one (e.g. chances to win), else the
-    game's `win_shares()` at the end (equal shares in a draw) and a heuristic ranking before it."""
-    graded = getattr(state, "rewards", None)
-    if graded is not None:
-        return list(graded())
-    n = state.num_players
-    if state.is_over:
-        shares = state.win_shares()
-        return shares if any(shares) else [1.0 / n] * n
-    values = [_heuristic(state, p) for p in range(n)]
-    best = max(values)
-    lead = [p for p in range(n) if values[p] == best]
-    # a partial credit so a cut-off rollout still ranks the leaders above the rest
-    return [0.5 + 0.5 / len(lead) if p in lead else 0.5 * (values[p] - min(values)) / ((best - min(values)) or 1)
-            for p in range(n)]
+    """Reward in [0, 1] per player (the game's `rewards()`)."""
+    return list(state.rewards())
 
 
 @dataclass
@@ -61,8 +39,7 @@ class RandomAgent:
     name: str = "random"
 
     def choose(self, state: GameState) -> Move:
-        sampler = getattr(state, "random_move", None)  # uniform without listing every move, where a game can
-        return sampler(self.rng) if sampler is not None else self.rng.choice(state.legal_moves())
+        return state.random_move(self.rng)
 
 
 @dataclass
@@ -76,16 +53,16 @@ class GreedyAgent:
         me = state.current_player
         assert me is not None
         moves = state.legal_moves()
-        scorer = getattr(state, "greedy_score", None)
         best: list[Move] = []
         best_value = -math.inf
         for move in moves:
-            if scorer is not None:
-                value = float(scorer(move, me))
+            score = state.greedy_score(move, me)
+            if score is not None:
+                value = float(score)
             else:
                 child = state.determinize(me, self.rng)
                 child.apply(move)
-                value = outcome_rewards(child)[me] if child.is_over else _heuristic(child, me)
+                value = child.rewards()[me] if child.is_over else float(child.heuristic(me))
             if value > best_value + 1e-12:
                 best, best_value = [move], value
             elif abs(value - best_value) <= 1e-12:
@@ -127,8 +104,8 @@ class MCTSAgent:
         root = _Node(None, None, None)
         deadline = time.perf_counter() + self.budget_s
         # a game may tune its own search (measured per game); a setting given in the spec wins
-        self._c = self.exploration if self.exploration is not None else getattr(state, "search_exploration", 0.7)
-        iterations = self.iterations if self.iterations is not None else getattr(state, "search_iterations", 2000)
+        self._c = self.exploration if self.exploration is not None else state.search_exploration
+        iterations = self.iterations if self.iterations is not None else state.search_iterations
         for i in range(iterations):
             if i and time.perf_counter() > deadline:
                 break
@@ -161,12 +138,11 @@ class MCTSAgent:
             sim.apply(node.move)  # type: ignore[arg-type]
         # rollout
         depth = 0
-        policy = getattr(sim, "rollout_move", None)
-        limit = self.rollout_limit if self.rollout_limit is not None else getattr(sim, "rollout_depth", 200)
+        limit = self.rollout_limit if self.rollout_limit is not None else sim.rollout_depth
         while not sim.is_over and depth < limit:
-            sim.apply(policy(self.rng) if policy is not None else self.rng.choice(sim.legal_moves()))
+            sim.apply(sim.rollout_move(self.rng))
             depth += 1
-        rewards = outcome_rewards(sim)
+        rewards = sim.rewards()
         while node is not None:
             node.visits += 1
             if node.player is not None:
@@ -176,19 +152,17 @@ class MCTSAgent:
     def _pick_untried(self, sim: GameState, untried: list[Move]) -> Move:
         """A random untried move; where the game focuses the search, its best-scored one (ties at random),
         so a node's first few children are the moves most worth a look."""
-        scorer = getattr(sim, "greedy_score", None)
-        if scorer is None or getattr(sim, "search_moves", None) is None:
+        if not sim.focused_search:
             return self.rng.choice(untried)
         me = sim.current_player
-        values = [float(scorer(m, me)) for m in untried]
+        values = [float(sim.greedy_score(m, me) or 0.0) for m in untried]
         best = max(values)
         return self.rng.choice([m for m, v in zip(untried, values, strict=True) if v == best])
 
 
 def _candidates(state: GameState) -> list[Move]:
-    """The moves the tree expands: the game's `search_moves()` if it has one, else every legal move."""
-    focus = getattr(state, "search_moves", None)
-    return focus() if focus is not None else state.legal_moves()
+    """The moves the tree expands: the game's `search_moves()` (every legal move unless it focuses the search)."""
+    return state.search_moves()
 
 
 AGENT_KINDS = ("random", "greedy", "mcts", "openspiel-mcts", "openspiel-ismcts")

@@ -1,21 +1,31 @@
-"""The contract every game implements (SPEC section 5).
+"""The contract every game implements (docs/api.md).
 
 A game is a `GameState` subclass plus a `Move` subclass. The state owns its seeded random generator, so the
 same seed and the same moves give the same game; `history` is the list of applied moves, which makes a record,
 a replay and the undo stack one and the same thing.
+
+A game also *declares what it is*: the class attributes and hooks below (with defaults) are everything the AI
+players, the OpenSpiel/PettingZoo adapters, the viewer and the server read about a game. No code outside the
+registry asks a game for its name to decide what to do.
 """
 
 from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any, ClassVar, Self
 
 from tower.games.errors import BadInput, IllegalMove
 
 
 class Move(ABC):
-    """A small frozen, hashable value (subclasses are ``@dataclass(frozen=True)``)."""
+    """A small frozen, hashable value (subclasses are ``@dataclass(frozen=True)``).
+
+    One style for every game: the text form (`str(move)`, read back by `parse`) is what a person types, what the
+    server and the records carry (the JSON form is that text) and what orders `legal_moves()` unless a game knows
+    a better order. A game writes `__str__` and `parse`; the rest comes from here.
+    """
 
     @abstractmethod
     def __str__(self) -> str:
@@ -26,24 +36,34 @@ class Move(ABC):
     def parse(cls, text: str, state: GameState | None = None) -> Self:
         """Read the text form; raises BadInput on malformed text (not IllegalMove)."""
 
-    @abstractmethod
     def to_json(self) -> Any:
-        """JSON-able form; `from_json` reads it back."""
+        """JSON form: the text form."""
+        return str(self)
 
     @classmethod
-    @abstractmethod
     def from_json(cls, data: Any) -> Self:
         """Read the JSON form; raises BadInput on malformed data."""
+        if not isinstance(data, str):
+            raise BadInput(f"a move is its text form, got {type(data).__name__}", "$")
+        return cls.parse(data)
 
     def sort_key(self) -> Any:
         """Key that orders `legal_moves()`; the text form unless a game knows better."""
         return str(self)
 
 
+#: A physics judge a game may consult (The Climbers' `support=physical` option): (build, id of the block just
+#: placed) -> does the construction stand. Rules code never imports physics; the application hands one in.
+Judge = Callable[[Any, str], bool]
+
+
 class GameState(ABC):
-    """Mutable game state. Subclasses set `name`, `move_type`, `min_players`, `max_players`."""
+    """Mutable game state. Subclasses set `name`, `title`, `move_type`, `min_players`, `max_players`."""
 
     name: ClassVar[str]
+    #: The game's printed title, its author and publisher (shown by the CLI, the lobby and the docs).
+    title: ClassVar[str] = ""
+    credit: ClassVar[str] = ""
     move_type: ClassVar[type[Move]]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
@@ -53,7 +73,33 @@ class GameState(ABC):
     #: Upper bound on the number of moves in one game (the conformance suite checks it).
     max_game_length: ClassVar[int] = 10_000
 
-    def __init__(self, players: int, seed: int | None, options: dict[str, Any] | None) -> None:
+    # --- what the game is: traits read by the AI, the adapters, the viewer and the server ------------------------
+    #: Every player sees everything (`view(p)` is the same for all p): no hand-over screen between people at one
+    #: screen, spectators see all, plain MCTS instead of information-set MCTS, an OpenSpiel information state.
+    perfect_information: ClassVar[bool] = False
+    #: How the viewer lays the table out: "tower" (a block construction with figures) or the name of a card-table
+    #: layout the viewer knows ("heaven-track", "partners-track", "diabolo-rows").
+    layout: ClassVar[str] = ""
+    #: The position is a block construction (`to_build()`): the viewer offers what-if (take a block away and watch
+    #: the physics), moves can be chosen by clicking blocks and cells (moves with `kind`, `block`, `cell`), and
+    #: the game is handed the application's physics judge (`judge=`) when one is given.
+    construction: ClassVar[bool] = False
+    #: Module defining `codec()` (integer action fields) and `observation(view, player, players)` (a fixed-size
+    #: vector) for the OpenSpiel and PettingZoo adapters; None: the game has no such encoding.
+    encoding: ClassVar[str | None] = None
+
+    # --- search settings (measured per game; docs/ai.md) ---------------------------------------------------------
+    #: UCT exploration constant and iteration cap of the search player (`c=` and `iters=` in a spec override them).
+    search_exploration: ClassVar[float] = 0.7
+    search_iterations: ClassVar[int] = 2000
+    #: Moves after which a playout stops and `rewards()` ranks the players.
+    rollout_depth: ClassVar[int] = 200
+    #: `search_moves()` offers a short subset of the legal moves (games with thousands of them); the search tree
+    #: then tries them best `greedy_score` first.
+    focused_search: ClassVar[bool] = False
+
+    def __init__(self, players: int, seed: int | None, options: dict[str, Any] | None, *,
+                 judge: Judge | None = None) -> None:
         if not isinstance(players, int) or isinstance(players, bool):
             raise BadInput(f"players must be a whole number, got {players!r}", "$.players")
         if players not in self.allowed_players():
@@ -63,6 +109,8 @@ class GameState(ABC):
         self.options = self.resolve_options(options or {})
         self.rng = random.Random(self.seed)
         self.history: list[Move] = []
+        #: The physics judge handed in by the application (see `Judge`); None in pure rules use.
+        self.judge = judge
 
     @classmethod
     def allowed_players(cls) -> tuple[int, ...]:
@@ -131,6 +179,13 @@ class GameState(ABC):
     def view(self, player: int) -> dict[str, Any]:
         """JSON-able dict of what `player` may see: the one gate for private information."""
 
+    def public_view(self) -> dict[str, Any]:
+        """What a spectator may see: only public information (no hand at all). Games with hidden information
+        override it; for the others it is any player's view."""
+        if self.perfect_information:
+            return self.view(0)
+        raise NotImplementedError(f"{self.name} has hidden information: it must define public_view()")
+
     @abstractmethod
     def to_json(self) -> dict[str, Any]:
         """Complete state, JSON-able."""
@@ -162,6 +217,29 @@ class GameState(ABC):
         self._apply(move)
         self.history.append(move)
 
+    def player_label(self, player: int) -> str:
+        """How a player is named to people, the same everywhere (terminal, window, browser): the seat and, where
+        the game has them, the colour (e.g. "P1 yellow")."""
+        return f"P{player}"
+
+    def outcome_text(self) -> str:
+        """The end of the game in words for people ("P2 yellow wins with 39 points; scores: ..."); meaningful once
+        `is_over`. Games override it to say what their result means."""
+        res = self.result()
+        winners = res.get("winners", [])
+        names = " and ".join(self.player_label(p) for p in winners)
+        head = f"{names} win{'s' if len(winners) == 1 else ''}" if winners else "nobody wins"
+        scores = res.get("scores")
+        if scores:
+            head += "; scores: " + ", ".join(f"{self.player_label(p)} {s}" for p, s in enumerate(scores))
+        return head
+
+    def public_move(self, move: Move, player: int) -> str:
+        """How `move`, made by `player`, is told to everyone else (move logs, the server's live feed, spectators):
+        its text, unless the move is a hidden decision (a card passed face down, a doubler chosen at the same time
+        as the others), which games word without the secret ("P2 passed a card to the partner")."""
+        return str(move)
+
     def describe(self, player: int) -> str:
         """What `player` sees, as text for the terminal UI (built from `view(player)` only)."""
         import json
@@ -176,7 +254,9 @@ class GameState(ABC):
 
     def clone(self) -> Self:
         """An independent copy (subclasses may override with something faster)."""
-        return type(self).from_json(self.to_json())
+        copy = type(self).from_json(self.to_json())
+        copy.judge = self.judge
+        return copy
 
     def determinize(self, player: int, rng: random.Random) -> Self:
         """A copy in which everything `player` cannot see is re-dealt at random, consistent with `view(player)`.
@@ -186,6 +266,42 @@ class GameState(ABC):
         """
         return self.clone()
 
+    # --- hooks the AI players use (defaults make a plain game work; games override to play better or faster) ---
+    def heuristic(self, player: int) -> float:
+        """How well `player` stands now (larger is better); ranks players when a playout is cut off."""
+        return 0.0
+
+    def greedy_score(self, move: Move, player: int) -> float | None:
+        """The greedy player's one-move value of `move` for `player`, computed without a copy of the state; None:
+        the greedy player tries the move on a copy and reads `heuristic` (or the result)."""
+        return None
+
+    def random_move(self, rng: random.Random) -> Move:
+        """A legal move drawn uniformly (games with thousands of moves draw without listing them all)."""
+        return rng.choice(self.legal_moves())
+
+    def rollout_move(self, rng: random.Random) -> Move:
+        """The playout policy of the search player: a legal move (uniform unless a game knows better)."""
+        return rng.choice(self.legal_moves())
+
+    def search_moves(self) -> list[Move]:
+        """The moves the search tree expands: every legal move unless `focused_search`."""
+        return self.legal_moves()
+
+    def rewards(self) -> list[float]:
+        """Reward in [0, 1] per player for the search: `win_shares()` at the end (equal shares in a draw), before
+        it a ranking by `heuristic` with partial credit, so a cut-off playout still ranks the leaders first."""
+        n = self.num_players
+        if self.is_over:
+            shares = self.win_shares()
+            return shares if any(shares) else [1.0 / n] * n
+        values = [float(self.heuristic(p)) for p in range(n)]
+        best, worst = max(values), min(values)
+        lead = [p for p in range(n) if values[p] == best]
+        return [0.5 + 0.5 / len(lead) if p in lead else 0.5 * (values[p] - worst) / ((best - worst) or 1)
+                for p in range(n)]
+
+    # --- records ----------------------------------------------------------------------------------------------
     def record(self) -> dict[str, Any]:
         """This game as a `game-record/1` document."""
         return {
@@ -198,13 +314,24 @@ class GameState(ABC):
         }
 
     def undo(self) -> Self:
-        """A new state with the last move taken back (replayed from the record: simple and exact)."""
-        from tower.games.registry import new_game
-
-        state = new_game(self.name, self.num_players, self.seed, self.options)
+        """A new state with the last move taken back (replayed from the start: simple and exact)."""
+        state = self.restart()
         for move in self.history[:-1]:
             state.apply(move)
-        return state  # type: ignore[return-value]
+        return state
+
+    def restart(self) -> Self:
+        """The same game (players, seed, options, judge) before its first move."""
+        return type(self).create(self.num_players, self.seed, self.options, judge=self.judge)
+
+    @classmethod
+    def create(cls, players: int, seed: int | None, options: dict[str, Any] | None, *,
+               judge: Judge | None = None) -> Self:
+        """A new game. Only a construction game (`construction`) consults a physics judge: others are not handed
+        one, so their constructors need not take the argument."""
+        if judge is None or not cls.construction:
+            return cls(players, seed, options)
+        return cls(players, seed, options, judge=judge)  # type: ignore[call-arg]
 
     def base_json(self) -> dict[str, Any]:
         """Fields every `to_json` carries (subclasses add theirs)."""

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tower.games.base import GameState
+from tower.games.base import GameState, Judge
 from tower.games.errors import BadInput, IllegalMove
 from tower.games.fileio import atomic_write_text, read_json
 from tower.games.registry import game_class
@@ -15,7 +15,7 @@ RECORD_FORMAT = "game-record/1"
 RECORD_KEYS = {"format", "game", "players", "seed", "options", "moves", "agents"}
 
 
-def replay(record: dict[str, Any], upto: int | None = None) -> GameState:
+def replay(record: dict[str, Any], upto: int | None = None, *, judge: Judge | None = None) -> GameState:
     """Validate `record` and replay its moves (the first `upto` of them) from a fresh game.
 
     Raises BadInput naming the JSON path of whatever is wrong, including an illegal move.
@@ -34,7 +34,7 @@ def replay(record: dict[str, Any], upto: int | None = None) -> GameState:
     seed = record.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise BadInput(f"seed must be a whole number, got {seed!r}", "$.seed")
-    state = cls(record["players"], seed, record.get("options") or {})
+    state = cls.create(record["players"], seed, record.get("options") or {}, judge=judge)
     moves = record["moves"]
     if not isinstance(moves, list):
         raise BadInput("moves must be a list", "$.moves")
@@ -51,12 +51,13 @@ def replay(record: dict[str, Any], upto: int | None = None) -> GameState:
     return state
 
 
-def load_record(source: str | Path | dict[str, Any], upto: int | None = None) -> GameState:
+def load_record(source: str | Path | dict[str, Any], upto: int | None = None, *,
+                judge: Judge | None = None) -> GameState:
     """Load a record (a path or an already parsed dict) and replay it; errors name the file."""
     if isinstance(source, dict):
-        return replay(source, upto)
+        return replay(source, upto, judge=judge)
     try:
-        return replay(read_json(source), upto)
+        return replay(read_json(source), upto, judge=judge)
     except BadInput as exc:
         raise exc.in_source(str(source)) from None
 

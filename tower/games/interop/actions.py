@@ -11,6 +11,7 @@ A player chooses a move one field at a time; `stepper` skips the fields the earl
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -82,188 +83,21 @@ class MoveCodec:
         return self._describe(state, field, value)
 
 
-# --- The Climbers ---------------------------------------------------------------------------------------------
-def _climbers() -> MoveCodec:
-    from itertools import permutations
-
-    from tower.climbers.blocks import COLOURS, KINDS
-    from tower.climbers.game import BOARD, ClimbersState
-
-    ladders: tuple[tuple[str, ...], ...] = ((), ("short",), ("long",), ("short", "long"), ("long", "short"))
-    ladder_index = {seq: i for i, seq in enumerate(ladders)}
-    sizes = sorted({p for kind in KINDS for p in permutations(kind.dims)})
-    size_index = {s: i for i, s in enumerate(sizes)}
-    ncol = len(COLOURS)
-    max_blocks = 64  # the game has 35 blocks; hand-made positions may add some
-    max_pushes = ClimbersState.max_players  # a block covers at most every figure on the table
-    cells = BOARD * BOARD
-    fig0, stone0 = 2, 2 + cells * len(ladders)
-    block0 = stone0 + max_blocks
-    none = (0,) * max_pushes
-
-    def key(state: GameState, m: Any) -> Key:
-        kind = m.kind
-        if kind == "skip":
-            return (0, 0, 0, *none)
-        if kind == "pass":
-            return (1, 0, 0, *none)
-        if kind == "fig":
-            x, y, _ = m.cell
-            return (fig0 + (x * BOARD + y) * len(ladders) + ladder_index[m.ladders], 0, 0, *none)
-        b = state.index[m.block]  # type: ignore[attr-defined]
-        if kind == "stone":
-            return (stone0 + b, 0, 0, *none)
-        x, y, _ = m.cell
-        if len(m.pushes) > max_pushes:
-            raise ValueError(f"more than {max_pushes} pushes")
-        targets = [1 + to[0] * BOARD + to[1] for _, to in m.pushes]
-        targets += [0] * (max_pushes - len(targets))
-        return (block0 + b, size_index[m.size] * ncol + m.top, x * BOARD + y, *targets)
-
-    def block_id(state: GameState | None, b: int) -> str:
-        ids = getattr(state, "ids", None)
-        return ids[b] if ids is not None and b < len(ids) else f"#{b}"
-
-    def describe(state: GameState | None, field: int, v: int) -> str:
-        if field == 0:
-            if v < fig0:
-                return ("skip", "pass")[v]
-            if v < stone0:
-                cell, lad = divmod(v - fig0, len(ladders))
-                text = f"fig {cell // BOARD},{cell % BOARD}"
-                return text + (" " + "+".join(ladders[lad]) if ladders[lad] else "")
-            if v < block0:
-                return f"stone {block_id(state, v - stone0)}"
-            return f"block {block_id(state, v - block0)}"
-        if field == 1:
-            s, top = divmod(v, ncol)
-            return f"{'x'.join(map(str, sizes[s]))} {COLOURS[top]} up"
-        if field == 2:
-            return f"at {v // BOARD},{v % BOARD}"
-        return "no push" if v == 0 else f"push figure {field - 2} to {(v - 1) // BOARD},{(v - 1) % BOARD}"
-
-    fields = (("head", block0 + max_blocks), ("shape", len(sizes) * ncol), ("cell", cells),
-              *((f"push{j + 1}", cells + 1) for j in range(max_pushes)))
-    return MoveCodec("climbers", fields, key, describe)
-
-
-# --- In 7th Heaven --------------------------------------------------------------------------------------------
-def _seventh_heaven() -> MoveCodec:
-    from cardgames.seventh_heaven import COLOUR_INDEX, COLOURS, KIND, KIND_NAME, MUSHROOM_MAX
-
-    nk = len(KIND_NAME)
-    verb_base = {"play": 0, "trade": nk, "discard": 2 * nk}
-    swap, keep = 3 * nk, 3 * nk + 1
-
-    def key(state: GameState, m: Any) -> Key:
-        if m.verb == "swap":
-            head = swap
-        elif m.verb == "keep":
-            head = keep
-        else:
-            head = verb_base[m.verb] + KIND[m.card]
-        colour = 1 + COLOUR_INDEX[m.colour] if m.colour else 0
-        give = 1 + COLOUR_INDEX[m.give] if m.give else 0
-        return (head, colour, m.n, give)
-
-    def describe(state: GameState | None, field: int, v: int) -> str:
-        if field == 0:
-            if v >= swap:
-                return ("swap", "keep")[v - swap]
-            verb = ("play", "trade", "discard")[v // nk]
-            return f"{verb} {KIND_NAME[v % nk]}"
-        if field == 1:
-            return "no colour" if v == 0 else COLOURS[v - 1]
-        if field == 2:
-            return str(v)
-        return "give nothing" if v == 0 else f"give {COLOURS[v - 1]}"
-
-    fields = (("card", keep + 1), ("colour", len(COLOURS) + 1), ("number", MUSHROOM_MAX + 1),
-              ("give", len(COLOURS) + 1))
-    return MoveCodec("seventh-heaven", fields, key, describe)
-
-
-# --- Partners -------------------------------------------------------------------------------------------------
-def _partners() -> MoveCodec:
-    from cardgames.partners import (
-        ACTIONS,
-        CARD_NAMES,
-        CARD_ORDER,
-        CARD_RANK,
-        COLOURS,
-        PAWNS_PER_PLAYER,
-        pawn_name,
-    )
-
-    ncards = len(CARD_ORDER)
-    max_parts = 7  # a 7 split into single steps; other cards name one or two pawns
-    min_step, max_step = -4, 14
-    slots = max_step - min_step + 2  # slot 0: a pawn without a step count (a switch)
-    pawns = PAWNS_PER_PLAYER * len(COLOURS)
-
-    def key(state: GameState, m: Any) -> Key:
-        head = ACTIONS.index(m.action) * ncards + CARD_RANK.get(m.card, 0)
-        if len(m.pawns) > max_parts:
-            raise ValueError(f"more than {max_parts} parts")
-        parts = []
-        for j, pawn in enumerate(m.pawns):
-            slot = m.steps[j] - min_step + 1 if j < len(m.steps) else 0
-            if not 0 <= slot < slots:
-                raise ValueError(f"step count {m.steps[j]}")
-            parts.append(1 + pawn * slots + slot)
-        return (head, *parts, *([0] * (max_parts - len(parts))))
-
-    def describe(state: GameState | None, field: int, v: int) -> str:
-        if field == 0:
-            action, card = divmod(v, ncards)
-            return ACTIONS[action] if ACTIONS[action] == "discard" else f"{ACTIONS[action]} {CARD_NAMES[CARD_ORDER[card]]}"
-        if v == 0:
-            return "no more pawns"
-        pawn, slot = divmod(v - 1, slots)
-        return pawn_name(pawn) + (f"{slot + min_step - 1:+d}" if slot else "")
-
-    fields = (("card", len(ACTIONS) * ncards), *((f"part{j + 1}", 1 + pawns * slots) for j in range(max_parts)))
-    return MoveCodec("partners", fields, key, describe)
-
-
-# --- Diabolo --------------------------------------------------------------------------------------------------
-def _diabolo() -> MoveCodec:
-    from cardgames.diabolo import COLOUR_INDEX, NKINDS, SIDES, card_text, kind
-
-    discard0, double0 = 2 * NKINDS, 3 * NKINDS
-
-    def key(state: GameState, m: Any) -> Key:
-        if m.verb == "double":
-            return (double0 + (m.side == "yes"),)
-        k = kind(COLOUR_INDEX[m.colour], m.value)
-        return (2 * k + SIDES.index(m.side),) if m.verb == "place" else (discard0 + k,)
-
-    def describe(state: GameState | None, field: int, v: int) -> str:
-        if v >= double0:
-            return ("double no", "double yes")[v - double0]
-        if v >= discard0:
-            return f"discard {card_text(v - discard0)}"
-        return f"place {card_text(v // 2)} {SIDES[v % 2]}"
-
-    return MoveCodec("diabolo", (("move", double0 + 2),), key, describe)
-
-
-_FACTORIES: dict[str, Callable[[], MoveCodec]] = {
-    "climbers": _climbers,
-    "seventh-heaven": _seventh_heaven,
-    "partners": _partners,
-    "diabolo": _diabolo,
-}
 _CODECS: dict[str, MoveCodec] = {}
+
+
+def encoding_module(game: str) -> Any:
+    """The module a game names as its `encoding` (it defines `codec()` and `observation(view, player, players)`);
+    BadInput for an unknown game, EncodingError for a game that declares none."""
+    cls = game_class(game)
+    if cls.encoding is None:
+        raise EncodingError(f"the game {game!r} declares no action encoding (GameState.encoding)")
+    return importlib.import_module(cls.encoding)
 
 
 def codec_for(game: str) -> MoveCodec:
     """The action encoding of game `game` (BadInput for an unknown game, EncodingError if none is written)."""
-    game_class(game)  # a clear error for unknown names
     codec = _CODECS.get(game)
     if codec is None:
-        factory = _FACTORIES.get(game)
-        if factory is None:
-            raise EncodingError(f"no action encoding for the game {game!r} yet (see tower/interop/actions.py)")
-        codec = _CODECS[game] = factory()
+        codec = _CODECS[game] = encoding_module(game).codec()
     return codec

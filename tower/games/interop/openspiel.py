@@ -31,12 +31,11 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from tower.games.base import GameState, Move
 from tower.games.errors import BadInput
-from tower.games.interop.actions import codec_for
+from tower.games.interop.actions import codec_for, encoding_module
 from tower.games.interop.features import observation
 from tower.games.interop.stepper import Stepper
 from tower.games.registry import game_class, game_names
 
-PERFECT_INFORMATION = frozenset({"climbers"})  # everything in The Climbers is public (its view says so)
 SEED_LIMIT = 2**31  # OpenSpiel's integer parameters are 32-bit
 
 
@@ -53,7 +52,7 @@ def _json(data: Any) -> str:
 def _game_type(game: str) -> pyspiel.GameType:
     cls = game_class(game)
     T = pyspiel.GameType
-    perfect = game in PERFECT_INFORMATION
+    perfect = cls.perfect_information
     return T(
         short_name=short_name(game),
         long_name=f"tower-sim {game}",
@@ -208,7 +207,7 @@ class TowerObserver:
             raise ValueError(f"observation parameters are not supported, got {params}")
         self.game_name = game.tower_name
         self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        if game.tower_name not in PERFECT_INFORMATION:
+        if not game.prototype.perfect_information:
             if self.perfect_recall:
                 raise ValueError(f"{game.tower_name}: only observations (what a player sees now) are provided")
             if iig_obs_type is not None and (not iig_obs_type.public_info or
@@ -269,9 +268,6 @@ def load_game(game: str, **params: Any) -> TowerGame:
 
 
 # --- AI players -----------------------------------------------------------------------------------------------
-#: A Climbers playout move costs milliseconds (block moves are listed in full): fewer, shorter playouts keep a
-#: decision within the 2 s the spec allows on these machines.
-CLIMBERS_DEFAULTS = {"simulations": 20, "rollout_limit": 6}
 
 
 class PlayoutEvaluator(mcts.Evaluator):
@@ -284,18 +280,15 @@ class PlayoutEvaluator(mcts.Evaluator):
         self.limit = limit
 
     def evaluate(self, state: TowerState) -> np.ndarray:
-        from tower.games.ai import outcome_rewards
-
         stepper = state.stepper
         game = stepper.state.clone()
         if stepper.fixed:  # finish the move being chosen at random among those still open
             game.apply(self.rng.choice(stepper.candidates()))
-        policy = getattr(game, "rollout_move", None)
         for _ in range(self.limit):
             if game.is_over:
                 break
-            game.apply(policy(self.rng) if policy is not None else self.rng.choice(game.legal_moves()))
-        return np.array(outcome_rewards(game))
+            game.apply(game.rollout_move(self.rng))
+        return np.array(game.rewards())
 
     def prior(self, state: TowerState) -> list[tuple[int, float]]:
         legal = state.legal_actions()
@@ -344,7 +337,7 @@ class OpenSpielAgent:
 
     def _settings(self, game: str) -> tuple[int, int]:
         """(simulations, playout limit) for `game`: the spec's, else the game's defaults, else the agent's."""
-        defaults = CLIMBERS_DEFAULTS if game == "climbers" else {}
+        defaults = getattr(encoding_module(game), "OPENSPIEL_DEFAULTS", {})
         pick = {k: getattr(self, k) if k in self._given else defaults.get(k, getattr(self, k))
                 for k in ("simulations", "rollout_limit")}
         return pick["simulations"], pick["rollout_limit"]
@@ -356,12 +349,12 @@ class OpenSpielAgent:
         simulations, rollout_limit = self._settings(game.tower_name)
         evaluator = PlayoutEvaluator(self.rng, rollout_limit)
         player = os_state.current_player()
-        if self.search == "ismcts" and game.tower_name not in PERFECT_INFORMATION:
+        if self.search == "ismcts" and not game.prototype.perfect_information:
             bot = ismcts.ISMCTSBot(game, evaluator, self.uct_c, simulations, random_state=self._np,
                                    use_observation_string=True)
             bot.set_resampler(lambda s, p: s.resampled(p, self.rng))
             return int(bot.step(os_state))
-        root = os_state if game.tower_name in PERFECT_INFORMATION else os_state.resampled(player, self.rng)
+        root = os_state if game.prototype.perfect_information else os_state.resampled(player, self.rng)
         bot = mcts.MCTSBot(game, self.uct_c, simulations, evaluator, solve=False, random_state=self._np)
         return int(bot.step(root))
 
@@ -370,8 +363,8 @@ def make_agent(search: str, settings: dict[str, str], rng: random.Random) -> Ope
     """The agent for ``ai:openspiel-mcts[:sims=N,c=X,rollout=N]`` (and ``openspiel-ismcts``).
 
     Without settings a decision takes well under 2 s here for the card games (100 simulations, playouts of
-    up to 100 moves); a Climbers move is far dearer to play out, so on The Climbers the defaults are
-    `CLIMBERS_DEFAULTS`. Settings given in the spec always win.
+    up to 100 moves); a game whose moves are dearer to play out names its own defaults as `OPENSPIEL_DEFAULTS` in
+    its encoding module. Settings given in the spec always win.
     """
     kwargs: dict[str, Any] = {}
     names = {"sims": ("simulations", int), "iters": ("simulations", int), "c": ("uct_c", float),

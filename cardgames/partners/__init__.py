@@ -215,7 +215,11 @@ REWARD_GAIN = 10.0
 class PartnersState(GameState):
     """A game of Partners: 4 players (or the 6-player edition) in teams of two sitting opposite."""
 
-    name = "partners"
+    name: ClassVar[str] = "partners"
+    title: ClassVar[str] = "Partners"
+    credit: ClassVar[str] = "Thomas Bisgaard (Denmark)"
+    layout: ClassVar[str] = "partners-track"
+    encoding: ClassVar[str | None] = "cardgames.partners.encoding"
     move_type = PartnersMove
     min_players = 4
     max_players = 6

@@ -193,6 +193,10 @@ class SeventhHeavenState(GameState):
     """The state of one game of In 7th Heaven."""
 
     name: ClassVar[str] = "seventh-heaven"
+    title: ClassVar[str] = "In 7th Heaven"
+    credit: ClassVar[str] = "Wolfgang Kramer, FX Schmid 1989"
+    layout: ClassVar[str] = "heaven-track"
+    encoding: ClassVar[str | None] = "cardgames.seventh_heaven.encoding"
     move_type: ClassVar[type[Move]] = SeventhHeavenMove
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6

@@ -191,6 +191,10 @@ class DiaboloState(GameState):
     """The state of one game of Diabolo."""
 
     name: ClassVar[str] = "diabolo"
+    title: ClassVar[str] = "Diabolo"
+    credit: ClassVar[str] = "Michael Schacht, AMIGO 2006"
+    layout: ClassVar[str] = "diabolo-rows"
+    encoding: ClassVar[str | None] = "cardgames.diabolo.encoding"
     move_type: ClassVar[type[Move]] = DiaboloMove
     min_players: ClassVar[int] = 3
     max_players: ClassVar[int] = 5

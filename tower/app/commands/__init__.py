@@ -1,0 +1,1 @@
+"""One module a `tower` subcommand, each with `run(args) -> exit status`."""

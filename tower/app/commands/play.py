@@ -1,0 +1,33 @@
+"""`tower play`: a game in the 3D window, or in the terminal with `--text`."""
+
+from __future__ import annotations
+
+from tower.app.seats import parse_options, parse_players
+from tower.app.stability import statics_stands
+from tower.app.textplay import text_loop
+from tower.games.errors import BadInput
+
+
+def run(args) -> int:
+    from tower.games import load_record, new_game
+    from tower.games.ai import make_agent
+
+    if args.load:
+        state = load_record(args.load, judge=statics_stands)
+        seats = parse_players(args.players, args.game) if args.players else ["human"] * state.num_players
+        if state.name != args.game:
+            raise BadInput(f"the record is a {state.name} game, not {args.game}", "$.game", args.load)
+    else:
+        seats = parse_players(args.players, args.game)
+        state = new_game(args.game, len(seats), args.seed, parse_options(args.option, args.game),
+                         judge=statics_stands)
+    if not args.text:
+        try:
+            from viewer.play_window import play_window
+        except ImportError:
+            raise BadInput("the 3D window is not available in this installation; use --text", "") from None
+        from tower.app import stability
+
+        return play_window(state, seats, save_path=args.load, physics=stability)
+    agents = {i: make_agent(s, seed=args.seed * 31 + i) for i, s in enumerate(seats) if s != "human"}
+    return text_loop(state, seats, agents)

@@ -1,0 +1,14 @@
+"""`tower view`: show a build or a game record, or write a picture or an export without a window."""
+
+from __future__ import annotations
+
+from tower.app.output import check_output_path
+
+
+def run(args) -> int:
+    for opt in ("screenshot", "gltf", "html"):
+        check_output_path(getattr(args, opt), f"--{opt}")
+    from tower.app import stability
+    from viewer.view import view_file
+
+    return view_file(args.file, screenshot=args.screenshot, gltf=args.gltf, html=args.html, physics=stability)

@@ -1,0 +1,30 @@
+"""What every command shares about its output: exit statuses, JSON on stdout, output paths checked up front."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tower.games.errors import BadInput
+
+#: 0 success (for `check`: legal and stable); 1 the check found the build illegal, marginal or collapsing;
+#: 2 bad input or usage (one line on stderr, no traceback, no half-written file).
+EXIT_OK, EXIT_FOUND, EXIT_BAD = 0, 1, 2
+
+
+def print_json(doc: Any) -> None:
+    sys.stdout.write(json.dumps(doc, indent=1) + "\n")
+
+
+def check_output_path(path: str | None, what: str) -> Path | None:
+    """Refuse an output path whose folder does not exist, before any work is done."""
+    if path is None:
+        return None
+    p = Path(path)
+    if not p.parent.exists() if str(p.parent) else False:
+        raise BadInput(f"{what}: folder {str(p.parent)!r} does not exist", "", path)
+    if p.is_dir():
+        raise BadInput(f"{what}: is a directory", "", path)
+    return p

@@ -1,0 +1,50 @@
+"""Reading `--players` and `--option`: who sits in each seat, and the game's rule options."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tower.games.errors import BadInput
+
+
+def parse_players(spec: str | None, game: str) -> list[str]:
+    """`human,ai:greedy,...` -> one entry per seat; the count of entries is the number of players."""
+    from tower.games import game_class
+    from tower.games.ai import make_agent
+
+    cls = game_class(game)
+    if spec is None:
+        return ["human"] + ["ai:greedy"] * (cls.default_players - 1)
+    seats = [s.strip() for s in spec.split(",")]
+    # Each seat first: a typo like `--players foo` should be named, not counted as "1 player".
+    for s in seats:
+        if s != "human":
+            try:
+                make_agent(s)
+            except BadInput as exc:
+                raise BadInput(f"--players: {exc.what}", "") from None
+    if len(seats) not in cls.allowed_players():
+        raise BadInput(f"--players: {game} is for {cls.players_text()} players, got {len(seats)} ({spec!r})", "")
+    return seats
+
+
+def parse_options(items: list[str], game: str) -> dict[str, Any]:
+    """`--option NAME=VALUE` flags -> the game's options. VALUE is read as JSON where it parses (numbers,
+    true/false), else as a plain string; the game checks names, types and choices."""
+    from tower.games import game_class
+
+    options: dict[str, Any] = {}
+    for item in items:
+        name, eq, text = item.partition("=")
+        if not eq or not name:
+            raise BadInput(f"--option: expected NAME=VALUE, got {item!r}", "")
+        try:
+            options[name] = json.loads(text)
+        except ValueError:
+            options[name] = text
+    try:
+        game_class(game).resolve_options(options)
+    except BadInput as exc:
+        raise BadInput(f"--option: {exc.what}", "") from None
+    return options
