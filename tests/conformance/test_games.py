@@ -4,7 +4,8 @@ For seeded random playouts of every registered game and player count, at every s
 unique and empty only at the end; every legal move applies; a well-formed move that is not legal raises IllegalMove
 and leaves the state unchanged; clone() is independent both ways; to_json/from_json and the move text and JSON forms
 round-trip; the record (whole or cut short) replays to the same state; the same seed gives the same game; view(p)
-does not depend on what p cannot see (the others' hands are re-dealt); the game ends within its documented maximum
+does not depend on what p cannot see (the others' hands are re-dealt), nor does the spectators' public_view(), and
+a hidden decision is told to the others without its secret (public_move); the game ends within its documented maximum
 length (`GameState.max_game_length`); the result is well-formed.
 
 Environment: TOWER_CONFORMANCE_PLAYOUTS raises the number of playouts per game and player count (CI uses the
@@ -114,7 +115,39 @@ def _check_step(state, legal, rng: random.Random, candidates: list) -> tuple[int
         changed_other |= any(_canon(redealt.view(q)) != _canon(state.view(q))
                              for q in range(state.num_players) if q != p)
     assert _canon(state.to_json()) == before, "determinize() changed the original"
+    _check_public(state, legal, rng)
     return tried, changed_other
+
+
+def _check_public(state, legal, rng: random.Random) -> None:
+    """What everyone may see: the spectators' view ignores every re-deal of hidden information, and a move is
+    told to the others in words that do not depend on its secret (moves that leave the same public position are
+    told alike)."""
+    public = _canon(state.public_view())
+    for p in range(state.num_players):
+        label = state.player_label(p)
+        assert isinstance(label, str) and label, f"player_label({p}) is empty"
+        redealt = state.determinize(p, random.Random(rng.random()))
+        assert _canon(redealt.public_view()) == public, "public_view() changed when hidden information was re-dealt"
+    if state.perfect_information:
+        assert public == _canon(state.view(0)), "a perfect-information game's public view is everyone's view"
+        return
+    mover = state.current_player
+    told: dict[str, tuple[str, object]] = {}
+    for m in rng.sample(legal, min(12, len(legal))):
+        after = state.clone()
+        after.apply(m)
+        text = after.public_move(m, mover)
+        assert isinstance(text, str) and text, f"public_move of {m} is empty"
+        # a move told in other words than its own is a hidden decision; with the told text blanked out of the
+        # public position (a game may log it), two hidden decisions that leave the same position must be told
+        # alike, or the telling gives away the secret the position keeps
+        if text == str(m):
+            continue  # told as it is: a face-up move, nothing secret to keep
+        key = _canon(after.public_view()).replace(json.dumps(text)[1:-1], "<told>")
+        first, first_move = told.setdefault(key, (text, m))
+        assert first == text, f"{first_move} and {m} leave the same public position but are told apart: " \
+                              f"{first!r} / {text!r}"
 
 
 def _check_result(state, players: int) -> None:
@@ -132,6 +165,8 @@ def _check_result(state, players: int) -> None:
     assert [p for p in range(players) if shares[p] > 0] == sorted(winners), f"shares {shares}, winners {winners}"
     whole = len(winners) if "teams" in res else 1
     assert sum(shares) == pytest.approx(whole) and len(set(shares[w] for w in winners)) == 1, f"shares {shares}"
+    text = state.outcome_text()
+    assert isinstance(text, str) and text, "outcome_text() says nothing"
 
 
 def _playout(game: str, players: int, seed: int) -> None:
