@@ -280,7 +280,7 @@ def test_ai_moves_animate_in_steps(window) -> None:
     assert not win.ctl.human_to_move
     before = win.shown
     win.tick()
-    assert len(win.ctl.state.history) and win.ctl.log[-1].startswith("P1")
+    assert len(win.ctl.state.history) and win.ctl.log_lines()[-1].startswith(win.ctl.state.player_label(1))
     assert len(win.queue) == MOVE_FRAMES
     frames = []
     while win.queue:

@@ -129,6 +129,9 @@ def test_cli_view_writes_a_screenshot_and_gltf(build_file, tmp_path, capsys) -> 
     doc = json.loads(gltf.read_text())
     assert doc["meshes"] and doc["accessors"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.gltf", "out.png"]  # no temp files left
+    err = capsys.readouterr().err.splitlines()
+    assert any(line.startswith(f"wrote {png}") for line in err)  # each output is named with what it holds
+    assert any(line.startswith(f"wrote {gltf}") for line in err)
 
 
 def test_cli_view_bad_build_exits_2_with_one_line_and_no_picture(tmp_path, capsys) -> None:
@@ -164,7 +167,8 @@ def test_cli_view_html_writes_a_self_contained_web_page(build_file, tmp_path, ca
     assert page.lstrip().lower().startswith("<!doctype html") or "<html" in page[:2000].lower()
     assert "vtk" in page and "<script src=" not in page  # the scene and vtk.js inside: no network needed
     assert [p.name for p in tmp_path.iterdir()] == ["tower.html"]  # no temp files left
-    assert capsys.readouterr().err.count("Traceback") == 0
+    err = capsys.readouterr().err
+    assert err.count("Traceback") == 0 and f"wrote {html}" in err
 
 
 def test_cli_view_of_a_game_record(tmp_path) -> None:
