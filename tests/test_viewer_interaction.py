@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pv = pytest.importorskip("pyvista")
+pytest.importorskip("vtkmodules")
 
 from tower.games import new_game  # noqa: E402
 from viewer.play_window import MOVE_FRAMES, PlayWindow  # noqa: E402
@@ -18,7 +18,7 @@ SIZE = (800, 600)
 
 def press(win, keysym: str) -> None:
     """A key as the window system sends it: KeyPress, Char (VTK's own one-letter keys listen there), KeyRelease."""
-    iren = win.r.plotter.iren.interactor
+    iren = win.r.iren
     code = keysym if len(keysym) == 1 else {"Return": "\r", "Escape": "\x1b"}.get(keysym, "\0")
     iren.SetEventInformation(0, 0, 0, 0, code, 0, keysym)
     for event in ("KeyPressEvent", "CharEvent", "KeyReleaseEvent"):
@@ -26,7 +26,7 @@ def press(win, keysym: str) -> None:
 
 
 def click(win, x: float, y: float, drag: int = 0) -> None:
-    iren = win.r.plotter.iren.interactor
+    iren = win.r.iren
     iren.SetEventInformation(int(round(x)), int(round(y)), 0, 0, "\0", 0, "")
     iren.InvokeEvent("LeftButtonPressEvent")
     iren.SetEventInformation(int(round(x)) + drag, int(round(y)), 0, 0, "\0", 0, "")
@@ -34,14 +34,16 @@ def click(win, x: float, y: float, drag: int = 0) -> None:
 
 
 def hover(win, x: float, y: float) -> None:
-    iren = win.r.plotter.iren.interactor
+    iren = win.r.iren
     iren.SetEventInformation(int(round(x)), int(round(y)), 0, 0, "\0", 0, "")
     iren.InvokeEvent("MouseMoveEvent")
 
 
-def top_centre(win, block_id: str) -> tuple[float, float]:
+def top_centre(win, block_id: str) -> tuple[int, int]:
+    """The pixel (as a click reports it: whole numbers) of the middle of a block's top."""
     b = win.shown.blocks[win.shown.block_index(block_id)]
-    return win.r.project((b.origin[0] + b.size[0] / 2, b.origin[1] + b.size[1] / 2, b.origin[2] + b.size[2]))
+    x, y = win.r.project((b.origin[0] + b.size[0] / 2, b.origin[1] + b.size[1] / 2, b.origin[2] + b.size[2]))
+    return round(x), round(y)
 
 
 def shows_colour(img: np.ndarray, x: float, y: float, rgb: tuple[int, int, int]) -> bool:
@@ -92,19 +94,19 @@ def test_arrow_keys_move_the_cursor_and_enter_plays_the_move(window) -> None:
 
 def test_vtk_built_in_keys_are_replaced_by_the_camera_presets(window) -> None:
     win = window("climbers", ["human", "human"])
-    cam = win.r.plotter.camera
+    cam = win.r.camera
     positions = {}
     for key in ("2", "3", "4", "1"):
         press(win, key)
-        positions[key] = tuple(np.round(cam.position, 4))
+        positions[key] = tuple(np.round(cam.GetPosition(), 4))
         assert win.r.preset == int(key)
     assert len(set(positions.values())) == 4
-    assert not win.r.plotter.ren_win.GetStereoRender()  # VTK's own '3' would switch stereo on
+    assert not win.r.ren_win.GetStereoRender()  # VTK's own '3' would switch stereo on
     press(win, "w")  # VTK's wireframe key: must do nothing
     assert win.r.actors["blocks"].GetProperty().GetRepresentation() == 2  # surface
     press(win, "4")
     press(win, "r")
-    assert tuple(np.round(cam.position, 4)) == positions["1"]
+    assert tuple(np.round(cam.GetPosition(), 4)) == positions["1"]
 
 
 def test_hint_undo_save_and_load_from_the_keyboard(window, tmp_path) -> None:
@@ -169,7 +171,7 @@ def test_a_click_selects_the_block_drawn_at_that_pixel(window) -> None:
     for block in win.ctl.movable_blocks():
         x, y = top_centre(win, block)
         top = win.shown.blocks[win.shown.block_index(block)].faces[4]
-        if not shows_colour(img, x, y, PALETTE[top]):
+        if win.r.pick_block(x, y) != block or not shows_colour(img, x, y, PALETTE[top]):
             continue  # something else is drawn over this block's top
         press(win, "Escape")
         click(win, x, y)
