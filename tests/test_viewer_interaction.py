@@ -314,3 +314,86 @@ def test_replay_window_steps_with_the_keys_and_the_slider(tmp_path) -> None:
         assert w.k == 3
     finally:
         w.r.close()
+
+
+# --- closing, the timer, the camera -----------------------------------------------------------------------
+
+def test_q_closes_the_play_window(window) -> None:
+    win = window("diabolo", ["human", "ai:random", "ai:random"])
+    press(win, "q")
+    assert win.closed and win.r.iren is None
+
+
+def test_q_closes_the_view_and_replay_windows() -> None:
+    from tower.climbers.setup import random_start_tower
+    from viewer.replay import ReplayWindow
+    from viewer.scene import build_scene
+    from viewer.view import view_window
+
+    r = view_window(build_scene(random_start_tower(1)), off_screen=True)
+    press(type("W", (), {"r": r})(), "q")
+    assert r.closed
+    state = new_game("diabolo", 3, seed=1)
+    state.apply(state.legal_moves()[0])
+    w = ReplayWindow(state.record(), off_screen=True)
+    press(w, "q")
+    assert w.r.closed
+
+
+def count_renders(win) -> list[int]:
+    count = [0]
+    win.r.ren_win.AddObserver("StartEvent", lambda *_: count.__setitem__(0, count[0] + 1))
+    return count
+
+
+def timer_tick(win) -> None:
+    win.r.iren.InvokeEvent("TimerEvent")
+
+
+def test_the_timer_runs_only_while_there_is_something_to_play(window) -> None:
+    win = window("climbers", ["human", "ai:random"])
+    renders = count_renders(win)
+    assert win.timer is None  # a person to move and nothing animating: no timer at all
+    for _ in range(25):
+        timer_tick(win)  # (a stray tick changes nothing either)
+    assert renders[0] == 0
+    while win.ctl.human_to_move:
+        press(win, "Return")
+        win.run_queue()
+    assert win.timer is not None  # the AI is to move: the timer runs it
+    for _ in range(500):
+        if win.timer is None:
+            break
+        timer_tick(win)
+    assert win.timer is None and win.ctl.human_to_move
+    assert any(e.player == 1 for e in win.ctl.log)  # the AI moved, animated by the timer
+    assert renders[0] > 8
+    before = renders[0]
+    for _ in range(25):
+        timer_tick(win)
+    assert renders[0] == before  # idle again: nothing is drawn
+
+
+def _heading(win) -> float:
+    cam = win.r.camera
+    (px, py, _), (fx, fy, _) = cam.GetPosition(), cam.GetFocalPoint()
+    return float(np.degrees(np.arctan2(py - fy, px - fx)))
+
+
+def _figure_bearing(win) -> float:
+    from viewer.play_window import active_figure_heading
+
+    hx, hy = active_figure_heading(win.shown)
+    return float(np.degrees(np.arctan2(hy, hx)))
+
+
+def test_the_camera_turns_to_the_figure_of_the_player_to_move(window) -> None:
+    win = window("climbers", ["human", "human", "human"], seed=2)
+    assert abs((_heading(win) - _figure_bearing(win) + 180) % 360 - 180) < 1
+    first = win.ctl.state.current_player
+    while win.ctl.state.current_player == first:
+        press(win, "Return")  # the first listed move of each step, until the turn passes
+        win.run_queue()
+    assert abs((_heading(win) - _figure_bearing(win) + 180) % 360 - 180) < 1
+    x, y = win.r.project([c + 0.5 for c in next(f for f in win.shown.figures if f.current).cell])
+    assert 0 < x < SIZE[0] and 0 < y < SIZE[1]

@@ -181,6 +181,10 @@ class PlayController:
             return "-"
         return self.state.player_label(p) + ("" if self.seats[p] == "human" else f" ({self.seats[p]})")
 
+    def names(self) -> list[str]:
+        """Every player as the game names them (`player_label`): the same words in the scene, menu and log."""
+        return [self.state.player_label(p) for p in range(self.state.num_players)]
+
     def log_lines(self) -> list[str]:
         """The log as the person at the screen may read it: their own moves in full, the others' in public words."""
         return [f"{self._name(e.player)}: {e.text if e.player == self.viewer else e.public}" for e in self.log]
@@ -392,7 +396,13 @@ class PlayController:
             if self.physics is not None:
                 keys.append("x what-if")
         keys += ["k save", "l load", "1-4 view", "r reset", "q quit"]
-        return textwrap.wrap("keys: " + ", ".join(keys), MENU_WIDTH, subsequent_indent="      ")
+        lines = ["keys:"]
+        for i, key in enumerate(keys):  # whole entries per line: "l load" never split
+            item = f" {key}" + ("," if i < len(keys) - 1 else "")
+            if len(lines[-1]) + len(item) > MENU_WIDTH:
+                lines.append("     ")
+            lines[-1] += item
+        return lines
 
     def scene(self):
         """The scene the window shows now (a blank hand-over screen hides private cards between people)."""
@@ -404,7 +414,7 @@ class PlayController:
                          lines=["(cards hidden)"])
         view = self.state.view(self.viewer)
         if not self.state.construction:
-            scene = self._card_preview(scene_for_view(self.state.layout, view))
+            scene = self._card_preview(scene_for_view(self.state.layout, view, names=self.names()))
             scene.menu = self.text_lines()
             return scene
         scene = self._climbers_scene(view)
@@ -428,7 +438,7 @@ class PlayController:
             except IllegalMove:
                 self._after = None
             else:
-                self._after = scene_for_view(after.layout, after.view(self.viewer))
+                self._after = scene_for_view(after.layout, after.view(self.viewer), names=self.names())
             self._preview_key = key
         return now if self._after is None else with_preview(now, self._after)
 
@@ -442,7 +452,7 @@ class PlayController:
             if self.removed is not None:
                 view = dict(view, build=dict(view["build"], blocks=[b for b in view["build"]["blocks"]
                                                                     if b.get("id") != self.removed]))
-            return scene_for_view(self.state.layout, view, hover=self.hover)
+            return scene_for_view(self.state.layout, view, hover=self.hover, names=self.names())
         move = self.current_move if self.human_to_move else None
         ghosts, targets, ghost_figures = [], [], []
         if move is not None and move.kind == "block":
@@ -457,6 +467,6 @@ class PlayController:
                                            else None)
         movable = self.movable_blocks() if self.selected_block is None else []
         scene = scene_for_view(self.state.layout, view, selected=selected, movable=movable, ghosts=ghosts,
-                               targets=targets, hover=self.hover)
+                               targets=targets, hover=self.hover, names=self.names())
         scene.ghost_figures = ghost_figures
         return scene
