@@ -6,7 +6,7 @@ import io
 import subprocess
 import sys
 
-from tower.app.textplay import text_loop
+from tower.app.textplay import CLEAR, text_loop
 from tower.games import load_record, new_game
 
 TOWER = [sys.executable, "-m", "tower"]
@@ -51,7 +51,6 @@ def test_undo_takes_back_the_last_move_and_save_writes_a_record(capsys, tmp_path
     assert f"saved to {path}" in out
 
 
-CLEAR = "\x1b[2J\x1b[H"
 
 
 def test_ai_moves_are_printed_in_their_public_words(capsys, monkeypatch):

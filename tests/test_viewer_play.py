@@ -315,3 +315,12 @@ def test_a_build_given_to_load_is_named_as_a_build(tmp_path) -> None:
     ctl = PlayController(new_game("climbers", 2, seed=1), ["human", "human"])
     assert not ctl.load(tmp_path / "tower.json")
     assert "build" in ctl.message and "not a game record" in ctl.message
+
+
+def test_a_move_line_names_the_player_once() -> None:
+    from viewer.play import move_line
+
+    assert move_line("P2", "P2 (ai:greedy)", "place red 3 angel") == "P2 (ai:greedy): place red 3 angel"
+    assert move_line("P2", "P2 (ai:greedy)", "P2 has chosen whether to double") == \
+        "P2 (ai:greedy) has chosen whether to double"
+    assert move_line("P1", "P1", "P10 is not P1") == "P1: P10 is not P1"

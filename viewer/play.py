@@ -34,6 +34,15 @@ class LogEntry:
     public: str
 
 
+def move_line(label: str, who: str, text: str) -> str:
+    """One line of a move log: `who` (the player's `label`, perhaps with the AI playing the seat) and the move's
+    words. A game's public words may already name the player ("P2 has chosen whether to double"): then the
+    name is not said twice."""
+    if text.startswith(label + " "):
+        return who + text[len(label):]
+    return f"{who}: {text}"
+
+
 class PlayController:
     """Game flow for the window: a cursor over the legal moves, AI seats, log, hand-over, undo, save, load."""
 
@@ -187,7 +196,8 @@ class PlayController:
 
     def log_lines(self) -> list[str]:
         """The log as the person at the screen may read it: their own moves in full, the others' in public words."""
-        return [f"{self._name(e.player)}: {e.text if e.player == self.viewer else e.public}" for e in self.log]
+        return [move_line(self.state.player_label(e.player), self._name(e.player),
+                          e.text if e.player == self.viewer else e.public) for e in self.log]
 
     # --- The Climbers: picking -----------------------------------------------------------------------------
     def movable_blocks(self) -> list[str]:
@@ -410,7 +420,7 @@ class PlayController:
         from viewer.scene import Scene
 
         if self.handover:
-            return Scene(title=f"Hand over to player {self.viewer} - press Enter when ready",
+            return Scene(title=f"Hand over to {self._name(self.viewer)} - press Enter when ready",
                          lines=["(cards hidden)"])
         view = self.state.view(self.viewer)
         if not self.state.construction:

@@ -18,8 +18,9 @@ HELP = ("commands: a move in its text form | moves [FILTER] | more | hint | undo
         "quit")
 #: Moves listed at a time; `more` shows the next page.
 PAGE = 60
-#: Clears the terminal and puts the cursor top left (ANSI), so the next person cannot read the last one's hand.
-CLEAR = "\x1b[2J\x1b[H"
+#: Puts the cursor top left and clears the screen and the scroll-back (ANSI), so the next person cannot read the
+#: last one's hand, not even by scrolling up.
+CLEAR = "\x1b[H\x1b[2J\x1b[3J"
 #: Characters that join the parts of a move's word: `moves 12,10` finds `12,10,4`, `moves green` finds `green+1`.
 JOINERS = ",+-/:>"
 
@@ -63,6 +64,11 @@ class TextGame:
         seat = self.seats[p]
         return self.state.player_label(p) + ("" if seat == "human" else f" ({seat})")
 
+    def line(self, p: int, text: str) -> str:
+        from viewer.play import move_line
+
+        return move_line(self.state.player_label(p), self.name(p), text)
+
     def apply(self, move: Any, p: int) -> None:
         public = self.state.public_move(move, p)
         self.state.apply(move)
@@ -77,7 +83,7 @@ class TextGame:
             if p in self.agents:
                 move = self.agents[p].choose(self.state)
                 self.apply(move, p)
-                print(f"{self.name(p)}: {self.told[-1][1]}")
+                print(self.line(p, self.told[-1][1]))
                 continue
             if not self.hand_over(p):
                 return self.leave()
@@ -107,7 +113,7 @@ class TextGame:
                 return False
             self.shown = -1
             since = self.last_turn.get(p, 0)
-            recap = [f"  {self.name(q)}: {text}" for q, text in self.told[since:] if q >= 0]
+            recap = ["  " + self.line(q, text) for q, text in self.told[since:] if q >= 0]
             if recap:
                 print("\nsince your last turn:")
                 print("\n".join(recap))
@@ -154,8 +160,12 @@ class TextGame:
         lowered = [t.lower() for t in terms]
         self.listing = [text for text in texts if matches(text, lowered)]
         self.page = 0
+        if terms and not self.listing:
+            print(f"no legal move matches '{' '.join(terms)}' (a filter names a block like h7, a cell x,y or "
+                  "x,y,z, a card, or any word of a move)")
+            return
         head = f"{len(self.listing)} moves match '{' '.join(terms)}'" if terms else f"{len(texts)} legal moves"
-        print(head + (":" if self.listing else ""), end=" ")
+        print(head + ":")
         self.show_page()
 
     def more(self) -> None:
@@ -166,8 +176,16 @@ class TextGame:
         self.show_page()
 
     def show_page(self) -> None:
+        """One page of the listing in columns as wide as the terminal allows."""
+        import shutil
+
         lo = self.page * PAGE
-        print(", ".join(self.listing[lo:lo + PAGE]))
+        page = self.listing[lo:lo + PAGE]
+        width = max(map(len, page), default=0) + 3
+        columns = max(1, shutil.get_terminal_size((100, 24)).columns // width)
+        rows = -(-len(page) // columns)
+        for r in range(rows):
+            print("".join(page[r + c * rows].ljust(width) for c in range(columns) if r + c * rows < len(page)).rstrip())
         pages = -(-len(self.listing) // PAGE)
         if pages > 1:
             tail = "; 'more' for the next" if self.page + 1 < pages else ""
