@@ -92,9 +92,9 @@ def state_scene(state: Any, player: int | None = None, title: str = ""):
 
 # --- outputs -----------------------------------------------------------------------------------------------
 
-#: What `--html` needs beyond PyVista (the `html` extra): trame and its VTK/PyVista parts; nest_asyncio2 lets
-#: trame start its exporter outside an event loop.
-HTML_MODULES = ("trame", "trame_vtk", "trame_pyvista", "nest_asyncio2")
+#: What `--html` needs (the `html` extra): PyVista's web export, trame and its VTK/PyVista parts; nest_asyncio2
+#: lets trame start its exporter outside an event loop.
+HTML_MODULES = ("pyvista", "trame", "trame_vtk", "trame_pyvista", "nest_asyncio2")
 
 
 def _html_available() -> bool:

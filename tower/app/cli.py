@@ -1,6 +1,6 @@
 """The `tower` command line: wires the rules packages, the physics judges and the viewer together.
 
-Heavy packages (physics, pyvista) are imported inside the commands that need them, so `tower --help` and the
+Heavy packages (physics, vtk) are imported inside the commands that need them, so `tower --help` and the
 rules stay fast. Bad input of any kind ends in one line on stderr and exit status 2.
 """
 
