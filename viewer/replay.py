@@ -125,8 +125,9 @@ class ReplayWindow:
             self.r.update(frame_scene(self.seq[k], k, self.total), render=True)
 
     def step(self, d: int) -> None:
-        self.show(self.k + d)
-        self.slider.GetRepresentation().SetValue(self.k)
+        k = max(0, min(self.total, self.k + d))
+        self.slider.GetRepresentation().SetValue(k)  # before the render, so the slider is drawn where it now is
+        self.show(k)
 
 
 def replay_window(record: dict[str, Any] | str | Path) -> int:
