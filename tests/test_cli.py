@@ -45,6 +45,10 @@ def start_tower_file(tmp_path_factory, tower_cli) -> Path:
 OVERHANG = {"format": "tower-build/1", "blocks": [
     {"id": "c1", "origin": [0, 0, 0], "size": [2, 2, 2]},
     {"id": "c2", "origin": [1, 0, 2], "size": [2, 2, 2]}]}
+#: A double cube lying across a cube, three quarters of it in the air: it tips over toward +x.
+TOPPLE = {"format": "tower-build/1", "blocks": [
+    {"id": "c1", "origin": [0, 0, 0], "size": [2, 2, 2]},
+    {"id": "d1", "origin": [1, 0, 2], "size": [4, 2, 2]}]}
 THIRTEEN_CUBES = {"format": "tower-build/1",
                   "blocks": [{"id": f"c{i}", "origin": [2 * i, 0, 0], "size": [2, 2, 2]} for i in range(13)]}
 
@@ -60,6 +64,11 @@ def checks(tmp_path_factory, tower_cli, start_tower_file):
     folder = tmp_path_factory.mktemp("check")
     tower, overhang = str(start_tower_file), str(write(folder / "overhang.json", OVERHANG))
     cubes = str(write(folder / "cubes.json", THIRTEEN_CUBES))
+    topple = str(write(folder / "topple.json", TOPPLE))
+    from tower.games import new_game, save_record
+
+    record = folder / "game.json"
+    save_record(new_game("climbers", 2, seed=1), record)
     fast = ["--statics-only"]
     jobs = {
         "tower-text": (["check", tower, *fast], False),
@@ -71,6 +80,9 @@ def checks(tmp_path_factory, tower_cli, start_tower_file):
         "remove-unknown": (["check", tower, "--remove", "zz9", "--json", *fast], False),
         "remove-g1": (["check", tower, "--remove", "g1", "--json", *fast], False),
         "remove-highest": (["check", tower, "--remove", highest_block(start_tower_file), "--json", *fast], False),
+        "remove-g1-text": (["check", tower, "--remove", "g1", *fast], False),
+        "topple-text": (["check", topple], False),
+        "record": (["check", str(record)], False),
     }
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = {name: pool.submit(tower_cli, args, module=module) for name, (args, module) in jobs.items()}
@@ -236,3 +248,58 @@ def test_simulate_counts_a_team_win_whole_for_each_partner(tower_cli):
     rates = [s["win_rate"] for s in seats]
     assert rates[0] == rates[2] and rates[1] == rates[3]
     assert rates[0] + rates[1] == pytest.approx(1.0)
+
+
+# --- tower check in words ----------------------------------------------------------------------------------------
+
+def test_a_check_with_remove_says_what_was_taken_away(checks, start_tower_file):
+    proc = checks["remove-g1-text"]
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[0] == f"{start_tower_file} without g1: ILLEGAL"
+
+
+def test_a_falling_build_names_the_blocks_that_fall_and_the_way(checks):
+    proc = checks["topple-text"]
+    assert proc.returncode == 1
+    out = proc.stdout
+    assert "COLLAPSES" in out
+    assert "d1" in out and "toward the right (+x)" in out
+    assert "[0.0, 0.0]" not in out and "-90.0 deg" not in out
+
+
+def test_a_game_record_given_to_check_is_named_as_one(checks):
+    proc = checks["record"]
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1
+    assert "this is a game record, not a build" in proc.stderr and "unknown key" not in proc.stderr
+
+
+@pytest.mark.parametrize("vector,words", [((1, 0), "the right (+x)"), ((0, -1), "the front (-y)"),
+                                          ((-0.7, 0.7), "the back-left (-x, +y)"), ((0.98, 0.2), "the right (+x)"),
+                                          ((0.5, -0.866), "the front-right (+x, -y)")])
+def test_directions_are_named_in_words(vector, words):
+    from tower.app.commands.check import direction_words
+
+    assert direction_words(*vector) == words
+
+
+def test_marginal_is_explained_in_one_line():
+    from tower.app.commands.check import verdict_lines
+
+    stability = {"verdict": "marginal",
+                 "statics": {"stable": True, "tilt_margin_deg": 0.4, "weakest_direction": [0, -1], "ms": 1.0},
+                 "dynamics": {"engine": "pybullet", "collapsed": False, "moved": [], "max_displacement_mm": 0.0,
+                              "max_rotation_deg": 0.0, "simulated_s": 2.0, "ms": 1.0}}
+    lines = verdict_lines(stability, None)
+    assert lines[0] == "stability: MARGINAL"
+    why = [line for line in lines if "marginal" in line.lower() and "1 deg" in line]
+    assert len(why) == 1 and "0.4 deg" in why[0] and "toward the front (-y)" in why[0]
+
+
+def test_tower_version(tower_cli):
+    from importlib.metadata import version
+
+    proc = tower_cli(["--version"])
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"tower {version('tower-sim')}"
+

@@ -81,7 +81,7 @@ def load_cases() -> dict[str, dict[str, Any]]:
 
 # --- the tests ---------------------------------------------------------------------------------------------
 
-pytest.importorskip("pyvista")
+pytest.importorskip("vtkmodules")
 
 
 @pytest.fixture(scope="module")

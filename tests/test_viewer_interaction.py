@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pv = pytest.importorskip("pyvista")
+pytest.importorskip("vtkmodules")
 
 from tower.games import new_game  # noqa: E402
 from viewer.play_window import MOVE_FRAMES, PlayWindow  # noqa: E402
@@ -18,7 +18,7 @@ SIZE = (800, 600)
 
 def press(win, keysym: str) -> None:
     """A key as the window system sends it: KeyPress, Char (VTK's own one-letter keys listen there), KeyRelease."""
-    iren = win.r.plotter.iren.interactor
+    iren = win.r.iren
     code = keysym if len(keysym) == 1 else {"Return": "\r", "Escape": "\x1b"}.get(keysym, "\0")
     iren.SetEventInformation(0, 0, 0, 0, code, 0, keysym)
     for event in ("KeyPressEvent", "CharEvent", "KeyReleaseEvent"):
@@ -26,7 +26,7 @@ def press(win, keysym: str) -> None:
 
 
 def click(win, x: float, y: float, drag: int = 0) -> None:
-    iren = win.r.plotter.iren.interactor
+    iren = win.r.iren
     iren.SetEventInformation(int(round(x)), int(round(y)), 0, 0, "\0", 0, "")
     iren.InvokeEvent("LeftButtonPressEvent")
     iren.SetEventInformation(int(round(x)) + drag, int(round(y)), 0, 0, "\0", 0, "")
@@ -34,14 +34,16 @@ def click(win, x: float, y: float, drag: int = 0) -> None:
 
 
 def hover(win, x: float, y: float) -> None:
-    iren = win.r.plotter.iren.interactor
+    iren = win.r.iren
     iren.SetEventInformation(int(round(x)), int(round(y)), 0, 0, "\0", 0, "")
     iren.InvokeEvent("MouseMoveEvent")
 
 
-def top_centre(win, block_id: str) -> tuple[float, float]:
+def top_centre(win, block_id: str) -> tuple[int, int]:
+    """The pixel (as a click reports it: whole numbers) of the middle of a block's top."""
     b = win.shown.blocks[win.shown.block_index(block_id)]
-    return win.r.project((b.origin[0] + b.size[0] / 2, b.origin[1] + b.size[1] / 2, b.origin[2] + b.size[2]))
+    x, y = win.r.project((b.origin[0] + b.size[0] / 2, b.origin[1] + b.size[1] / 2, b.origin[2] + b.size[2]))
+    return round(x), round(y)
 
 
 def shows_colour(img: np.ndarray, x: float, y: float, rgb: tuple[int, int, int]) -> bool:
@@ -92,19 +94,19 @@ def test_arrow_keys_move_the_cursor_and_enter_plays_the_move(window) -> None:
 
 def test_vtk_built_in_keys_are_replaced_by_the_camera_presets(window) -> None:
     win = window("climbers", ["human", "human"])
-    cam = win.r.plotter.camera
+    cam = win.r.camera
     positions = {}
     for key in ("2", "3", "4", "1"):
         press(win, key)
-        positions[key] = tuple(np.round(cam.position, 4))
+        positions[key] = tuple(np.round(cam.GetPosition(), 4))
         assert win.r.preset == int(key)
     assert len(set(positions.values())) == 4
-    assert not win.r.plotter.ren_win.GetStereoRender()  # VTK's own '3' would switch stereo on
+    assert not win.r.ren_win.GetStereoRender()  # VTK's own '3' would switch stereo on
     press(win, "w")  # VTK's wireframe key: must do nothing
     assert win.r.actors["blocks"].GetProperty().GetRepresentation() == 2  # surface
     press(win, "4")
     press(win, "r")
-    assert tuple(np.round(cam.position, 4)) == positions["1"]
+    assert tuple(np.round(cam.GetPosition(), 4)) == positions["1"]
 
 
 def test_hint_undo_save_and_load_from_the_keyboard(window, tmp_path) -> None:
@@ -169,7 +171,7 @@ def test_a_click_selects_the_block_drawn_at_that_pixel(window) -> None:
     for block in win.ctl.movable_blocks():
         x, y = top_centre(win, block)
         top = win.shown.blocks[win.shown.block_index(block)].faces[4]
-        if not shows_colour(img, x, y, PALETTE[top]):
+        if win.r.pick_block(x, y) != block or not shows_colour(img, x, y, PALETTE[top]):
             continue  # something else is drawn over this block's top
         press(win, "Escape")
         click(win, x, y)
@@ -280,7 +282,7 @@ def test_ai_moves_animate_in_steps(window) -> None:
     assert not win.ctl.human_to_move
     before = win.shown
     win.tick()
-    assert len(win.ctl.state.history) and win.ctl.log[-1].startswith("P1")
+    assert len(win.ctl.state.history) and win.ctl.log_lines()[-1].startswith(win.ctl.state.player_label(1))
     assert len(win.queue) == MOVE_FRAMES
     frames = []
     while win.queue:
@@ -312,3 +314,86 @@ def test_replay_window_steps_with_the_keys_and_the_slider(tmp_path) -> None:
         assert w.k == 3
     finally:
         w.r.close()
+
+
+# --- closing, the timer, the camera -----------------------------------------------------------------------
+
+def test_q_closes_the_play_window(window) -> None:
+    win = window("diabolo", ["human", "ai:random", "ai:random"])
+    press(win, "q")
+    assert win.closed and win.r.iren is None
+
+
+def test_q_closes_the_view_and_replay_windows() -> None:
+    from tower.climbers.setup import random_start_tower
+    from viewer.replay import ReplayWindow
+    from viewer.scene import build_scene
+    from viewer.view import view_window
+
+    r = view_window(build_scene(random_start_tower(1)), off_screen=True)
+    press(type("W", (), {"r": r})(), "q")
+    assert r.closed
+    state = new_game("diabolo", 3, seed=1)
+    state.apply(state.legal_moves()[0])
+    w = ReplayWindow(state.record(), off_screen=True)
+    press(w, "q")
+    assert w.r.closed
+
+
+def count_renders(win) -> list[int]:
+    count = [0]
+    win.r.ren_win.AddObserver("StartEvent", lambda *_: count.__setitem__(0, count[0] + 1))
+    return count
+
+
+def timer_tick(win) -> None:
+    win.r.iren.InvokeEvent("TimerEvent")
+
+
+def test_the_timer_runs_only_while_there_is_something_to_play(window) -> None:
+    win = window("climbers", ["human", "ai:random"])
+    renders = count_renders(win)
+    assert win.timer is None  # a person to move and nothing animating: no timer at all
+    for _ in range(25):
+        timer_tick(win)  # (a stray tick changes nothing either)
+    assert renders[0] == 0
+    while win.ctl.human_to_move:
+        press(win, "Return")
+        win.run_queue()
+    assert win.timer is not None  # the AI is to move: the timer runs it
+    for _ in range(500):
+        if win.timer is None:
+            break
+        timer_tick(win)
+    assert win.timer is None and win.ctl.human_to_move
+    assert any(e.player == 1 for e in win.ctl.log)  # the AI moved, animated by the timer
+    assert renders[0] > 8
+    before = renders[0]
+    for _ in range(25):
+        timer_tick(win)
+    assert renders[0] == before  # idle again: nothing is drawn
+
+
+def _heading(win) -> float:
+    cam = win.r.camera
+    (px, py, _), (fx, fy, _) = cam.GetPosition(), cam.GetFocalPoint()
+    return float(np.degrees(np.arctan2(py - fy, px - fx)))
+
+
+def _figure_bearing(win) -> float:
+    from viewer.play_window import active_figure_heading
+
+    hx, hy = active_figure_heading(win.shown)
+    return float(np.degrees(np.arctan2(hy, hx)))
+
+
+def test_the_camera_turns_to_the_figure_of_the_player_to_move(window) -> None:
+    win = window("climbers", ["human", "human", "human"], seed=2)
+    assert abs((_heading(win) - _figure_bearing(win) + 180) % 360 - 180) < 1
+    first = win.ctl.state.current_player
+    while win.ctl.state.current_player == first:
+        press(win, "Return")  # the first listed move of each step, until the turn passes
+        win.run_queue()
+    assert abs((_heading(win) - _figure_bearing(win) + 180) % 360 - 180) < 1
+    x, y = win.r.project([c + 0.5 for c in next(f for f in win.shown.figures if f.current).cell])
+    assert 0 < x < SIZE[0] and 0 < y < SIZE[1]

@@ -21,7 +21,7 @@ def test_menu_lists_the_games_legal_moves_and_enter_applies_one() -> None:
     assert chosen == state.legal_moves()[2]
     assert ctl.confirm()
     assert state.history[-1] == chosen
-    assert ctl.log[-1].endswith(str(chosen))
+    assert ctl.log_lines()[-1].endswith(str(chosen))
 
 
 def test_clicking_a_movable_block_offers_its_placements_as_ghosts() -> None:
@@ -134,13 +134,12 @@ def test_render_gif_of_a_short_record(tmp_path) -> None:
 
 
 def test_windows_wire_up_without_a_display(monkeypatch, tmp_path) -> None:
-    """With pyvista forced offscreen, show() returns at once: the key, click and timer wiring still runs."""
-    import pyvista as pv
-
+    """With the viewer forced offscreen, show() returns at once: the key, click and timer wiring still runs."""
+    import viewer.render
     from viewer.play_window import play_window
     from viewer.replay import replay_window
 
-    monkeypatch.setattr(pv, "OFF_SCREEN", True)
+    monkeypatch.setattr(viewer.render, "OFF_SCREEN", True)
     state = new_game("climbers", 2, seed=1)
     assert play_window(state, ["human", "ai:random"]) == 0
     state.apply(state.legal_moves()[0])
@@ -189,3 +188,139 @@ def test_demo_writes_every_game_and_a_collapse_animation(tmp_path) -> None:
     assert len(frames) > 10
     # the first frame marks the block, the rest show the fall: the last differs from the first fall frame
     assert np.abs(frames[-1].astype(int) - frames[1].astype(int)).max(axis=-1).mean() > 0.001
+
+
+# --- what each person at the screen may read (issue: hidden information in hotseat play) -------------------
+
+def _secret_moves(monkeypatch, state) -> None:
+    """Make the game word every move told to others as '<P secret>', so the test sees which text reached whom."""
+    monkeypatch.setattr(type(state), "public_move", lambda self, move, player: f"<P{player} secret>")
+
+
+def test_the_log_tells_other_players_moves_in_their_public_words(monkeypatch) -> None:
+    state = new_game("diabolo", 3, seed=3)
+    _secret_moves(monkeypatch, state)
+    ctl = PlayController(state, ["human", "ai:random", "ai:random"])
+    ctl.run_ais()
+    assert ctl.human_to_move
+    mine = ctl.current_move
+    assert ctl.confirm()
+    ctl.run_ais()
+    shown = [line for line in ctl.text_lines() if line.startswith("  ") and ":" in line]
+    me = state.player_label(0)
+    assert any(line.strip().startswith(me) and str(mine) in line for line in shown)  # my own move in full
+    others = [line for line in ctl.log_lines() if not line.startswith(me)]
+    assert others and all("secret>" in line for line in others)
+    assert not any(str(m) in line for line in others for m in state.history if m.verb == "place")
+
+
+def test_hotseat_log_shows_each_person_only_the_public_words_of_the_others(monkeypatch) -> None:
+    state = new_game("diabolo", 3, seed=3)
+    _secret_moves(monkeypatch, state)
+    ctl = PlayController(state, ["human", "human", "human"])
+    first = state.current_player
+    move = ctl.current_move
+    ctl.confirm()
+    assert ctl.handover
+    ctl.confirm()  # the next person looks
+    assert ctl.viewer != first
+    assert not any(str(move) in line for line in ctl.log_lines())
+    assert any(f"<P{first} secret>" in line for line in ctl.log_lines())
+
+
+def test_undo_on_the_hand_over_screen_never_shows_a_hand_before_enter() -> None:
+    state = new_game("diabolo", 3, seed=3)
+    ctl = PlayController(state, ["human", "human", "human"])
+    ctl.confirm()
+    assert ctl.handover
+    assert ctl.undo()
+    assert ctl.handover and not ctl.scene().blocks  # still the blank screen, now for the player to move
+    assert ctl.viewer == ctl.state.current_player
+    ctl.confirm()
+    assert not ctl.handover and ctl.scene().blocks
+
+
+def test_undo_back_to_another_person_goes_through_the_hand_over_screen() -> None:
+    state = new_game("diabolo", 3, seed=3)
+    ctl = PlayController(state, ["human", "human", "human"])
+    first = state.current_player
+    ctl.confirm()
+    ctl.confirm()  # Enter on the hand-over screen: the second person sees their hand
+    assert not ctl.handover and ctl.viewer != first
+    assert ctl.undo()  # back to the first person's decision
+    assert ctl.state.current_player == first
+    assert ctl.handover and not ctl.scene().blocks
+
+
+def test_undone_moves_are_dropped_from_the_log() -> None:
+    state = new_game("climbers", 2, seed=1)
+    ctl = PlayController(state, ["human", "human"])
+    ctl.confirm()
+    ctl.confirm()
+    assert len(ctl.log) == 2
+    undone = str(ctl.state.history[-1])
+    assert ctl.undo()
+    assert len(ctl.log) == 1 and not any(undone in line for line in ctl.log_lines())
+    assert "(undo)" not in "\n".join(ctl.text_lines())
+
+
+def test_players_are_named_by_the_game_everywhere(monkeypatch) -> None:
+    state = new_game("climbers", 2, seed=1)
+    monkeypatch.setattr(type(state), "player_label", lambda self, p: f"Seat-{p}-colour")
+    ctl = PlayController(state, ["human", "ai:random"])
+    assert ctl.text_lines()[0].startswith("Seat-0-colour to move")
+    ctl.confirm()
+    assert ctl.log_lines()[-1].startswith("Seat-0-colour")
+
+
+def test_game_over_is_said_in_words() -> None:
+    state = new_game("diabolo", 3, seed=2)
+    ctl = PlayController(state, ["ai:random"] * 3)
+    ctl.run_ais()
+    assert state.is_over
+    text = "\n".join(ctl.text_lines())
+    assert "winners" not in text and "{" not in text
+    assert state.outcome_text()[:40] in text.replace("\n", " ")
+
+
+@pytest.mark.parametrize("game,players,physics,whatif", [("climbers", 2, True, True), ("climbers", 2, False, False),
+                                                         ("diabolo", 3, True, False)])
+def test_the_key_summary_lists_only_the_keys_that_apply(game, players, physics, whatif) -> None:
+    state = new_game(game, players, seed=1)
+    ctl = PlayController(state, ["human"] * players, physics=stability if physics else None)
+    keys = "\n".join(ctl.key_lines())
+    assert ("what-if" in keys) == whatif
+    assert "q quit" in keys and "u undo" in keys
+
+
+def test_loading_a_record_restores_its_seats_and_the_hand_over(tmp_path) -> None:
+    from tower.games import save_record
+
+    saved = new_game("diabolo", 3, seed=3)
+    saved.apply(saved.legal_moves()[0])
+    save_record(saved, tmp_path / "g.json", ["human", "human", "ai:greedy"])
+    ctl = PlayController(new_game("diabolo", 3, seed=3), ["human", "ai:random", "ai:random"])
+    assert ctl.load(tmp_path / "g.json")
+    assert ctl.seats == ["human", "human", "ai:greedy"]
+    ctl.run_ais()
+    assert ctl.handover  # another person may be at the screen now: nothing private before Enter
+    assert not ctl.scene().blocks
+
+
+def test_a_build_given_to_load_is_named_as_a_build(tmp_path) -> None:
+    from tower.climbers.build import save_build
+    from tower.climbers.setup import random_start_tower
+
+    save_build(random_start_tower(1), tmp_path / "tower.json")
+    ctl = PlayController(new_game("climbers", 2, seed=1), ["human", "human"])
+    assert not ctl.load(tmp_path / "tower.json")
+    assert "build" in ctl.message and "not a game record" in ctl.message
+
+
+def test_a_move_line_names_the_player_once() -> None:
+    from viewer.play import move_line
+
+    assert move_line("P2", "P2 (ai:greedy)", "place red 3 angel") == "P2 (ai:greedy): place red 3 angel"
+    assert move_line("P2", "P2 (ai:greedy)", "P2 has chosen whether to double") == \
+        "P2 (ai:greedy) has chosen whether to double"
+    assert move_line("P1", "P1", "P10 is not P1") == "P1: P10 is not P1"

@@ -68,6 +68,11 @@ def _finish(scene: Scene, lines: Sequence[str], labels: Sequence[SceneLabel] = (
     return scene
 
 
+def _namer(names: Sequence[str] | None):
+    """How to name player p: the game's `player_label` when given, else the seat ("P2")."""
+    return (lambda p: names[p]) if names else (lambda p: f"P{p}")
+
+
 def _wrap(label: str, items: Sequence[str], width: int = 64) -> list[str]:
     out, line = [], label
     for item in items:
@@ -111,8 +116,9 @@ def seventh_track(length: int) -> list[tuple[float, float, float]]:
     return out
 
 
-def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
+def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Sequence[str] | None = None) -> Scene:
     """The track as a stair rising from the Garden Party to 7th Heaven, the six pawns, partner cards, the hand."""
+    name = _namer(names)
     length = int(view.get("track_length", 20))
     blocks, figures, labels = [], [], []
     positions = seventh_track(length)
@@ -142,14 +148,17 @@ def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Sce
         x0 = 13 + 5 * p
         for k, colour in enumerate(colours):
             blocks.append(_card(f"partner-{p}-{k}", x0 + k * (CARD_W + 0.2), -4.0, colour))
-        labels.append(_label(x0 + CARD_W, -4.0 - 1.0, CARD_H, f"P{p}" + (" (you)" if p == you else "")))
+        labels.append(_label(x0 + CARD_W, -4.0 - 1.0, CARD_H, name(p) + (" (you)" if p == you else "")))
     hand = view.get("hand", [])
     cards, card_labels = _hand_row(hand, seventh_card_colour, y=-16, text_of=seventh_card_text)
     blocks += cards
     labels += card_labels
-    text = [f"In 7th Heaven - you are player {you}; player {view.get('current_player')} to act"
-            f" ({view.get('phase', '')})",
-            "partners: " + "  ".join(f"P{p}: {'+'.join(cs)}" for p, cs in sorted(holders.items()))]
+    cur = view.get("current_player")
+    text = [f"In 7th Heaven - you are {name(you) if you is not None else '-'}; "
+            f"{name(cur) if cur is not None else 'nobody'} to act ({view.get('phase', '')})",
+            "you play for the pawns whose partner cards lie before you: "
+            + ("+".join(holders.get(you, [])) or "none"),
+            "partners: " + "  ".join(f"{name(p)}: {'+'.join(cs)}" for p, cs in sorted(holders.items()))]
     text += _wrap("your hand:", hand)
     text.append(f"deck {view.get('deck', '?')}, discard top: {(view.get('discard') or ['-'])[-1]}"
                 + (f"; last move: {view['last_move']}" if view.get("last_move") else ""))
@@ -190,8 +199,9 @@ def _rotate(x: float, y: float, seat: int, players: int) -> tuple[float, float]:
     return (x * math.cos(a) - y * math.sin(a), x * math.sin(a) + y * math.cos(a))
 
 
-def partners_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
+def partners_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Sequence[str] | None = None) -> Scene:
     """The square track with homes, bases and finish zones, the 16 pawns and the hand."""
+    name = _namer(names)
     n = int(view.get("players", 4))
     colours = view.get("colours", ["yellow", "red", "blue", "green"])
     board = partners_board(n)
@@ -211,7 +221,7 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
         for k, (x, y) in enumerate(board["bases"][q]):
             blocks.append(_box(f"base-{q}-{k}", (x - 0.7, y - 0.7, 0.3), (1.4, 1.4, 0.1), colours[q], "black"))
         bx, by = (sum(c) / 4 for c in zip(*board["bases"][q], strict=True))
-        labels.append(_label(bx * 1.12, by * 1.12, 0.4, f"P{q}" + (" (you)" if q == you else "")))
+        labels.append(_label(bx * 1.12, by * 1.12, 0.4, name(q) + (" (you)" if q == you else "")))
     figures = []
     for i, where in enumerate(view.get("locations", [])):
         seat, k = divmod(i, 4)
@@ -233,8 +243,9 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
     blocks += cards
     labels += card_labels
     teams = view.get("teams", [])
-    text = [f"Partners - you are player {you} ({colours[you] if you < len(colours) else '?'}); "
-            f"player {view.get('current_player')} to act ({view.get('phase', '')})",
+    cur = view.get("current_player")
+    text = [f"Partners - you are {name(you)} ({colours[you] if you < len(colours) else '?'}); "
+            f"{name(cur) if cur is not None else 'nobody'} to act ({view.get('phase', '')})",
             "teams: " + "  vs  ".join("+".join(colours[q] for q in team) for team in teams)]
     text += _wrap("your hand:", hand)
     if view.get("partner_holds"):
@@ -262,15 +273,17 @@ def diabolo_card_text(card: str) -> str:
 DIABOLO_STEP = CARD_W + 0.35  # from one card of a row to the next
 
 
-def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
+def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Sequence[str] | None = None) -> Scene:
     """Five heaven/hell rows: hell (devil) cards to the left, heaven (angel) cards to the right; the hand."""
+    name = _namer(names)
     blocks: list[SceneBlock] = []
     labels: list[SceneLabel] = []
     rows = view.get("rows", [])
     scoring = view.get("scoring_row")
-    text = [f"Diabolo - you are player {view.get('player')}; player {view.get('current_player')} to act "
+    cur = view.get("current_player")
+    text = [f"Diabolo - you are {name(view.get('player', 0))}; {name(cur) if cur is not None else 'nobody'} to act "
             f"({view.get('phase', '')}), round {view.get('round')}/{view.get('rounds')}",
-            "scores: " + "  ".join(f"P{p}: {s}" for p, s in enumerate(view.get("scores", [])))]
+            "scores: " + "  ".join(f"{name(p)}: {s}" for p, s in enumerate(view.get("scores", [])))]
     longest = max([len(r.get("devil", [])) for r in rows] + [len(r.get("angel", [])) for r in rows] + [3])
     for r, row in enumerate(rows):
         y = (2 - r) * 3.2
@@ -304,12 +317,18 @@ def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
     blocks += cards
     labels += card_labels
     text += _wrap("your hand:", hand)
-    shown = [f"P{p}: {' '.join(cs)}" for p, cs in enumerate(view.get("shown", [])) if cs]
+    shown = [f"{name(p)}: {' '.join(cs)}" for p, cs in enumerate(view.get("shown", [])) if cs]
     if shown:
         text += _wrap("shown:", shown)
     if view.get("my_doubler") is not None:
-        text.append(f"doubler: {'still yours' if view.get('my_doubler') else 'used'}"
-                    + (f"; scoring the {scoring} row" if scoring else ""))
+        text.append(f"your doubler card: {'still in your hand' if view.get('my_doubler') else 'used'}"
+                    + (f"; scoring the {scoring} row: double its points for you?" if scoring else ""))
+    held = [name(p) for p, d in enumerate(view.get("doublers", [])) if d]
+    if held:
+        text.append("doubler cards still in hand: " + ", ".join(held))
+    if scoring and view.get("decided"):
+        # who has answered already, never what: the answers are shown together once the last one is in
+        text.append("answered (shown when all have): " + ", ".join(name(p) for p in view["decided"]))
     return _finish(Scene(blocks=blocks), text + list(lines), labels)
 
 
@@ -317,10 +336,12 @@ def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = ()) -> Scene:
 SCENES = {"heaven-track": seventh_heaven_scene, "partners-track": partners_scene, "diabolo-rows": diabolo_scene}
 
 
-def card_scene(layout: str, view: dict[str, Any], lines: Sequence[str] = (), **_: Any) -> Scene:
-    """The scene of a card game's view laid out as `layout`; an unknown layout is BadInput."""
+def card_scene(layout: str, view: dict[str, Any], lines: Sequence[str] = (), names: Sequence[str] | None = None,
+               **_: Any) -> Scene:
+    """The scene of a card game's view laid out as `layout` (players called `names`, the game's labels);
+    an unknown layout is BadInput."""
     from tower.games.errors import BadInput
 
     if layout not in SCENES:
         raise BadInput(f"the viewer knows no table layout {layout!r}", "$.game")
-    return SCENES[layout](view, lines)
+    return SCENES[layout](view, lines, names)

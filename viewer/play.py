@@ -11,6 +11,8 @@ preview applies the move to a copy of the state, a hint comes from an AI player.
 
 from __future__ import annotations
 
+import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +22,25 @@ MENU_ROWS = 9  # legal moves listed around the highlighted one
 LOG_ROWS = 6
 MENU_WIDTH = 56  # characters per menu line: the menu must leave most of the window to the 3D scene
 HINT_AI = "ai:greedy"  # instant; the terminal's `hint` may think longer, a window must not freeze
-KEYS_HELP = ["keys: arrows/n/p choose, Enter play, h hint, u undo",
-             "     x what-if, k save, l load, 1-4 view, r reset, q quit"]
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One move in the window's log: its text for the player who made it, and in public words for everyone else."""
+
+    ply: int  # its index in the game's history
+    player: int
+    text: str
+    public: str
+
+
+def move_line(label: str, who: str, text: str) -> str:
+    """One line of a move log: `who` (the player's `label`, perhaps with the AI playing the seat) and the move's
+    words. A game's public words may already name the player ("P2 has chosen whether to double"): then the
+    name is not said twice."""
+    if text.startswith(label + " "):
+        return who + text[len(label):]
+    return f"{who}: {text}"
 
 
 class PlayController:
@@ -35,7 +54,7 @@ class PlayController:
         self.physics = physics
         self.seed = seed
         self.save_path = Path(save_path) if save_path else Path(f"tower-{state.name}-save.json")
-        self.log: list[str] = []
+        self.log: list[LogEntry] = []
         self.message = ""
         self._start(state, seats)
 
@@ -50,6 +69,8 @@ class PlayController:
         self.private = not state.perfect_information and len(self.humans) > 1
         cur = state.current_player
         self.viewer = cur if cur in self.humans else (self.humans[0] if self.humans else 0)  # whose view is shown
+        #: the person whose private view was last on screen (None: nobody's yet, e.g. after loading a game)
+        self.revealed: int | None = self.viewer
         self.handover = False
         self.selected_block: str | None = None
         self.hover: str | None = None
@@ -96,9 +117,11 @@ class PlayController:
         return p is not None and p not in self.agents
 
     def confirm(self) -> bool:
-        """Apply the highlighted move (a human's turn only); True if a move was made."""
+        """Apply the highlighted move (a human's turn only); True if a move was made. On the hand-over screen:
+        the person now at the screen sees their view."""
         if self.handover:
             self.handover = False
+            self.revealed = self.viewer
             return False
         move = self.current_move
         if move is None or not self.human_to_move or self.whatif:
@@ -107,12 +130,13 @@ class PlayController:
 
     def _apply(self, move: Any) -> bool:
         p = self.state.current_player
+        public = self.state.public_move(move, p)  # worded for the others before the move changes the state
         try:
             self.state.apply(move)
         except IllegalMove as exc:  # the game said no: show why, change nothing
             self.message = f"illegal ({exc.rule}): {exc.message}"
             return False
-        self.log.append(f"{self._name(p)}: {move}")
+        self.log.append(LogEntry(len(self.state.history) - 1, p, str(move), public))
         self.message = ""
         self.selected_block = None
         self.hover = None
@@ -123,11 +147,15 @@ class PlayController:
 
     def _after_move(self) -> None:
         nxt = self.state.current_player
-        if nxt is None or nxt in self.agents:
-            return
-        if self.private and nxt != self.viewer:
+        if nxt is not None and nxt not in self.agents:
+            self._face(nxt)
+
+    def _face(self, person: int) -> None:
+        """`person` is to look at the screen now. With private hands, anyone but the one whose view was shown last
+        (and anyone at all while a hand-over is pending) gets the blank hand-over screen first."""
+        if self.private and (self.handover or person != self.revealed):
             self.handover = True
-        self.viewer = nxt
+        self.viewer = person
 
     def ai_step(self) -> bool:
         """Let the AI to move (if any) make one move; True if it did."""
@@ -157,13 +185,19 @@ class PlayController:
         return move
 
     def _name(self, p: int | None) -> str:
+        """The game's name for a player (`player_label`), with the AI that plays the seat."""
         if p is None:
             return "-"
-        view = self.state.view(p)
-        players = view.get("players")
-        colour = players[p].get("colour") if isinstance(players, list) and p < len(players) and \
-            isinstance(players[p], dict) else None
-        return f"P{p}" + (f" {colour}" if colour else "") + ("" if self.seats[p] == "human" else f" ({self.seats[p]})")
+        return self.state.player_label(p) + ("" if self.seats[p] == "human" else f" ({self.seats[p]})")
+
+    def names(self) -> list[str]:
+        """Every player as the game names them (`player_label`): the same words in the scene, menu and log."""
+        return [self.state.player_label(p) for p in range(self.state.num_players)]
+
+    def log_lines(self) -> list[str]:
+        """The log as the person at the screen may read it: their own moves in full, the others' in public words."""
+        return [move_line(self.state.player_label(e.player), self._name(e.player),
+                          e.text if e.player == self.viewer else e.public) for e in self.log]
 
     # --- The Climbers: picking -----------------------------------------------------------------------------
     def movable_blocks(self) -> list[str]:
@@ -273,18 +307,20 @@ class PlayController:
 
     # --- undo, save, load ----------------------------------------------------------------------------------
     def undo(self) -> bool:
-        """Take back to the previous human decision (the AIs' replies go too)."""
+        """Take back to the previous human decision (the AIs' replies go too); the moves leave the log. If that
+        decision is another person's, the screen is handed over first."""
         if not self.state.history:
             return False
         state = self.state.undo()
         while state.history and state.current_player in self.agents:
             state = state.undo()
+        taken = len(self.state.history) - len(state.history)
         self.state = state
-        self.log.append("(undo)")
+        self.log = [e for e in self.log if e.ply < len(state.history)]
+        self.message = f"took back {taken} move{'s' if taken != 1 else ''}"
         self.selected_block = None
-        self.handover = False
         if state.current_player is not None and state.current_player not in self.agents:
-            self.viewer = state.current_player
+            self._face(state.current_player)
         self.refresh()
         return True
 
@@ -302,15 +338,16 @@ class PlayController:
 
     def load(self, path: str | Path | None = None) -> bool:
         """Resume a saved record of the same game; a bad file leaves the game as it is and says why."""
-        from tower.games import load_record
-        from tower.games.fileio import read_json
+        from tower.games import load_game
 
         path = path or self.save_path
         try:
-            doc = read_json(path)
-            state = load_record(doc)
+            state, saved = load_game(path, judge=self.state.judge)
+            seats = saved or self.seats
+            if state.name == self.state.name and state.num_players == self.state.num_players:
+                self._check_seats(seats)
         except BadInput as exc:
-            self.message = f"cannot load: {exc}"[:MENU_WIDTH * 2]
+            self.message = f"cannot load: {exc}"[:MENU_WIDTH * 3]
             return False
         except OSError as exc:
             self.message = f"cannot load {path}: {exc.strerror}"
@@ -318,12 +355,23 @@ class PlayController:
         if state.name != self.state.name or state.num_players != self.state.num_players:
             self.message = f"cannot load: {path} is a {state.num_players}-player {state.name} game"
             return False
-        agents = doc.get("agents") if isinstance(doc, dict) else None
-        seats = agents if isinstance(agents, list) and len(agents) == state.num_players else self.seats
-        self._start(state, [str(s) for s in seats])
-        self.log.append(f"(loaded {path})")
+        self._start(state, seats)
+        self.log = []
+        # whoever is at the screen now, the next person to move sees the hand-over screen first
+        self.revealed = None
+        cur = state.current_player
+        if cur is not None and cur not in self.agents:
+            self._face(cur)
         self.message = f"loaded {path}: move {len(state.history)}"
         return True
+
+    @staticmethod
+    def _check_seats(seats: list[str]) -> None:
+        from tower.games.ai import make_agent
+
+        for s in seats:
+            if s != "human":
+                make_agent(s)  # BadInput for a seat no AI plays
 
     # --- what the window shows -----------------------------------------------------------------------------
     def text_lines(self) -> list[str]:
@@ -331,7 +379,7 @@ class PlayController:
         st = self.state
         lines = []
         if st.is_over:
-            lines.append(f"GAME OVER: {st.result()}"[:MENU_WIDTH])
+            lines += textwrap.wrap(f"game over: {st.outcome_text()}", MENU_WIDTH)
         else:
             p = st.current_player
             lines.append(f"{self._name(p)} to move" + ("" if p not in self.agents else " (thinking...)"))
@@ -347,8 +395,24 @@ class PlayController:
                 text = text[MENU_WIDTH:]
         if self.log:
             lines.append("log:")
-            lines += [("  " + entry)[:MENU_WIDTH] for entry in self.log[-LOG_ROWS:]]
-        return lines + KEYS_HELP
+            lines += [("  " + entry)[:MENU_WIDTH] for entry in self.log_lines()[-LOG_ROWS:]]
+        return lines + self.key_lines()
+
+    def key_lines(self) -> list[str]:
+        """The keys of this window, only those that do something in this game."""
+        keys = ["arrows/n/p choose", "Enter play", "h hint", "u undo"]
+        if self.state.construction:
+            keys.append("click block: its places")
+            if self.physics is not None:
+                keys.append("x what-if")
+        keys += ["k save", "l load", "1-4 view", "r reset", "q quit"]
+        lines = ["keys:"]
+        for i, key in enumerate(keys):  # whole entries per line: "l load" never split
+            item = f" {key}" + ("," if i < len(keys) - 1 else "")
+            if len(lines[-1]) + len(item) > MENU_WIDTH:
+                lines.append("     ")
+            lines[-1] += item
+        return lines
 
     def scene(self):
         """The scene the window shows now (a blank hand-over screen hides private cards between people)."""
@@ -356,11 +420,11 @@ class PlayController:
         from viewer.scene import Scene
 
         if self.handover:
-            return Scene(title=f"Hand over to player {self.viewer} - press Enter when ready",
+            return Scene(title=f"Hand over to {self._name(self.viewer)} - press Enter when ready",
                          lines=["(cards hidden)"])
         view = self.state.view(self.viewer)
         if not self.state.construction:
-            scene = self._card_preview(scene_for_view(self.state.layout, view))
+            scene = self._card_preview(scene_for_view(self.state.layout, view, names=self.names()))
             scene.menu = self.text_lines()
             return scene
         scene = self._climbers_scene(view)
@@ -384,7 +448,7 @@ class PlayController:
             except IllegalMove:
                 self._after = None
             else:
-                self._after = scene_for_view(after.layout, after.view(self.viewer))
+                self._after = scene_for_view(after.layout, after.view(self.viewer), names=self.names())
             self._preview_key = key
         return now if self._after is None else with_preview(now, self._after)
 
@@ -398,7 +462,7 @@ class PlayController:
             if self.removed is not None:
                 view = dict(view, build=dict(view["build"], blocks=[b for b in view["build"]["blocks"]
                                                                     if b.get("id") != self.removed]))
-            return scene_for_view(self.state.layout, view, hover=self.hover)
+            return scene_for_view(self.state.layout, view, hover=self.hover, names=self.names())
         move = self.current_move if self.human_to_move else None
         ghosts, targets, ghost_figures = [], [], []
         if move is not None and move.kind == "block":
@@ -413,6 +477,6 @@ class PlayController:
                                            else None)
         movable = self.movable_blocks() if self.selected_block is None else []
         scene = scene_for_view(self.state.layout, view, selected=selected, movable=movable, ghosts=ghosts,
-                               targets=targets, hover=self.hover)
+                               targets=targets, hover=self.hover, names=self.names())
         scene.ghost_figures = ghost_figures
         return scene

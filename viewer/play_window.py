@@ -1,8 +1,10 @@
 """The play window: keys and mouse -> `PlayController` -> a new scene -> in-place update of the renderer.
 
 Thin by design: every decision is the controller's (and through it the game's). Animations (a move's pieces
-travelling, the what-if collapse) are queues of frames the window's timer plays one per tick; a test drives the
-same code offscreen by sending key and mouse events to the interactor and calling `tick()`.
+travelling, the camera turning to the player to move, the what-if collapse) are queues of frames the window's
+timer plays one per tick. The timer runs only while there is something to play or an AI to move: an idle window
+draws nothing and uses no CPU. A test drives the same code offscreen by sending key, mouse and timer events to
+the interactor.
 """
 
 from __future__ import annotations
@@ -11,35 +13,33 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from viewer.play import PlayController
 from viewer.render import SceneRenderer, set_block_poses
 
 PLAY_SIZE = (1280, 820)
 TICK_MS = 40
 MOVE_FRAMES = 8  # a move takes about a third of a second
+TURN_FRAMES = 8  # the camera's turn to the player to move, as long as a move
 CLICK_SLOP = 4  # pixels the mouse may travel between press and release and still count as a click
-
-
-def quiet_style(plotter: Any) -> None:
-    """Stop VTK's built-in one-letter keys (3 = stereo, w = wireframe, e = exit, r = its own reset...): with an
-    observer for CharEvent on the style, VTK calls the observer instead of its own OnChar."""
-    style = plotter.iren.style  # the object PyVista installs again when the window opens
-    if style is not None:
-        style.AddObserver("CharEvent", lambda *_: None)
-
-
-def bind_keys(plotter: Any, keys: dict[str, Callable[[], Any]]) -> None:
-    """Replace PyVista's default keys (b = pick mode, v, Up/Down zoom...) with `keys`; q still quits."""
-    plotter.iren.clear_key_event_callbacks()
-    plotter.add_key_event("q", plotter._prep_for_close)
-    for key, fn in keys.items():
-        plotter.add_key_event(key, fn)
 
 
 def camera_keys(r: SceneRenderer) -> dict[str, Callable[[], Any]]:
     keys: dict[str, Callable[[], Any]] = {str(n): (lambda n=n: r.camera_preset(n)) for n in range(1, 5)}
     keys["r"] = r.reset_camera
     return keys
+
+
+def active_figure_heading(scene: Any) -> tuple[float, float] | None:
+    """The horizontal direction from the middle of the construction to the figure of the player to move (None
+    without such a figure, or when it stands in the middle, where every side sees it)."""
+    current = [f for f in scene.figures if f.current]
+    if not current or not scene.blocks:
+        return None
+    b = scene.bounds()
+    x, y = current[0].cell[0] + 0.5 - (b[0] + b[1]) / 2, current[0].cell[1] + 0.5 - (b[2] + b[3]) / 2
+    return (x, y) if np.hypot(x, y) >= 1.0 else None
 
 
 class PlayWindow:
@@ -50,26 +50,31 @@ class PlayWindow:
                  physics: Any = None) -> None:
         self.ctl = PlayController(state, seats, save_path=save_path, physics=physics)
         self.shown = self.ctl.scene()
-        self.r = SceneRenderer(self.shown, off_screen=off_screen, window_size=window_size)
+        self.r = SceneRenderer(self.shown, off_screen=off_screen, window_size=window_size, interactive=True)
         self.queue: list[Callable[[], None]] = []
         self.press: tuple[int, int] | None = None
-        pl = self.r.plotter
+        self.timer: int | None = None  # the VTK timer while one runs
+        self.facing: int | None = None  # the player the camera last turned to
         keys = {"Right": lambda: self.menu(1), "Down": lambda: self.menu(1), "n": lambda: self.menu(1),
                 "Left": lambda: self.menu(-1), "Up": lambda: self.menu(-1), "p": lambda: self.menu(-1),
                 "b": lambda: self.menu(-1), "Return": self.confirm, "KP_Enter": self.confirm,
                 "space": self.confirm, "Escape": lambda: self.act(self.ctl.deselect),
                 "u": lambda: self.act(self.ctl.undo), "h": lambda: self.act(self.ctl.hint),
-                "k": lambda: self.act(self.ctl.save), "l": lambda: self.act(self.ctl.load),
-                "x": lambda: self.act(self.ctl.toggle_whatif)}
+                "k": lambda: self.act(self.ctl.save), "l": lambda: self.act(self.ctl.load)}
+        if self.ctl.state.construction:
+            keys["x"] = lambda: self.act(self.ctl.toggle_whatif)
         keys.update(camera_keys(self.r))
-        quiet_style(pl)
-        bind_keys(pl, keys)
-        iren = pl.iren
-        iren.add_observer("LeftButtonPressEvent", self._on_press)
-        iren.add_observer("LeftButtonReleaseEvent", self._on_release)
-        iren.add_observer("MouseMoveEvent", self._on_move)
-        if not off_screen:
-            pl.add_timer_event(max_steps=10**9, duration=TICK_MS, callback=lambda _step: self.tick())
+        self.r.bind_keys(keys)
+        iren = self.r.iren
+        self.r.on_left_button(self._on_press, self._on_release)
+        iren.AddObserver("MouseMoveEvent", self._on_move)
+        iren.AddObserver("TimerEvent", self._on_timer)
+        self._face_player(animate=False)
+        self.schedule()
+
+    @property
+    def closed(self) -> bool:
+        return self.r.closed
 
     # --- showing ---------------------------------------------------------------------------------------------
     def show_scene(self, scene: Any = None) -> None:
@@ -82,6 +87,8 @@ class PlayWindow:
             return  # an animation is playing: input waits for it
         fn()
         self.show_scene()
+        self._face_player()
+        self.schedule()
 
     def menu(self, step: int) -> None:
         self.act(lambda: self.ctl.cycle(step))
@@ -94,25 +101,68 @@ class PlayWindow:
             self.animate_move(before)
         else:
             self.show_scene()
+            self._face_player()
+        self.schedule()
 
     def animate_move(self, before: Any) -> None:
-        """Queue the frames of the move just made: pieces travel from where `before` had them."""
+        """Queue the frames of the move just made: pieces travel from where `before` had them; then the camera
+        turns to the next player's figure."""
         from viewer.motion import tween_frames
 
         after = self.ctl.scene()
         if before.blocks or before.figures:
             for frame in tween_frames(before, after, MOVE_FRAMES)[:-1]:
                 self.queue.append(lambda f=frame: self.r.update(f, render=True))
-        self.queue.append(lambda: self.show_scene(after))
+        self.queue.append(lambda: (self.show_scene(after), self._face_player()))
 
-    def tick(self) -> None:
-        """One timer step: the next animation frame, else one AI move (animated)."""
+    def _face_player(self, animate: bool = True) -> None:
+        """In a construction game, turn the camera toward the figure of the player to move when that player
+        changes (an animated turn of TURN_FRAMES frames), so the active figure never hides behind the tower."""
+        if not self.ctl.state.construction:
+            return
+        player = self.ctl.state.current_player
+        if player is None or player == self.facing:
+            return
+        self.facing = player
+        target = active_figure_heading(self.shown)
+        if target is None or self.r.preset != 1:
+            return
+        if not animate:
+            self.r.turn_to(target, render=False)
+            return
+        start = self.r.heading or (0.75, -1.0)  # preset 1's usual direction
+        a0, a1 = np.arctan2(start[1], start[0]), np.arctan2(target[1], target[0])
+        turn = (a1 - a0 + np.pi) % (2 * np.pi) - np.pi  # the short way round
+        frames = [a0 + turn * k / TURN_FRAMES for k in range(1, TURN_FRAMES + 1)]
+        self.queue[:0] = [lambda a=a: self.r.turn_to((np.cos(a), np.sin(a))) for a in frames]
+
+    def tick(self) -> bool:
+        """One timer step: the next animation frame, else one AI move (animated). False when there was nothing
+        to do (the timer then stops)."""
         if self.queue:
             self.queue.pop(0)()
-            return
+            return True
         before = self.shown
         if self.ctl.ai_step():
             self.animate_move(before)
+            return True
+        return False
+
+    @property
+    def busy(self) -> bool:
+        """Is there anything for the timer to do: an animation frame, or an AI seat to move?"""
+        ctl = self.ctl
+        return bool(self.queue) or (not ctl.handover and ctl.state.current_player in ctl.agents)
+
+    def schedule(self) -> None:
+        """Start the timer if there is work for it (it stops itself when there is none)."""
+        if self.busy and self.timer is None and not self.closed:
+            self.timer = self.r.iren.CreateRepeatingTimer(TICK_MS)
+
+    def _on_timer(self, *_: Any) -> None:
+        if not self.tick() and not self.busy and self.timer is not None:
+            self.r.iren.DestroyTimer(self.timer)
+            self.timer = None
 
     def run_queue(self) -> None:
         """Play every queued frame now (tests; the window's timer does it one per tick)."""
@@ -120,16 +170,13 @@ class PlayWindow:
             self.queue.pop(0)()
 
     # --- mouse -----------------------------------------------------------------------------------------------
-    def _position(self) -> tuple[int, int]:
-        return tuple(self.r.plotter.iren.interactor.GetEventPosition())  # type: ignore[return-value]
-
     def _on_press(self, *_: Any) -> None:
-        self.press = self._position()
+        self.press = self.r.event_position()
 
     def _on_release(self, *_: Any) -> None:
         if self.press is None:
             return
-        (x0, y0), (x, y) = self.press, self._position()
+        (x0, y0), (x, y) = self.press, self.r.event_position()
         self.press = None
         if abs(x - x0) + abs(y - y0) <= CLICK_SLOP:  # not a camera drag
             self.click(x, y)
@@ -137,7 +184,7 @@ class PlayWindow:
     def _on_move(self, *_: Any) -> None:
         if self.press is not None or self.queue:
             return
-        hit = self.r.pick(*self._position()) if self.ctl.state.construction else None
+        hit = self.r.pick(*self.r.event_position()) if self.ctl.state.construction else None
         block = self.shown.blocks[hit[1]].id if hit is not None and hit[0] == "blocks" else None
         if self.ctl.hover_block(block):
             self.show_scene()
@@ -158,6 +205,7 @@ class PlayWindow:
             self.animate_move(before)
         else:
             self.show_scene()
+        self.schedule()
 
     # --- what-if ---------------------------------------------------------------------------------------------
     def whatif(self, block_id: str) -> None:
@@ -168,13 +216,14 @@ class PlayWindow:
         self.show_scene()  # the construction without the block, before anything moves
         for frame in frames:
             self.queue.append(lambda f=frame: self._pose(f["poses"], UNIT_M))
+        self.schedule()
 
     def _pose(self, poses: dict[str, Any], unit_m: float) -> None:
         set_block_poses(self.r, poses, unit_m)
         self.r.render()
 
     def show(self) -> None:
-        self.r.plotter.show(title=f"tower-sim: {self.ctl.state.name}")
+        self.r.show(title=f"tower-sim: {self.ctl.state.title or self.ctl.state.name}")
 
 
 def play_window(state: Any, seats: list[str], save_path: str | Path | None = None, physics: Any = None) -> int:

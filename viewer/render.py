@@ -1,11 +1,12 @@
-"""Scene -> PyVista: one merged mesh per layer, updated in place.
+"""Scene -> VTK: one merged mesh per layer, updated in place.
 
-Every layer (blocks, ghosts, figures, stones, ladders, outlines, markers, table, shadow) is a single PolyData
+Every layer (blocks, ghosts, figures, stones, ladders, outlines, markers, table, shadow) is a single poly data
 with per-cell RGB colours (cell array ``rgb``) and, for blocks and ghosts, a ``block_id`` cell array (index into
 `Scene.blocks` / `Scene.ghosts`) for picking. The actors are created once; `SceneRenderer.update(scene)` only
 replaces the data of those meshes, so a new frame costs one render, not a rebuild of the pipeline.
 
-Units are grid units (1 unit = 2 cm), as in the scene.
+VTK is used directly (`viewer.mesh`), not through PyVista's plotting layer, whose import (matplotlib with it)
+cost more than a second before every picture. Units are grid units (1 unit = 2 cm), as in the scene.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import os
 if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
     os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
 
-from collections.abc import Sequence  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
-import pyvista as pv  # noqa: E402
 
+from viewer import mesh as vm  # noqa: E402
+from viewer.mesh import Mesh  # noqa: E402
 from viewer.scene import (  # noqa: E402
     ALL_RGB,
     BACKGROUND_RGB,
@@ -52,49 +55,50 @@ PICKABLE = ("targets", "ghost_sel", "ghosts", "ghost_figs", "figures", "blocks")
 
 # --- mesh builders (pure numpy -> PolyData) --------------------------------------------------------------
 
-def _empty() -> pv.PolyData:
-    mesh = pv.PolyData()
-    return mesh
+#: Off-screen only: windows are not opened (tests set it; `require_display` and the windows' `show` read it).
+OFF_SCREEN = os.environ.get("TOWER_OFF_SCREEN") == "1"
 
 
-def boxes_mesh(lo: np.ndarray, hi: np.ndarray, face_rgb: np.ndarray, ids: np.ndarray | None = None) -> pv.PolyData:
+def _empty() -> Mesh:
+    return Mesh()
+
+
+def boxes_mesh(lo: np.ndarray, hi: np.ndarray, face_rgb: np.ndarray, ids: np.ndarray | None = None) -> Mesh:
     """N boxes (min corners `lo`, max corners `hi`, shape (N, 3)) as 6N quads; face_rgb is (N, 6, 3) uint8."""
     n = len(lo)
     if n == 0:
         return _empty()
     pts = lo[:, None, :] + _CORNERS[None, :, :] * (hi - lo)[:, None, :]  # (N, 8, 3)
     quads = (_BOX_QUADS[None, :, :] + 8 * np.arange(n)[:, None, None]).reshape(-1, 4)
-    mesh = pv.PolyData.from_regular_faces(pts.reshape(-1, 3), quads)
-    mesh.cell_data["rgb"] = np.asarray(face_rgb, dtype=np.uint8).reshape(-1, 3)
+    mesh = vm.faces_mesh(pts.reshape(-1, 3), quads)
+    mesh.set_cell_array("rgb", np.asarray(face_rgb, dtype=np.uint8).reshape(-1, 3))
     if ids is not None:
-        mesh.cell_data["block_id"] = np.repeat(np.asarray(ids, dtype=np.int32), 6)
+        mesh.set_cell_array("block_id", np.repeat(np.asarray(ids, dtype=np.int32), 6))
     return mesh
 
 
-def box_outlines(lo: np.ndarray, hi: np.ndarray, colour: Sequence[int]) -> pv.PolyData:
+def box_outlines(lo: np.ndarray, hi: np.ndarray, colour: Sequence[int]) -> Mesh:
     """The 12 edges of each box as line cells."""
     n = len(lo)
     if n == 0:
         return _empty()
     pts = lo[:, None, :] + _CORNERS[None, :, :] * (hi - lo)[:, None, :]
     segs = (_BOX_EDGES[None, :, :] + 8 * np.arange(n)[:, None, None]).reshape(-1, 2)
-    lines = np.hstack([np.full((len(segs), 1), 2), segs]).ravel()
-    mesh = pv.PolyData(pts.reshape(-1, 3), lines=lines)
-    mesh.cell_data["rgb"] = np.tile(np.asarray(colour, dtype=np.uint8), (len(segs), 1))
+    mesh = vm.lines_mesh(pts.reshape(-1, 3), segs)
+    mesh.set_cell_array("rgb", np.tile(np.asarray(colour, dtype=np.uint8), (len(segs), 1)))
     return mesh
 
 
-def _template(parts: Sequence[tuple[pv.PolyData, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Merge primitive parts into (points, triangles, part index per triangle); built once per shape."""
+def _template(parts: Sequence[tuple[object, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Merge triangulated primitive parts into (points, triangles, part index per triangle); once per shape."""
     pts, tris, part = [], [], []
     offset = 0
-    for mesh, index in parts:
-        m = mesh.triangulate().clean()
-        faces = m.faces.reshape(-1, 4)[:, 1:]
-        pts.append(np.asarray(m.points))
+    for poly, index in parts:
+        p, faces = vm.triangles(poly)
+        pts.append(p.astype(np.float32))
         tris.append(faces + offset)
         part.append(np.full(len(faces), index))
-        offset += m.n_points
+        offset += len(p)
     return np.vstack(pts), np.vstack(tris), np.concatenate(part)
 
 
@@ -107,23 +111,22 @@ def template(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if name == "figure":
             # a pawn: body cylinder, collar and head; the eye height (1 unit) sits at the head's centre
             _TEMPLATES[name] = _template([
-                (pv.Cylinder(center=(0, 0, 0.36), direction=(0, 0, 1), radius=0.28, height=0.72, resolution=20), 0),
-                (pv.Cylinder(center=(0, 0, 0.76), direction=(0, 0, 1), radius=0.18, height=0.1, resolution=20), 0),
-                (pv.Sphere(radius=0.22, center=(0, 0, 1.0), theta_resolution=16, phi_resolution=12), 0),
-                (pv.Cylinder(center=(0, 0, 0.02), direction=(0, 0, 1), radius=0.32, height=0.04, resolution=20), 1),
+                (vm.cylinder((0, 0, 0.36), (0, 0, 1), radius=0.28, height=0.72, resolution=20), 0),
+                (vm.cylinder((0, 0, 0.76), (0, 0, 1), radius=0.18, height=0.1, resolution=20), 0),
+                (vm.sphere((0, 0, 1.0), radius=0.22, theta_resolution=16, phi_resolution=12), 0),
+                (vm.cylinder((0, 0, 0.02), (0, 0, 1), radius=0.32, height=0.04, resolution=20), 1),
             ])
         elif name == "stone":
             _TEMPLATES[name] = _template([
-                (pv.Cylinder(center=(0, 0, 0.04), direction=(0, 0, 1), radius=0.62, height=0.08, resolution=24), 1),
-                (pv.Cylinder(center=(0, 0, 0.2), direction=(0, 0, 1), radius=0.5, height=0.24, resolution=24), 0),
+                (vm.cylinder((0, 0, 0.04), (0, 0, 1), radius=0.62, height=0.08, resolution=24), 1),
+                (vm.cylinder((0, 0, 0.2), (0, 0, 1), radius=0.5, height=0.24, resolution=24), 0),
             ])
         elif name.startswith("ladder"):
             h = float(name.split("-")[1])
-            parts = [(pv.Box((-0.55, -0.45, -0.06, 0.06, 0, h)), 0), (pv.Box((0.45, 0.55, -0.06, 0.06, 0, h)), 0)]
+            parts = [(vm.box((-0.55, -0.45, -0.06, 0.06, 0, h)), 0), (vm.box((0.45, 0.55, -0.06, 0.06, 0, h)), 0)]
             for k in range(int(h * 2)):
                 z = 0.25 + 0.5 * k
-                parts.append((pv.Cylinder(center=(0, 0, z), direction=(1, 0, 0), radius=0.04, height=1.0,
-                                          resolution=8), 1))
+                parts.append((vm.cylinder((0, 0, z), (1, 0, 0), radius=0.04, height=1.0, resolution=8), 1))
             _TEMPLATES[name] = _template(parts)
         else:
             raise KeyError(name)
@@ -131,7 +134,7 @@ def template(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def instances(name: str, positions: np.ndarray, colours: np.ndarray, accent: Sequence[int] | np.ndarray = EDGE_RGB,
-              ids: np.ndarray | None = None, scales: np.ndarray | None = None) -> pv.PolyData:
+              ids: np.ndarray | None = None, scales: np.ndarray | None = None) -> Mesh:
     """Copies of a template at `positions` (N, 3), optionally scaled per copy; part 0 gets each copy's colour,
     part 1 the accent (one colour, or one per copy as an (N, 3) array)."""
     if len(positions) == 0:
@@ -141,17 +144,17 @@ def instances(name: str, positions: np.ndarray, colours: np.ndarray, accent: Seq
     k = np.ones(n) if scales is None else np.asarray(scales, dtype=float)
     all_pts = (pts[None, :, :] * k[:, None, None] + np.asarray(positions, dtype=float)[:, None, :]).reshape(-1, 3)
     all_tris = (tris[None, :, :] + len(pts) * np.arange(n)[:, None, None]).reshape(-1, 3)
-    mesh = pv.PolyData.from_regular_faces(all_pts, all_tris)
+    mesh = vm.faces_mesh(all_pts, all_tris)
     acc = np.asarray(accent, dtype=np.uint8)
     acc = acc[:, None, :] if acc.ndim == 2 else acc[None, None, :]
     cols = np.where(part[None, :, None] == 0, np.asarray(colours, dtype=np.uint8)[:, None, :], acc)
-    mesh.cell_data["rgb"] = cols.reshape(-1, 3).astype(np.uint8)
+    mesh.set_cell_array("rgb", cols.reshape(-1, 3).astype(np.uint8))
     if ids is not None:
-        mesh.cell_data["item_id"] = np.repeat(np.asarray(ids, dtype=np.int32), len(tris))
+        mesh.set_cell_array("item_id", np.repeat(np.asarray(ids, dtype=np.int32), len(tris)))
     return mesh
 
 
-def _quads(lo: np.ndarray, hi: np.ndarray, z: np.ndarray, colours: np.ndarray) -> pv.PolyData:
+def _quads(lo: np.ndarray, hi: np.ndarray, z: np.ndarray, colours: np.ndarray) -> Mesh:
     """Flat horizontal rectangles (x/y ranges lo..hi at heights z), one cell each."""
     n = len(lo)
     if n == 0:
@@ -159,8 +162,8 @@ def _quads(lo: np.ndarray, hi: np.ndarray, z: np.ndarray, colours: np.ndarray) -
     x0, y0, x1, y1 = lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]
     pts = np.stack([np.stack([x0, y0, z], 1), np.stack([x1, y0, z], 1), np.stack([x1, y1, z], 1),
                     np.stack([x0, y1, z], 1)], 1).reshape(-1, 3)
-    mesh = pv.PolyData.from_regular_faces(pts, np.arange(4 * n).reshape(-1, 4))
-    mesh.cell_data["rgb"] = np.asarray(colours, dtype=np.uint8).reshape(-1, 3)
+    mesh = vm.faces_mesh(pts, np.arange(4 * n).reshape(-1, 4))
+    mesh.set_cell_array("rgb", np.asarray(colours, dtype=np.uint8).reshape(-1, 3))
     return mesh
 
 
@@ -178,9 +181,9 @@ _GROUPS: dict[tuple[str, ...], tuple[str, ...]] = {
 }
 
 
-def layer_meshes(scene: Scene, want: set[str] | None = None) -> dict[str, pv.PolyData]:
-    """The layers of `scene` (all, or those in `want`) as one PolyData each (pure: no plotter involved)."""
-    out: dict[str, pv.PolyData] = {}
+def layer_meshes(scene: Scene, want: set[str] | None = None) -> dict[str, Mesh]:
+    """The layers of `scene` (all, or those in `want`) as one mesh each (pure: no window involved)."""
+    out: dict[str, Mesh] = {}
 
     def wanted(name: str) -> bool:
         return want is None or name in want
@@ -199,7 +202,7 @@ def layer_meshes(scene: Scene, want: set[str] | None = None) -> dict[str, pv.Pol
         out["targets"] = _quads(tg[:, :2] + 0.15, tg[:, :2] + 0.85, tg[:, 2] + 0.02,
                                 np.tile(np.array(TARGET_RGB, dtype=np.uint8), (len(tg), 1)))
         if index:
-            out["targets"].cell_data["item_id"] = np.array(index, dtype=np.int32)  # index into scene.markers
+            out["targets"].set_cell_array("item_id", np.array(index, dtype=np.int32))  # index into scene.markers
     if wanted("hover"):
         hov = [b for b in scene.blocks if b.id == scene.hover]
         lo = np.array([b.origin for b in hov], dtype=float).reshape(-1, 3)
@@ -233,7 +236,7 @@ def layer_meshes(scene: Scene, want: set[str] | None = None) -> dict[str, pv.Pol
     return out
 
 
-def _figures(figures: Sequence, ring: Sequence[int] | None = None) -> pv.PolyData:
+def _figures(figures: Sequence, ring: Sequence[int] | None = None) -> Mesh:
     """Pawns standing at their cells; the foot ring shows whose turn it is (gold) or a problem (signal red), or
     is `ring` for all (previewed pawns)."""
     if not figures:
@@ -246,7 +249,7 @@ def _figures(figures: Sequence, ring: Sequence[int] | None = None) -> pv.PolyDat
                      scales=np.array([f.scale for f in figures]))
 
 
-def _shadow(scene: Scene) -> pv.PolyData:
+def _shadow(scene: Scene) -> Mesh:
     ground = [b for b in scene.blocks if b.origin[2] <= 0] if scene.shadow else []
     if not ground:
         return _empty()
@@ -261,7 +264,7 @@ def _shadow(scene: Scene) -> pv.PolyData:
                   (np.array(TABLE_RGB)[None, :] * shade).astype(np.uint8))
 
 
-def _block_layers(scene: Scene, out: dict[str, pv.PolyData]) -> None:
+def _block_layers(scene: Scene, out: dict[str, Mesh]) -> None:
     """Blocks plus their outline layers (problems, selection, movable) and the problem cells."""
     problems = []
     if scene.blocks:
@@ -282,13 +285,8 @@ def _block_layers(scene: Scene, out: dict[str, pv.PolyData]) -> None:
     out["problems"] = _merge(problems)
 
 
-def _merge(meshes: Sequence[pv.PolyData]) -> pv.PolyData:
-    meshes = [m for m in meshes if m.n_points]
-    if not meshes:
-        return _empty()
-    if len(meshes) == 1:
-        return meshes[0]
-    return pv.merge(meshes, merge_points=False)
+def _merge(meshes: Sequence[Mesh]) -> Mesh:
+    return vm.merge(meshes)
 
 
 # --- the renderer ----------------------------------------------------------------------------------------
@@ -315,69 +313,134 @@ _STYLE: dict[str, dict] = {
 }
 
 
-class SceneRenderer:
-    """A plotter with one actor per layer; `update(scene)` swaps the meshes' data in place.
+#: The property colour of every layer. The faces take their colours from the cells; what is left of the property
+#: colour is the tint of the specular highlights, a pale blue the pictures were tuned with.
+HIGHLIGHT_RGB = (173, 216, 230)
 
-    Camera presets: 1 isometric (front right), 2 front, 3 side, 4 top; `reset_camera()` = preset 1.
+
+class SceneRenderer:
+    """A VTK render window with one actor per layer; `update(scene)` swaps the meshes' data in place.
+
+    Camera presets: 1 isometric (front right), 2 front, 3 side, 4 top; `reset_camera()` = preset 1. Windows
+    (`interactive=True`) also get an interactor: `bind_keys`, mouse observers, timers, `show`, `close`.
     """
 
     def __init__(self, scene: Scene | None = None, *, off_screen: bool = True,
-                 window_size: tuple[int, int] = WINDOW_SIZE, plotter: pv.Plotter | None = None) -> None:
-        self.plotter = plotter or pv.Plotter(off_screen=off_screen, window_size=list(window_size))
+                 window_size: tuple[int, int] = WINDOW_SIZE, interactive: bool = False) -> None:
+        import vtkmodules.vtkInteractionStyle  # noqa: F401  (the interactor styles' factory overrides)
+        import vtkmodules.vtkRenderingFreeType  # noqa: F401  (text)
+        import vtkmodules.vtkRenderingOpenGL2  # noqa: F401  (the OpenGL implementations of the classes above)
+        from vtkmodules.vtkRenderingCore import vtkRenderer, vtkRenderWindow
+
+        self.ren_win = vtkRenderWindow()
+        self.ren_win.SetSize(*window_size)
+        self.ren_win.SetOffScreenRendering(bool(off_screen))
         # MSAA multiplies the cost of every frame on a software renderer (llvmpipe): 8x MSAA made frames
         # three times slower here, so edges are kept crisp by the dark outlines and FXAA is not used either.
-        self.plotter.ren_win.SetMultiSamples(0)
-        self.plotter.theme.allow_empty_mesh = True  # a layer may be empty now and filled by a later update
+        self.ren_win.SetMultiSamples(0)
+        self.renderer = vtkRenderer()
         # a plain background: the gradient cost about 10 ms of CPU per frame on llvmpipe
-        self.plotter.set_background([c / 255 for c in BACKGROUND_RGB])
+        self.renderer.SetBackground(*[c / 255 for c in BACKGROUND_RGB])
+        self.ren_win.AddRenderer(self.renderer)
         self._setup_lights()
-        self.meshes: dict[str, pv.PolyData] = {}
+        self.iren = None
+        self.closed = False
+        if interactive:
+            self._make_interactor()
+        self.meshes: dict[str, Mesh] = {}
         self.actors: dict[str, object] = {}
-        self._rendered = False
         self._keys: dict[tuple[str, ...], tuple] = {}  # what each layer group was last drawn from
         self._posed = False  # set_block_poses moved points: the next update redraws everything
         self.scene: Scene | None = None
         for name in _LAYERS:
             self._add_layer(name)
         # overlay fonts shrink with a small window, so the status text and the menu do not run into each other
-        width = self.plotter.window_size[0]
+        width = window_size[0]
         self.text = self._add_text(size=max(10, round(15 * min(1.0, width / 1100))))
         # the menu and log of the play window, top right
         self.menu_text = self._add_text(x=0.985, right=True, size=max(9, round(13 * min(1.0, width / 1280))))
         self.labels, self.label_mesh = self._add_labels()
         self.preset = 1
+        #: (x, y) of a horizontal direction preset 1 looks from instead of the front right (`turn_to`)
+        self.heading: tuple[float, float] | None = None
         if scene is not None:
             self.update(scene, reset_camera=True)
 
+    @property
+    def window_size(self) -> tuple[int, int]:
+        w, h = self.ren_win.GetSize()
+        return int(w), int(h)
+
+    @property
+    def camera(self):
+        return self.renderer.GetActiveCamera()
+
     # layers ----------------------------------------------------------------------------------------------
     def _add_layer(self, name: str) -> None:
-        mesh = pv.PolyData()
-        style = dict(_STYLE[name])
-        colour = style.pop("edge_color", None)
-        kwargs = {"edge_color": [c / 255 for c in colour]} if colour else {}
-        actor = self.plotter.add_mesh(mesh, name=name, render=False, reset_camera=False,
-                                      **style, **kwargs)
-        mapper = actor.GetMapper()
+        from vtkmodules.vtkFiltersCore import vtkPolyDataNormals
+        from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
+
+        mesh = Mesh()
+        style = _STYLE[name]
+        mapper = vtkPolyDataMapper()
+        if style.get("smooth_shading"):
+            # point normals averaged over the faces around each point: the pawns look round
+            normals = vtkPolyDataNormals()
+            normals.ComputeCellNormalsOff()
+            normals.SplittingOff()
+            normals.SetInputData(mesh)
+            mapper.SetInputConnection(normals.GetOutputPort())
+        else:
+            mapper.SetInputData(mesh)
         # colours come straight from the cell array "rgb" (uint8), not through a lookup table
         mapper.SetScalarModeToUseCellFieldData()
         mapper.SelectColorArray("rgb")
         mapper.SetColorModeToDirectScalars()
         mapper.ScalarVisibilityOn()
+        mapper.InterpolateScalarsBeforeMappingOn()
         # no coincident-topology offset for the outlines: they sit just outside the faces (GAP), so the plain
         # depth test hides their back edges (an offset made those poke through the blocks)
         mapper.SetResolveCoincidentTopologyToOff()
+        actor = vtkActor()
+        actor.SetMapper(mapper)
+        prop = actor.GetProperty()
+        prop.SetColor(*[c / 255 for c in HIGHLIGHT_RGB])
+        prop.SetPointSize(5.0)
+        prop.SetSpecularPower(style.get("specular_power", 100.0))
+        prop.SetAmbient(style.get("ambient", 0.0))
+        prop.SetDiffuse(style.get("diffuse", 1.0))
+        prop.SetSpecular(style.get("specular", 0.0))
+        prop.SetOpacity(style.get("opacity", 1.0))
+        prop.SetLineWidth(style.get("line_width", 1.0))
+        prop.SetLighting(style.get("lighting", True))
+        if style.get("smooth_shading"):
+            prop.SetInterpolationToPhong()
+        else:
+            prop.SetInterpolationToFlat()
+        if "edge_color" in style:
+            prop.EdgeVisibilityOn()
+            prop.SetEdgeColor(*[c / 255 for c in style["edge_color"]])
+        actor.SetVisibility(False)
+        self.renderer.AddActor(actor)
         self.meshes[name] = mesh
         self.actors[name] = actor
 
     def _setup_lights(self) -> None:
-        self.plotter.remove_all_lights()
+        from vtkmodules.vtkRenderingCore import vtkLight
+
+        self.renderer.AutomaticLightCreationOff()
         # key light high front-left, fill from the right, a weak back light: faces of a block differ in brightness
         # so the box shape reads even where two faces share a colour
         # (camera coordinates: x right, y up, z towards the viewer)
         for pos, intensity in (((-1.0, 1.8, 2.2), 0.7), ((1.8, 0.0, 1.6), 0.45), ((0.0, -0.5, 1.0), 0.15)):
             # camera lights stay fixed relative to the view, so every preset is lit alike
-            light = pv.Light(position=pos, focal_point=(0, 0, 0), intensity=intensity, light_type="camera light")
-            self.plotter.add_light(light)
+            light = vtkLight()
+            light.SetLightTypeToCameraLight()
+            light.SetPosition(*pos)
+            light.SetFocalPoint(0, 0, 0)
+            light.SetIntensity(intensity)
+            light.SetPositional(False)
+            self.renderer.AddLight(light)
 
     def _add_text(self, x: float = 0.015, right: bool = False, size: int = 15):
         from vtkmodules.vtkRenderingCore import vtkTextActor
@@ -397,7 +460,7 @@ class SceneRenderer:
         prop.SetFontFamilyToCourier()  # fixed width keeps the overlay's columns aligned
         actor.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
         actor.GetPositionCoordinate().SetValue(x, 0.98)
-        self.plotter.renderer.AddViewProp(actor)
+        self.renderer.AddViewProp(actor)
         return actor
 
     def _add_labels(self):
@@ -405,7 +468,7 @@ class SceneRenderer:
         from vtkmodules.vtkRenderingCore import vtkActor2D
         from vtkmodules.vtkRenderingLabel import vtkLabeledDataMapper
 
-        mesh = pv.PolyData()
+        mesh = Mesh()
         mapper = vtkLabeledDataMapper()
         mapper.SetInputData(mesh)
         mapper.SetLabelModeToLabelFieldData()
@@ -423,16 +486,15 @@ class SceneRenderer:
         actor = vtkActor2D()
         actor.SetMapper(mapper)
         actor.SetVisibility(False)
-        self.plotter.renderer.AddViewProp(actor)
+        self.renderer.AddViewProp(actor)
         return actor, mesh
 
     def _set_labels(self, scene: Scene) -> None:
         if scene.labels:
-            data = pv.PolyData(np.array([lab.position for lab in scene.labels], dtype=float))
-            data.point_data["label"] = np.array([lab.text for lab in scene.labels])
-            self.label_mesh.shallow_copy(data)
+            self.label_mesh.shallow_copy(vm.labelled_points(np.array([lab.position for lab in scene.labels],
+                                                                     dtype=float), [lab.text for lab in scene.labels]))
         else:
-            self.label_mesh.shallow_copy(pv.PolyData())
+            self.label_mesh.shallow_copy(Mesh())
         self.labels.SetVisibility(bool(scene.labels))
 
     def update(self, scene: Scene, *, reset_camera: bool = False, render: bool = False) -> None:
@@ -448,10 +510,7 @@ class SceneRenderer:
         for name in new:
             mesh = self.meshes[name]
             data = new[name]
-            if data.n_points:
-                mesh.shallow_copy(data)
-            else:
-                mesh.shallow_copy(pv.PolyData())
+            mesh.shallow_copy(data if data.n_points else Mesh())
             self.actors[name].SetVisibility(bool(data.n_points))
         if self.scene is None or _frozen(scene.labels) != _frozen(self.scene.labels):
             self._set_labels(scene)
@@ -470,8 +529,8 @@ class SceneRenderer:
             self.render()
 
     def render(self) -> None:
-        self.plotter.render()
-        self._rendered = True
+        if not self.closed:
+            self.ren_win.Render()
 
     # camera ----------------------------------------------------------------------------------------------
     def camera_preset(self, number: int, render: bool = True) -> None:
@@ -488,14 +547,19 @@ class SceneRenderer:
             directions[1] = (0.3, -1.0, 1.6)  # a board reads best from above, still with some depth
         self.preset = number if number in directions else 1
         up = (0.0, 1.0, 0.0) if self.preset == 4 else (0.0, 0.0, 1.0)
-        w, h = self.plotter.window_size
+        if self.preset == 1 and self.heading is not None:
+            # turned to face a direction (the figure whose player is to move), at the preset's elevation
+            flat = float(np.hypot(*directions[1][:2]))
+            hx, hy = self.heading
+            directions[1] = (flat * hx, flat * hy, directions[1][2])
+        w, h = self.window_size
         position, focal = fit_view(corners, directions[self.preset], up, 30.0, w / h, self._free_rect(w, h))
-        cam = self.plotter.camera
-        cam.view_angle = 30.0
-        cam.focal_point = tuple(focal)
-        cam.position = tuple(position)
-        cam.up = up
-        self.plotter.renderer.ResetCameraClippingRange()
+        cam = self.camera
+        cam.SetViewAngle(30.0)
+        cam.SetFocalPoint(*focal)
+        cam.SetPosition(*position)
+        cam.SetViewUp(*up)
+        self.renderer.ResetCameraClippingRange()
         if render:
             self.render()
 
@@ -504,16 +568,25 @@ class SceneRenderer:
         bb = [0.0] * 4
         top = 0.94
         if self.text.GetVisibility():
-            self.text.GetBoundingBox(self.plotter.renderer, bb)
+            self.text.GetBoundingBox(self.renderer, bb)
             top = min(top, 1 - 2 * (bb[3] - bb[2] + 0.02 * h + 16) / h)
         right = 0.95
         if self.menu_text.GetVisibility():
-            self.menu_text.GetBoundingBox(self.plotter.renderer, bb)
+            self.menu_text.GetBoundingBox(self.renderer, bb)
             right = min(right, 1 - 2 * (bb[1] - bb[0] + 0.015 * w + 40) / w)  # labels stick out of points
         return (-0.95, max(right, -0.2), -0.95, max(top, 0.0))
 
     def reset_camera(self) -> None:
+        """Preset 1 (facing the direction it was turned to, if any)."""
         self.camera_preset(1)
+
+    def turn_to(self, heading: tuple[float, float] | None, render: bool = True) -> None:
+        """Preset 1, looking from the horizontal direction `heading` (None: the usual front right)."""
+        if heading is not None:
+            n = float(np.hypot(*heading))
+            heading = (heading[0] / n, heading[1] / n) if n > 1e-9 else None
+        self.heading = heading
+        self.camera_preset(1, render=render)
 
     # picking ---------------------------------------------------------------------------------------------
     def pick(self, x: float, y: float) -> tuple[str, int] | None:
@@ -532,13 +605,14 @@ class SceneRenderer:
         for name in PICKABLE:
             if self.actors[name].GetVisibility():
                 picker.AddPickList(self.actors[name])
-        if not picker.Pick(x, y, 0, self.plotter.renderer) or picker.GetCellId() < 0:
+        if not picker.Pick(x, y, 0, self.renderer) or picker.GetCellId() < 0:
             return None
         hit = picker.GetActor()
         name = next(n for n in PICKABLE if self.actors[n] is hit)
         mesh = self.meshes[name]
-        array = "block_id" if "block_id" in mesh.cell_data else "item_id"
-        return name, int(mesh.cell_data[array][picker.GetCellId()])
+        ids = mesh.cell_array("block_id")
+        ids = mesh.cell_array("item_id") if ids is None else ids
+        return name, int(ids[picker.GetCellId()])
 
     def pick_block(self, x: float, y: float) -> str | None:
         """The id of the block under display pixel (x, y), or None (other things in front count as misses)."""
@@ -549,7 +623,7 @@ class SceneRenderer:
 
     def project(self, point: Sequence[float]) -> tuple[float, float]:
         """Display coordinates of a world point (grid units)."""
-        ren = self.plotter.renderer
+        ren = self.renderer
         ren.SetWorldPoint(*point, 1.0)
         ren.WorldToDisplay()
         x, y, _ = ren.GetDisplayPoint()
@@ -558,15 +632,100 @@ class SceneRenderer:
     # output ----------------------------------------------------------------------------------------------
     def image(self) -> np.ndarray:
         """The current frame as an (H, W, 3) uint8 array (renders first)."""
+        from vtkmodules.util.numpy_support import vtk_to_numpy
+        from vtkmodules.vtkRenderingCore import vtkWindowToImageFilter
+
         self.render()
-        return np.asarray(self.plotter.screenshot(None, return_img=True))[:, :, :3]
+        grab = vtkWindowToImageFilter()
+        grab.SetInput(self.ren_win)
+        grab.SetInputBufferTypeToRGB()
+        grab.ShouldRerenderOff()
+        grab.ReadFrontBufferOn()
+        grab.Update()
+        out = grab.GetOutput()
+        w, h, _ = out.GetDimensions()
+        return vtk_to_numpy(out.GetPointData().GetScalars()).reshape(h, w, 3)[::-1].copy()
 
     def screenshot(self, path: str | Path) -> None:
         """Write the current frame as a PNG, atomically."""
         save_png(self.image(), path)
 
+    # windows: interactor, keys, timers ------------------------------------------------------------------
+    def _make_interactor(self) -> None:
+        from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera
+        from vtkmodules.vtkRenderingCore import vtkRenderWindowInteractor
+
+        self.iren = vtkRenderWindowInteractor()
+        self.iren.SetRenderWindow(self.ren_win)
+        style = vtkInteractorStyleTrackballCamera()  # left drag orbits, right drag and the wheel zoom
+        # VTK's own one-letter keys (3 stereo, w wireframe, e/q exit, r its own reset, p pick, ...) are switched
+        # off: with an observer for CharEvent on the style, VTK calls the observer instead of its own OnChar
+        style.AddObserver("CharEvent", lambda *_: None)
+        # the style takes the mouse while a button is down (it orbits the camera), so the interactor's own
+        # observers never see the release: press and release are observed on the style, which then orbits too
+        self._left: tuple[list[Callable[[], Any]], list[Callable[[], Any]]] = ([], [])
+        style.AddObserver("LeftButtonPressEvent", self._left_down)
+        style.AddObserver("LeftButtonReleaseEvent", self._left_up)
+        self.iren.SetInteractorStyle(style)
+        self._key_map: dict[str, Callable[[], Any]] = {}
+        self.iren.AddObserver("KeyPressEvent", self._on_key)
+
+    def on_left_button(self, press: Callable[[], Any], release: Callable[[], Any]) -> None:
+        """Call `press` and `release` when the left mouse button goes down and up (after the camera's own use)."""
+        self._left[0].append(press)
+        self._left[1].append(release)
+
+    def _left_down(self, style: Any, _event: str) -> None:
+        style.OnLeftButtonDown()
+        for fn in self._left[0]:
+            fn()
+
+    def _left_up(self, style: Any, _event: str) -> None:
+        style.OnLeftButtonUp()
+        for fn in self._left[1]:
+            fn()
+
+    def bind_keys(self, keys: dict[str, Callable[[], Any]]) -> None:
+        """Key symbols (VTK's names: "Right", "Return", "q", ...) -> what they do; `q` closes the window."""
+        self._key_map = {"q": self.close, **keys}
+
+    def _on_key(self, *_: Any) -> None:
+        fn = self._key_map.get(self.iren.GetKeySym())
+        if fn is not None:
+            fn()
+
+    def event_position(self) -> tuple[int, int]:
+        x, y = self.iren.GetEventPosition()
+        return int(x), int(y)
+
+    def show(self, title: str) -> None:
+        """Open the window and run its event loop until it is closed (`q`, the close button)."""
+        self.ren_win.SetWindowName(title)
+        if OFF_SCREEN:  # tests: the wiring has run, there is no window to wait on
+            self.render()
+            return
+        self.iren.Initialize()
+        self.render()
+        self._running = True
+        self.iren.Start()
+        self._running = False
+        self.close()
+
+    _running = False
+
     def close(self) -> None:
-        self.plotter.close()
+        """Close the window and free it; harmless twice. In a running window (a key handler) it ends the event
+        loop, and `show` frees the window once the loop has returned."""
+        if self.closed:
+            return
+        if self._running:
+            self.iren.TerminateApp()
+            return
+        self.closed = True
+        self.ren_win.Finalize()
+        if self.iren is not None:
+            self.iren.SetRenderWindow(None)
+            self.iren = None
 
 
 def fit_view(points: np.ndarray, direction: Sequence[float], up: Sequence[float], view_angle: float, aspect: float,
@@ -604,13 +763,29 @@ def _frozen(value: object) -> object:
     return tuple(value) if isinstance(value, list) else value
 
 
+def png_bytes(img: np.ndarray) -> bytes:
+    """An (H, W, 3) uint8 image as PNG bytes, encoded by VTK (already loaded: no imaging library to import)."""
+    from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy
+    from vtkmodules.vtkCommonDataModel import vtkImageData
+    from vtkmodules.vtkIOImage import vtkPNGWriter
+
+    h, w, channels = img.shape
+    data = vtkImageData()
+    data.SetDimensions(w, h, 1)
+    scalars = numpy_to_vtk(np.ascontiguousarray(img[::-1]).reshape(-1, channels), deep=True)
+    data.GetPointData().SetScalars(scalars)
+    writer = vtkPNGWriter()
+    writer.SetInputData(data)
+    writer.WriteToMemoryOn()
+    writer.Write()
+    return vtk_to_numpy(writer.GetResult()).tobytes()
+
+
 def save_png(img: np.ndarray, path: str | Path) -> None:
     """PNG via a temp file in the same folder and a rename (never a partial picture)."""
-    import imageio.v3 as iio
-
     from tower.games.fileio import atomic_write_bytes
 
-    atomic_write_bytes(path, iio.imwrite("<bytes>", img, extension=".png"))
+    atomic_write_bytes(path, png_bytes(img))
 
 
 def render_scene(scene: Scene, path: str | Path | None = None, window_size: tuple[int, int] = WINDOW_SIZE,
@@ -628,14 +803,20 @@ def render_scene(scene: Scene, path: str | Path | None = None, window_size: tupl
     return img
 
 
-def gltf_ready(mesh: pv.PolyData) -> pv.PolyData:
+def gltf_ready(mesh: Mesh) -> Mesh:
     """Triangles with their own corners and point colours: glTF has no per-face colours, only per-vertex."""
-    tri = mesh.triangulate()
-    faces = tri.faces.reshape(-1, 4)[:, 1:]
-    out = pv.PolyData.from_regular_faces(np.asarray(tri.points)[faces].reshape(-1, 3),
-                                         np.arange(3 * len(faces)).reshape(-1, 3))
-    out.point_data["rgb"] = np.repeat(np.asarray(tri.cell_data["rgb"]), 3, axis=0)
-    return out
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    from vtkmodules.vtkFiltersCore import vtkTriangleFilter
+
+    tri = vtkTriangleFilter()
+    tri.SetInputData(mesh)
+    tri.Update()
+    out = tri.GetOutput()
+    pts, faces = vm.triangles(out)
+    flat = vm.faces_mesh(pts[faces].reshape(-1, 3), np.arange(3 * len(faces)).reshape(-1, 3))
+    rgb = vtk_to_numpy(out.GetCellData().GetArray("rgb"))
+    flat.set_point_array("rgb", np.repeat(rgb, 3, axis=0))
+    return flat
 
 
 def _quat_matrix(q: Sequence[float]) -> np.ndarray:
@@ -688,7 +869,7 @@ def require_display(what: str, instead: str = "tower view FILE --screenshot out.
 
     from tower.games.errors import BadInput
 
-    if pv.OFF_SCREEN or not sys.platform.startswith("linux"):
+    if OFF_SCREEN or not sys.platform.startswith("linux"):
         return
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         raise BadInput(f"{what} needs a display (DISPLAY is not set); instead, {instead}", "")

@@ -70,21 +70,52 @@ class ReplayWindow:
     """A window with a move slider; keys Left/Right step, Home/End jump, 1-4 camera presets, r reset."""
 
     def __init__(self, record: dict[str, Any] | str | Path, *, off_screen: bool = False) -> None:
-        from viewer.play_window import bind_keys, camera_keys, quiet_style
+        from viewer.play_window import camera_keys
         from viewer.render import SceneRenderer
 
         self.seq = states(record)
         self.total = len(self.seq) - 1
         self.k = 0
-        self.r = SceneRenderer(frame_scene(self.seq[0], 0, self.total), off_screen=off_screen)
-        pl = self.r.plotter
-        self.slider = pl.add_slider_widget(self.show, [0, max(self.total, 1)], value=0, title="move", fmt="%.0f",
-                                           pointa=(0.25, 0.06), pointb=(0.95, 0.06))
+        self.r = SceneRenderer(frame_scene(self.seq[0], 0, self.total), off_screen=off_screen, interactive=True)
+        self.slider = self._add_slider()
         keys = {"Right": lambda: self.step(1), "Left": lambda: self.step(-1), "Home": lambda: self.step(-self.total),
                 "End": lambda: self.step(self.total)}
         keys.update(camera_keys(self.r))
-        quiet_style(pl)
-        bind_keys(pl, keys)
+        self.r.bind_keys(keys)
+
+    def _add_slider(self):
+        """A move slider along the bottom of the window (VTK's slider widget); dragging it calls `show`."""
+        from vtkmodules.vtkInteractionWidgets import vtkSliderRepresentation2D, vtkSliderWidget
+
+        rep = vtkSliderRepresentation2D()
+        rep.SetMinimumValue(0)
+        rep.SetMaximumValue(max(self.total, 1))
+        rep.SetValue(0)
+        rep.SetTitleText("move")
+        rep.SetLabelFormat("%.0f")
+        for coord, (x, y) in ((rep.GetPoint1Coordinate(), (0.25, 0.06)), (rep.GetPoint2Coordinate(), (0.95, 0.06))):
+            coord.SetCoordinateSystemToNormalizedDisplay()
+            coord.SetValue(x, y)
+        rep.SetSliderLength(0.02)
+        rep.SetTubeWidth(0.004)
+        rep.SetTitleHeight(0.025)
+        rep.SetLabelHeight(0.025)
+        for prop in (rep.GetTubeProperty(), rep.GetCapProperty()):
+            prop.SetColor(0.35, 0.35, 0.4)
+        rep.GetSliderProperty().SetColor(0.2, 0.45, 0.8)
+        for text in (rep.GetTitleProperty(), rep.GetLabelProperty()):
+            text.SetColor(0.1, 0.1, 0.12)
+            text.ShadowOff()
+        widget = vtkSliderWidget()
+        widget.SetInteractor(self.r.iren)
+        widget.SetRepresentation(rep)
+        widget.SetAnimationModeToAnimate()
+        widget.AddObserver("InteractionEvent", self._on_slider)
+        widget.EnabledOn()
+        return widget
+
+    def _on_slider(self, widget: Any, _event: str) -> None:
+        self.show(widget.GetRepresentation().GetValue())
 
     def show(self, k: float) -> None:
         """Show the position after `k` moves (the slider's callback)."""
@@ -94,8 +125,9 @@ class ReplayWindow:
             self.r.update(frame_scene(self.seq[k], k, self.total), render=True)
 
     def step(self, d: int) -> None:
-        self.show(self.k + d)
-        self.slider.GetRepresentation().SetValue(self.k)
+        k = max(0, min(self.total, self.k + d))
+        self.slider.GetRepresentation().SetValue(k)  # before the render, so the slider is drawn where it now is
+        self.show(k)
 
 
 def replay_window(record: dict[str, Any] | str | Path) -> int:
@@ -103,6 +135,5 @@ def replay_window(record: dict[str, Any] | str | Path) -> int:
     from viewer.render import require_display
 
     require_display("the replay window", "tower replay RECORD --gif out.gif or --text")
-    w = ReplayWindow(record)
-    w.r.plotter.show(title="tower-sim replay")
+    ReplayWindow(record).r.show("tower-sim replay")
     return 0

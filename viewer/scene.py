@@ -269,22 +269,29 @@ PHASE_TEXT = {"figure1": "1 figure move (optional)", "block": "2 move a block", 
               "stone": "4 blocking stone (optional)"}
 
 
-def climbers_status(view: dict[str, Any]) -> list[str]:
+def climbers_status(view: dict[str, Any], names: Sequence[str] | None = None) -> list[str]:
     """Status lines of a Climbers view: round, whose turn and which step, then each player's height, ladders
-    still held and stone."""
+    still held and stone. `names`: how the game names each player (`player_label`; default: the colours)."""
     players = view.get("players", [])
     cur = view.get("current_player")
-    colour = players[cur]["colour"] if cur is not None and cur < len(players) else None
+
+    def name(q: int) -> str:
+        colour = players[q]["colour"]
+        label = names[q] if names else colour
+        return label if colour in label else f"{label} ({colour})"
+
     phase = view.get("phase", "?")
-    if colour:
-        head = f"round {view.get('round', '?')}: {colour} to play, step {PHASE_TEXT.get(phase, phase)}"
+    if cur is not None and cur < len(players):
+        head = f"round {view.get('round', '?')}: {name(cur)} to play, step {PHASE_TEXT.get(phase, phase)}"
     else:
         head = f"round {view.get('round', '?')}: game over"
     lines = [head]
+    width = max([10] + [len(name(q)) for q in range(len(players))])
     for q, p in enumerate(players):
         ladders = "+".join(k for k in ("short", "long") if p.get(f"{k}_ladder")) or "none"
         mark = ">" if q == cur else " "
-        lines.append(f"{mark}{p['colour']:<10} height {p['height']:>2}  ladders {ladders:<10} stone {p.get('stone', '?')}")
+        lines.append(f"{mark}{name(q):<{width}} height {p['height']:>2}  ladders {ladders:<10} "
+                     f"stone {p.get('stone', '?')}")
     return lines
 
 
@@ -296,7 +303,8 @@ def scene_from_climbers_view(view: dict[str, Any], **overlays: Any) -> Scene:
     players = view.get("players", [])
     cur = view.get("current_player")
     colour = players[cur]["colour"] if cur is not None and cur < len(players) else None
-    lines = list(overlays.pop("lines", ())) or climbers_status(view)
+    names = overlays.pop("names", None)
+    lines = list(overlays.pop("lines", ())) or climbers_status(view, names)
     return build_scene(build, current_colour=colour, players=players, lines=lines, **overlays)
 
 

@@ -17,19 +17,20 @@ RECORD_FORMAT = "game-record/1"
 # --- what to show ------------------------------------------------------------------------------------------
 
 def stability_lines(build: Build, physics: Any) -> list[str]:
-    """Verdict and tilt margin as overlay lines; a note instead if the physics judges are not available."""
+    """The statics judge's verdict and tilt margin as overlay lines (the picture does not wait for the PyBullet
+    run; `tower check` runs both judges); a note instead if the physics judges are not available."""
     try:
-        doc = physics.judge_build(build).to_json()
+        doc = physics.judge_build(build, statics_only=True).to_json(detail=True)
     except Exception as exc:  # noqa: BLE001 - the viewer must still show the build when physics fails
         return [f"stability: not available ({type(exc).__name__})"]
     statics = doc.get("statics") or {}
-    line = f"stability: {doc.get('verdict', '?')}"
-    if statics.get("tilt_margin_deg") is not None:
+    line = f"stability (statics judge): {doc.get('verdict', '?')}"
+    if statics.get("stable") and statics.get("tilt_margin_deg") is not None:
         line += f", tilt margin {statics['tilt_margin_deg']:.1f} deg"
     out = [line]
-    dyn = doc.get("dynamics") or {}
-    if dyn.get("moved"):
-        out.append("moved in simulation: " + ", ".join(dyn["moved"][:6]) + (" ..." if len(dyn["moved"]) > 6 else ""))
+    if not statics.get("stable") and statics.get("mechanism"):
+        falling = statics["mechanism"]
+        out.append("falling: " + ", ".join(falling[:6]) + (" ..." if len(falling) > 6 else ""))
     return out
 
 
@@ -91,9 +92,9 @@ def state_scene(state: Any, player: int | None = None, title: str = ""):
 
 # --- outputs -----------------------------------------------------------------------------------------------
 
-#: What `--html` needs beyond PyVista (the `html` extra): trame and its VTK/PyVista parts; nest_asyncio2 lets
-#: trame start its exporter outside an event loop.
-HTML_MODULES = ("trame", "trame_vtk", "trame_pyvista", "nest_asyncio2")
+#: What `--html` needs (the `html` extra): PyVista's web export, trame and its VTK/PyVista parts; nest_asyncio2
+#: lets trame start its exporter outside an event loop.
+HTML_MODULES = ("pyvista", "trame", "trame_vtk", "trame_pyvista", "nest_asyncio2")
 
 
 def _html_available() -> bool:
@@ -114,27 +115,49 @@ def _atomic_export(path: str | Path, write) -> None:
         atomic_write_bytes(p, Path(tmp).read_bytes())
 
 
-def _export_html(plotter, path: str) -> None:
+def _export_html(renderer, path: str) -> None:
+    """The scene as a self-contained web page (vtk.js), through PyVista's trame export (the `html` extra)."""
     import logging
     import warnings
+
+    import pyvista as pv
+
+    from viewer.render import gltf_ready
 
     # trame starts a background download of a WebAssembly viewer that this static export never uses; offline it
     # fails, and asyncio would log that orphaned task's traceback at exit
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    pl = pv.Plotter(off_screen=True, window_size=list(renderer.window_size))
+    try:
+        for name, mesh, opacity in _visible_meshes(renderer):
+            pl.add_mesh(pv.wrap(gltf_ready(mesh)), scalars="rgb", rgb=True, name=name, opacity=opacity)
+        cam = renderer.camera
+        pl.camera.position, pl.camera.focal_point = cam.GetPosition(), cam.GetFocalPoint()
+        pl.camera.up = cam.GetViewUp()
+        with warnings.catch_warnings():
+            # PyVista points at plotter.trame.export_html, which exists only with trame_pyvista; the call is the same
+            from pyvista.core.errors import PyVistaDeprecationWarning
 
-    with warnings.catch_warnings():
-        # PyVista points at plotter.trame.export_html, which exists only with trame_pyvista; the call is the same
-        from pyvista.core.errors import PyVistaDeprecationWarning
-
-        warnings.simplefilter("ignore", PyVistaDeprecationWarning)
-        try:
-            plotter.export_html(path)
-        except ImportError as exc:
-            raise BadInput(f"--html: the web export failed: {str(exc).splitlines()[0]}", "", path) from None
+            warnings.simplefilter("ignore", PyVistaDeprecationWarning)
+            try:
+                pl.export_html(path)
+            except ImportError as exc:
+                raise BadInput(f"--html: the web export failed: {str(exc).splitlines()[0]}", "", path) from None
+    finally:
+        pl.close()
 
 
-def write_outputs(scene, screenshot: str | None = None, gltf: str | None = None, html: str | None = None) -> list[str]:
-    """Render `scene` offscreen and write the requested files; returns the paths written."""
+def _visible_meshes(renderer):
+    """(layer name, mesh, opacity) of every layer with faces on show."""
+    for name, mesh in renderer.meshes.items():
+        actor = renderer.actors[name]
+        if mesh.n_cells and mesh.GetNumberOfPolys() and actor.GetVisibility():
+            yield name, mesh, actor.GetProperty().GetOpacity()
+
+
+def write_outputs(scene, screenshot: str | None = None, gltf: str | None = None,
+                  html: str | None = None) -> list[tuple[str, str]]:
+    """Render `scene` offscreen and write the requested files; returns (path, what it holds) for each."""
     from viewer.render import SceneRenderer
 
     if html and not _html_available():
@@ -143,47 +166,67 @@ def write_outputs(scene, screenshot: str | None = None, gltf: str | None = None,
                        "use --screenshot or --gltf", "", html)
     r = SceneRenderer(scene)
     written = []
+    what = scene.title or "the scene"
     try:
         if screenshot:
             r.screenshot(screenshot)
-            written.append(screenshot)
+            w, h = r.window_size
+            written.append((screenshot, f"a {w}x{h} PNG picture of {what}"))
         if gltf:
             _atomic_export(gltf, lambda tmp: export_gltf(r, tmp))
-            written.append(gltf)
+            written.append((gltf, f"a glTF 3D model of {what} (colours as vertex colours)"))
         if html:
-            _atomic_export(html, lambda tmp: _export_html(r.plotter, tmp))
-            written.append(html)
+            _atomic_export(html, lambda tmp: _export_html(r, tmp))
+            written.append((html, f"a self-contained web page of {what} (opens offline; drag to turn it)"))
     finally:
         r.close()
     return written
 
 
 def export_gltf(renderer, path: str) -> None:
-    """glTF of the scene's meshes; colours move from cells to points, which glTF viewers understand."""
-    import pyvista as pv
+    """glTF of the scene's meshes; colours move from cells to points, which glTF viewers understand. The scene is
+    turned to glTF's y-up axes."""
+    from vtkmodules.vtkIOExport import vtkGLTFExporter
+    from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkRenderer, vtkRenderWindow
 
     from viewer.render import gltf_ready
 
-    pl = pv.Plotter(off_screen=True)
+    window = vtkRenderWindow()
+    window.SetOffScreenRendering(True)
+    scene = vtkRenderer()
+    window.AddRenderer(scene)
     try:
-        for name, mesh in renderer.meshes.items():
-            if mesh.n_points and renderer.actors[name].GetVisibility() and mesh.n_cells and mesh.n_faces:
-                pl.add_mesh(gltf_ready(mesh), scalars="rgb", rgb=True, name=name,
-                            opacity=renderer.actors[name].GetProperty().GetOpacity())
-        pl.export_gltf(path)
+        for _name, mesh, opacity in _visible_meshes(renderer):
+            mapper = vtkPolyDataMapper()
+            mapper.SetInputData(gltf_ready(mesh))
+            mapper.SetScalarModeToUsePointFieldData()
+            mapper.SelectColorArray("rgb")
+            mapper.SetColorModeToDirectScalars()
+            actor = vtkActor()
+            actor.SetMapper(mapper)
+            actor.GetProperty().SetOpacity(opacity)
+            actor.RotateX(-90)
+            actor.RotateZ(-90)
+            scene.AddActor(actor)
+        exporter = vtkGLTFExporter()
+        exporter.SetRenderWindow(window)
+        exporter.SetFileName(path)
+        exporter.InlineDataOn()
+        exporter.SaveNormalOn()
+        exporter.Update()
     finally:
-        pl.close()
+        window.Finalize()
 
 
 def view_file(path: str, screenshot: str | None = None, gltf: str | None = None, html: str | None = None,
-              physics: Any = None) -> int:
-    """Show a build or record; with any output given, write those files instead of opening a window. With the
-    physics judges (`viewer.Physics`) a build's verdict is shown too."""
+              physics: Any = None) -> list[tuple[str, str]]:
+    """Show a build or record; with any output given, write those files instead of opening a window (returned as
+    (path, what it holds)). With the physics judges (`viewer.Physics`) a build's verdict is shown too."""
     scene = scene_for_document(read_json(path), str(path), physics)
     if screenshot or gltf or html:
-        write_outputs(scene, screenshot, gltf, html)
-        return 0
-    return show_window(scene)
+        return write_outputs(scene, screenshot, gltf, html)
+    show_window(scene)
+    return []
 
 
 def show_window(scene) -> int:
@@ -191,11 +234,15 @@ def show_window(scene) -> int:
     from viewer.render import require_display
 
     require_display("the viewer window")
-    from viewer.play_window import bind_keys, camera_keys, quiet_style
+    view_window(scene).show("tower-sim viewer")
+    return 0
+
+
+def view_window(scene, off_screen: bool = False):
+    """The viewer's renderer with its window keys bound (camera presets, q closes)."""
+    from viewer.play_window import camera_keys
     from viewer.render import SceneRenderer
 
-    r = SceneRenderer(scene, off_screen=False)
-    quiet_style(r.plotter)
-    bind_keys(r.plotter, camera_keys(r))
-    r.plotter.show(title="tower-sim viewer")
-    return 0
+    r = SceneRenderer(scene, off_screen=off_screen, interactive=True)
+    r.bind_keys(camera_keys(r))
+    return r

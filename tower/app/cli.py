@@ -1,6 +1,6 @@
 """The `tower` command line: wires the rules packages, the physics judges and the viewer together.
 
-Heavy packages (physics, pyvista) are imported inside the commands that need them, so `tower --help` and the
+Heavy packages (physics, vtk) are imported inside the commands that need them, so `tower --help` and the
 rules stay fast. Bad input of any kind ends in one line on stderr and exit status 2.
 """
 
@@ -25,8 +25,26 @@ class _Parser(argparse.ArgumentParser):
         raise BadInput(f"{sub}: {message}" if sub else message, "")
 
 
+class _Version(argparse.Action):
+    """`tower --version`: the installed package's version, looked up only when asked for."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("tower-sim")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            number = "unknown"
+        print(f"tower {number}")
+        parser.exit(0)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="tower", description="Block-tower builds in 3D and four tabletop games.")
+    p.add_argument("--version", action=_Version)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("demo", help="generate a tower, check it, play short AI games, write screenshots")

@@ -29,6 +29,19 @@ def parse_players(spec: str | None, game: str) -> list[str]:
     return seats
 
 
+def check_seats(seats: list[str], source: str) -> list[str]:
+    """The seats saved in a record (`agents`), each an AI the program knows or "human"; BadInput names the file."""
+    from tower.games.ai import make_agent
+
+    for i, s in enumerate(seats):
+        if s != "human":
+            try:
+                make_agent(s)
+            except BadInput as exc:
+                raise BadInput(exc.what, f"$.agents[{i}]", source) from None
+    return list(seats)
+
+
 def parse_options(items: list[str], game: str) -> dict[str, Any]:
     """`--option NAME=VALUE` flags -> the game's options. VALUE is read as JSON where it parses (numbers,
     true/false), else as a plain string; the game checks names, types and choices."""

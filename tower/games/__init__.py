@@ -2,7 +2,7 @@
 
 from tower.games.base import GameState, Move
 from tower.games.errors import BadInput, IllegalMove
-from tower.games.records import RECORD_FORMAT, load_record, replay, save_record
+from tower.games.records import RECORD_FORMAT, load_game, load_record, replay, save_record
 from tower.games.registry import GAMES, game_class, game_names, new_game
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "Move",
     "game_class",
     "game_names",
+    "load_game",
     "load_record",
     "new_game",
     "replay",

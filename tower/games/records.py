@@ -13,6 +13,8 @@ from tower.games.registry import game_class
 
 RECORD_FORMAT = "game-record/1"
 RECORD_KEYS = {"format", "game", "players", "seed", "options", "moves", "agents"}
+#: Other files of the project a person may hand over by mistake, named in the error instead of their first key.
+OTHER_FORMATS = {"tower-build/1": "a build"}
 
 
 def replay(record: dict[str, Any], upto: int | None = None, *, judge: Judge | None = None) -> GameState:
@@ -22,6 +24,9 @@ def replay(record: dict[str, Any], upto: int | None = None, *, judge: Judge | No
     """
     if not isinstance(record, dict):
         raise BadInput("a game record must be a JSON object", "$")
+    fmt = record.get("format")
+    if isinstance(fmt, str) and fmt in OTHER_FORMATS:
+        raise BadInput(f"this is {OTHER_FORMATS[fmt]} ({fmt}), not a game record ({RECORD_FORMAT})", "$.format")
     unknown = set(record) - RECORD_KEYS
     if unknown:
         raise BadInput(f"unknown key {sorted(unknown)[0]!r}", f"$.{sorted(unknown)[0]}")
@@ -31,6 +36,10 @@ def replay(record: dict[str, Any], upto: int | None = None, *, judge: Judge | No
     if record["format"] != RECORD_FORMAT:
         raise BadInput(f"unsupported format {record['format']!r} (expected {RECORD_FORMAT!r})", "$.format")
     cls = game_class(record["game"])
+    agents = record.get("agents")
+    if agents is not None and not (isinstance(agents, list) and all(isinstance(a, str) for a in agents)
+                                   and len(agents) == record["players"]):
+        raise BadInput("agents must list one seat a player (\"human\", \"ai:greedy\", ...)", "$.agents")
     seed = record.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise BadInput(f"seed must be a whole number, got {seed!r}", "$.seed")
@@ -56,8 +65,23 @@ def load_record(source: str | Path | dict[str, Any], upto: int | None = None, *,
     """Load a record (a path or an already parsed dict) and replay it; errors name the file."""
     if isinstance(source, dict):
         return replay(source, upto, judge=judge)
+    return _replay_file(source, read_json(source), upto, judge)
+
+
+def load_game(source: str | Path | dict[str, Any], *,
+              judge: Judge | None = None) -> tuple[GameState, list[str] | None]:
+    """A saved game as every front end resumes it (terminal, window): the state its record replays to and the
+    seats saved with it (`agents`: "human", "ai:greedy", ...), or None when the record names none."""
+    doc = source if isinstance(source, dict) else read_json(source)
+    state = replay(doc, judge=judge) if isinstance(source, dict) else _replay_file(source, doc, None, judge)
+    agents = doc.get("agents")
+    return state, (list(agents) if agents is not None else None)
+
+
+def _replay_file(source: str | Path, doc: Any, upto: int | None, judge: Judge | None) -> GameState:
+    """`replay` of a document read from `source`; errors name the file."""
     try:
-        return replay(read_json(source), upto, judge=judge)
+        return replay(doc, upto, judge=judge)
     except BadInput as exc:
         raise exc.in_source(str(source)) from None
 

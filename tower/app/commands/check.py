@@ -1,62 +1,162 @@
-"""`tower check`: legality rule by rule, then the stability verdict of both judges."""
+"""`tower check`: legality rule by rule, then the stability verdict of both judges, in words."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from tower.app.output import EXIT_FOUND, EXIT_OK, print_json
 from tower.games.errors import BadInput
 
+RECORD_FORMAT = "game-record/1"
+#: The eight directions on the table, every 45 degrees from +x counter-clockwise (seen from above: +x is right,
+#: +y the back, as the front camera of the viewer looks at a build).
+DIRECTIONS = ("the right (+x)", "the back-right (+x, +y)", "the back (+y)", "the back-left (-x, +y)",
+              "the left (-x)", "the front-left (-x, -y)", "the front (-y)", "the front-right (+x, -y)")
+#: A fall direction shorter than this (grid units) is no direction: the weight sits over its support.
+MIN_LEAN = 0.25
 
-def check_document(build, statics_only: bool) -> dict[str, Any]:
-    """The `tower check --json` document of a build (docs/formats.md)."""
-    from tower.climbers.legality import check_build, is_legal
 
-    violations = check_build(build)
-    doc: dict[str, Any] = {"legal": is_legal(violations), "violations": [v.to_json() for v in violations]}
+def direction_words(dx: float, dy: float) -> str:
+    """A horizontal direction as a person says it: the nearest of the eight in DIRECTIONS."""
+    sector = round(math.degrees(math.atan2(dy, dx)) / 45) % 8
+    return DIRECTIONS[sector]
+
+
+def read_build(path: str):
+    """The build in `path`; a game record handed over instead is named as one (not "unknown key 'game'")."""
+    from tower.climbers.build import parse_build
+    from tower.games.fileio import read_json
+
+    doc = read_json(path)
+    if isinstance(doc, dict) and doc.get("format") == RECORD_FORMAT:
+        raise BadInput("this is a game record, not a build: `tower replay FILE` steps through it, "
+                       "`tower view FILE` shows where it ended", "$.format", path)
+    try:
+        return parse_build(doc)
+    except BadInput as exc:
+        raise exc.in_source(path) from None
+
+
+def judge(build, statics_only: bool) -> Any:
+    """The physics verdict (`physics.Verdict`), or None when the physics judges are not installed."""
     try:
         from tower.app.stability import judge_build
 
-        doc["stability"] = judge_build(build, statics_only=statics_only).to_json()
+        return judge_build(build, statics_only=statics_only)
     except (ImportError, AttributeError):  # physics not available: legality alone
-        doc["stability"] = None
-    return doc
+        return None
 
 
-def _print_check(path: str, doc: dict[str, Any]) -> None:
-    print(f"{path}: {'legal' if doc['legal'] else 'ILLEGAL'}")
+def check_document(build, statics_only: bool, verdict: Any = "judge") -> dict[str, Any]:
+    """The `tower check --json` document of a build (docs/formats.md); `verdict` if already judged."""
+    from tower.climbers.legality import check_build, is_legal
+
+    violations = check_build(build)
+    if verdict == "judge":
+        verdict = judge(build, statics_only)
+    return {"legal": is_legal(violations), "violations": [v.to_json() for v in violations],
+            "stability": None if verdict is None else verdict.to_json()}
+
+
+# --- the verdict in words ------------------------------------------------------------------------------------
+
+def _names(ids: list[str]) -> str:
+    """Box ids as a person reads them: figures by their colour."""
+    out = [f"the {i.split('-')[1]} figure" if i.startswith("figure-") else i for i in ids]
+    return ", ".join(out[:8]) + (f" and {len(out) - 8} more" if len(out) > 8 else "")
+
+
+def lean(build, ids: list[str]) -> tuple[float, float] | None:
+    """Which way the blocks `ids` lean off what holds them up: from the middle of the cells they stand on to their
+    centre of mass, seen from above. (0, 0) when nothing is under them at all; None without such blocks."""
+    mine = [b for b in build.blocks if b.id in ids]
+    if not mine:
+        return None
+    others = [b for b in build.blocks if b.id not in ids]
+    weight = sum(math.prod(b.size) for b in mine)
+    com = [sum((b.origin[k] + b.size[k] / 2) * math.prod(b.size) for b in mine) / weight for k in (0, 1)]
+    held = []
+    for b in mine:
+        z = b.origin[2]
+        for x in range(b.origin[0], b.origin[0] + b.size[0]):
+            for y in range(b.origin[1], b.origin[1] + b.size[1]):
+                if z == 0 or any(o.top == z and o.origin[0] <= x < o.origin[0] + o.size[0]
+                                 and o.origin[1] <= y < o.origin[1] + o.size[1] for o in others):
+                    held.append((x + 0.5, y + 0.5))
+    if not held:
+        return (0.0, 0.0)
+    return (com[0] - sum(c[0] for c in held) / len(held), com[1] - sum(c[1] for c in held) / len(held))
+
+
+def fall_line(statics: dict[str, Any], build) -> str:
+    """Which blocks fall and which way, from the statics judge's failure mode (and the build's shape)."""
+    mechanism = statics.get("mechanism") or []
+    who = _names(mechanism) if mechanism else "the build"
+    dx, dy = statics["weakest_direction"]
+    if math.hypot(dx, dy) > 0.5:
+        return f"falls: {who} tip{'s' if len(mechanism) == 1 else ''} over toward {direction_words(dx, dy)}"
+    way = lean(build, [i for i in mechanism if not i.startswith("figure-")]) if build is not None else None
+    if way == (0.0, 0.0):
+        return f"falls: nothing holds up {who}: it drops"
+    tail = "; no tilt of the table would hold it"
+    if way is not None and math.hypot(*way) >= MIN_LEAN:
+        return f"falls: {who} tip{'s' if len(mechanism) == 1 else ''} over toward {direction_words(*way)}{tail}"
+    return f"falls: {who}{tail}"
+
+
+def verdict_lines(st: dict[str, Any], build) -> list[str]:
+    """The stability part of `tower check`'s text: the verdict, why a MARGINAL is one, each judge's answer."""
+    s, d = st["statics"], st.get("dynamics")
+    lines = [f"stability: {st['verdict'].upper()}"]
+    margin = s["tilt_margin_deg"]
+    toward = direction_words(*s["weakest_direction"]) if any(s["weakest_direction"]) else ""
+    if st["verdict"] == "marginal":
+        if s["stable"] and (d is None or not d["collapsed"]):
+            lines.append(f"  marginal: it stands, but a table tilted by only {margin:.1f} deg tips it over toward "
+                         f"{toward} (stable needs at least 1 deg)")
+        elif s["stable"]:
+            lines.append("  marginal: the judges disagree: the statics LP finds it standing, the PyBullet "
+                         "simulation sees it move")
+        else:
+            lines.append("  marginal: the judges disagree: the statics LP finds no way for it to stand, yet it stayed up in "
+                         "the PyBullet simulation")
+    if s["stable"]:
+        lines.append(f"  statics  (LP):       stands; a table tilted by {margin:.1f} deg would tip it over toward "
+                     f"{toward}, {s['ms']:.0f} ms")
+    else:
+        lines.append(f"  statics  (LP):       {fall_line(s, build)}, {s['ms']:.0f} ms")
+    if d:
+        moved = _names(d["moved"])
+        state = (f"collapses: {moved} moved" if d["collapsed"] else "stands") + \
+            f" (at most {d['max_displacement_mm']:.1f} mm, {d['max_rotation_deg']:.1f} deg)"
+        lines.append(f"  dynamics (PyBullet): {state} in {d['simulated_s']:.2f} s simulated, {d['ms']:.0f} ms")
+    return lines
+
+
+def _print_check(title: str, doc: dict[str, Any], detail: dict[str, Any] | None, build) -> None:
+    print(f"{title}: {'legal' if doc['legal'] else 'ILLEGAL'}")
     for v in doc["violations"]:
         level = v.get("level", "error")
         cells = " ".join(str(tuple(c)) for c in v["cells"][:6]) + (" ..." if len(v["cells"]) > 6 else "")
         print(f"  {level:7} {v['rule']:22} {v['message']}" + (f"  cells {cells}" if cells else ""))
-    st = doc.get("stability")
-    if not st:
-        return
-    print(f"stability: {st['verdict'].upper()}")
-    s = st["statics"]
-    print(f"  statics  (LP):       {'stands' if s['stable'] else 'falls'}, tilt margin {s['tilt_margin_deg']:.1f} deg"
-          f" toward {s['weakest_direction']}, {s['ms']:.0f} ms")
-    d = st.get("dynamics")
-    if d:
-        moved = ", ".join(d["moved"][:8]) + (" ..." if len(d["moved"]) > 8 else "")
-        print(f"  dynamics (PyBullet): {'collapses' if d['collapsed'] else 'stands'}, max displacement "
-              f"{d['max_displacement_mm']:.1f} mm, max rotation {d['max_rotation_deg']:.1f} deg over "
-              f"{d['simulated_s']:.2f} s simulated, {d['ms']:.0f} ms" + (f"; moved: {moved}" if moved else ""))
+    if detail:
+        print("\n".join(verdict_lines(detail, build)))
 
 
 def run(args) -> int:
-    from tower.climbers.build import load_build
-
-    build = load_build(args.file)
+    build = read_build(args.file)
     known = {b.id for b in build.blocks}
     for block_id in args.remove:
         if block_id not in known:
             raise BadInput(f"--remove {block_id}: no block with that id", "", args.file)
     build = build.without(set(args.remove))
-    doc = check_document(build, args.statics_only)
+    verdict = judge(build, args.statics_only)
+    doc = check_document(build, args.statics_only, verdict)
     if args.json:
         print_json(doc)
     else:
-        _print_check(args.file, doc)
+        title = args.file + (f" without {', '.join(args.remove)}" if args.remove else "")
+        _print_check(title, doc, None if verdict is None else verdict.to_json(detail=True), build)
     stable = doc["stability"] is None or doc["stability"]["verdict"] == "stable"
     return EXIT_OK if doc["legal"] and stable else EXIT_FOUND

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-from tower.app.seats import parse_options, parse_players
+from tower.app.seats import check_seats, parse_options, parse_players
 from tower.app.stability import statics_stands
 from tower.app.textplay import text_loop
 from tower.games.errors import BadInput
 
 
 def run(args) -> int:
-    from tower.games import load_record, new_game
+    from tower.games import load_game, new_game
     from tower.games.ai import make_agent
 
     if args.load:
-        state = load_record(args.load, judge=statics_stands)
-        seats = parse_players(args.players, args.game) if args.players else ["human"] * state.num_players
+        # one loading path for the window and the terminal: the record's moves and the seats saved with it
+        state, saved = load_game(args.load, judge=statics_stands)
         if state.name != args.game:
             raise BadInput(f"the record is a {state.name} game, not {args.game}", "$.game", args.load)
+        if args.players:
+            seats = parse_players(args.players, args.game)
+            if len(seats) != state.num_players:
+                raise BadInput(f"--players: the record is a {state.num_players}-player game, got {len(seats)}", "")
+        else:
+            seats = check_seats(saved, args.load) if saved else ["human"] * state.num_players
     else:
         seats = parse_players(args.players, args.game)
         state = new_game(args.game, len(seats), args.seed, parse_options(args.option, args.game),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 from tower.app.output import EXIT_OK, check_output_path
@@ -39,6 +38,6 @@ def run(args) -> int:
     for i, move in enumerate(final.history):
         p = state.current_player
         state.apply(move)
-        print(f"{i + 1:4}. player {p}: {move}")
-    print("result:", json.dumps(final.result()) if final.is_over else "(game not finished)")
+        print(f"{i + 1:4}. {state.player_label(p)}: {move}")
+    print("result:", final.outcome_text() if final.is_over else "(game not finished)")
     return EXIT_OK

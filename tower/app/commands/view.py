@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tower.app.output import check_output_path
+import sys
+
+from tower.app.output import EXIT_OK, check_output_path
 
 
 def run(args) -> int:
@@ -11,4 +13,7 @@ def run(args) -> int:
     from tower.app import stability
     from viewer.view import view_file
 
-    return view_file(args.file, screenshot=args.screenshot, gltf=args.gltf, html=args.html, physics=stability)
+    for path, what in view_file(args.file, screenshot=args.screenshot, gltf=args.gltf, html=args.html,
+                                physics=stability):
+        print(f"wrote {path}: {what}", file=sys.stderr)
+    return EXIT_OK
