@@ -477,3 +477,26 @@ def test_placements_are_recorded_per_player_and_colour_for_the_round():
         if state.phase == "play" and state.round == 0:
             assert state.leans == before
     assert DiaboloState.from_json(state.to_json()).leans == state.leans
+
+
+def test_a_doubler_answer_is_told_without_the_answer_and_describe_explains_the_doublers():
+    state = examples_state()
+    state.apply(M("place green 2 angel"))
+    assert state.phase == "double"
+    asked = state.current_player
+    told = {state.public_move(M(f"double {a}"), asked) for a in ("yes", "no")}
+    assert told == {f"P{asked} has chosen whether to double"}
+    text = state.describe(JOE)
+    assert "'in hand' can still double a gain" in text and "answers in secret" in text
+
+
+def test_the_outcome_names_the_winners_and_their_points():
+    state = DiaboloState(3, 5)
+    rng = random.Random(5)
+    while not state.is_over:
+        state.apply(rng.choice(state.legal_moves()))
+    res = state.result()
+    text = state.outcome_text()
+    top = max(res["scores"])
+    assert text.startswith(" and ".join(f"P{p}" for p in res["winners"])) and f"with {top} points" in text
+    assert text.endswith(", ".join(f"P{p} {x}" for p, x in enumerate(res["scores"])))

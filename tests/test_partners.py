@@ -348,6 +348,15 @@ def test_the_team_with_all_eight_pawns_home_wins():
     s = yellow_and_blue_bring_their_last_pawn_home()
     assert s.is_over and s.result()["winners"] == [YELLOW, BLUE]
     assert s.legal_moves() == []
+    assert s.outcome_text() == ("P0 yellow and P2 blue win: all 8 pawns of the team are home; pawns home: "
+                                "yellow+blue 8, red+green 0")
+    assert s.outcome_text() in s.describe(RED)
+
+
+def test_a_game_stopped_at_the_move_limit_is_told_as_a_draw():
+    s = table(["5"], {"y1": space(YELLOW, 3)}, options={"move_limit": 1})
+    play(s, "5 y1")
+    assert s.is_over and s.outcome_text().startswith("nobody wins: the game stopped at the move limit (1 card")
 
 
 def test_partners_exchange_one_card_face_down_at_the_same_time():
@@ -366,7 +375,8 @@ def test_partners_exchange_one_card_face_down_at_the_same_time():
         after = s.view(watcher)
         changed = {k for k in after if after[k] != before[k]}
         assert changed <= {"current_player", "exchanged", "hand_sizes", "log"}
-        assert after["log"][-1] == "gives a card" and after["hand_sizes"][p] == 3
+        assert after["log"][-1] == f"{s.player_label(p)} passed a card to the partner"
+        assert after["hand_sizes"][p] == 3 and s.public_move(move, p) == after["log"][-1]
     assert s.phase == "play"
     for p in range(4):
         mate = s.partner(p)

@@ -598,3 +598,22 @@ def test_the_search_player_takes_the_games_measured_settings_unless_told_otherwi
     generic = make_agent("mcts:iters=20", seed=1)
     generic.choose(diabolo)
     assert generic._c == 0.7
+
+
+def test_describe_says_why_your_colour_changed_after_a_trade():
+    s = arrange(game(4, 8), holder=FOUR, hands={0: ["blue+3", "red+1"], 1: ["grey+2"]})
+    s.apply(SeventhHeavenMove.parse("trade blue+3"))  # P0 takes blue from P1, P1 gets red
+    mine = s.describe(0)
+    assert "your partner card: blue" in mine
+    assert "you took the blue partner card from P1 and gave red" in mine
+    theirs = s.describe(1)
+    assert "your partner card: red" in theirs and "P0 took your blue partner card and gave you red" in theirs
+    assert s.public_view()["exchanges"] == [{"by": 0, "took": "blue", "gave": "red", "from": 1}]
+    assert "colour changed" not in s.describe(2)
+
+
+def test_the_outcome_names_the_winner_the_reason_and_the_places():
+    s = arrange(game(4, 8, play_for_places=False), pos={"red": 18}, holder=FOUR, hands={0: ["red+2"]})
+    s.apply(SeventhHeavenMove.parse("play red+2"))
+    assert s.is_over and s.result()["winners"] == [0]
+    assert s.outcome_text().startswith("P0 wins: the red partner reached 7th Heaven first; places: 1. P0, ")

@@ -221,6 +221,7 @@ class DiaboloState(GameState):
         self.results: list[list[Any]] = []
         self.horizon = False  # search copies end with the round and guess the later rounds (see determinize)
         self.guessed_winners: list[int] | None = None
+        self.last_mover = -1  # who made the last move (public)
         self._proj: list[float] = []
         self._proj_key = -1
         self._deal()
@@ -333,9 +334,10 @@ class DiaboloState(GameState):
         self._legal = None
         k, side = move._kind, move._side  # type: ignore[attr-defined]
         if self.phase == DOUBLE:
-            self._commit(self.asking.pop(0), bool(side))
+            self.last_mover = self.asking.pop(0)
+            self._commit(self.last_mover, bool(side))
             return
-        p = self.turn
+        p = self.last_mover = self.turn
         self.hands[p].remove(k)
         if move.verb == "discard":
             self.discards.append(k)
@@ -456,11 +458,19 @@ class DiaboloState(GameState):
                 "scores": list(self.scores), "rounds": self.round}
 
     # --- what a player sees -----------------------------------------------------------------------------
-    def view(self, player: int) -> dict[str, Any]:
+    def public_move(self, move: Move, player: int) -> str:
+        """A doubler answer stays secret until every player has answered (all answer at the same time)."""
+        if move.verb == "double":  # type: ignore[attr-defined]
+            return f"{self.player_label(player)} has chosen whether to double"
+        return str(move)
+
+    def public_view(self) -> dict[str, Any]:
+        """What everybody sees: the rows, scores, hand sizes, the draw pile's size, discards and shown cards, who
+        still holds a doubler, who has answered the doubler question (never the answer) and the last scoring."""
         return {
             "game": self.name,
-            "player": player,
             "players": self.num_players,
+            "labels": [self.player_label(p) for p in range(self.num_players)],
             "round": self.round + (self.phase != OVER),
             "rounds": self.num_players,
             "dealer": self.dealer,
@@ -470,21 +480,41 @@ class DiaboloState(GameState):
                       "closed": self.closed[c]} for c in range(len(COLOURS))],
             "scoring_row": COLOURS[self.scoring_row] if self.phase == DOUBLE else None,
             "decided": sorted(self.commits),  # who has chosen already, never what
-            "my_commitment": self.commits.get(player),
             "scores": list(self.scores),
-            "hand": [card_text(k) for k in sorted(self.hands[player])],
             "hand_sizes": [len(h) for h in self.hands],
             "shown": [[card_text(k) for k in s] for s in self.shown],
             "deck_size": len(self.deck),
             "discards": [card_text(k) for k in self.discards],
             "doublers": list(self.doubler),
-            "my_doubler": self.doubler[player],
             "results": [_result_view(r) for r in self.results],
+            "last_move": (self.public_move(self.history[-1], self.last_mover) if self.history else None),
         }
+
+    def view(self, player: int) -> dict[str, Any]:
+        """The public view plus `player`'s hand, his doubler and his own pending doubler answer."""
+        return {
+            **self.public_view(),
+            "player": player,
+            "hand": [card_text(k) for k in sorted(self.hands[player])],
+            "my_commitment": self.commits.get(player),
+            "my_doubler": self.doubler[player],
+        }
+
+    def outcome_text(self) -> str:
+        """"P2 wins with 39 points; scores: P0 12, P1 -3, P2 39" (a shared first place: "P1 and P2 share ...")."""
+        res = self.result()
+        winners = res["winners"]
+        names = " and ".join(self.player_label(p) for p in winners)
+        top = res["scores"][winners[0]]
+        head = f"{names} {'wins' if len(winners) == 1 else 'share the win'} with {top} points"
+        return head + "; scores: " + ", ".join(f"{self.player_label(p)} {x}" for p, x in enumerate(res["scores"]))
 
     def describe(self, player: int) -> str:
         v = self.view(player)
-        lines = [f"Diabolo, round {v['round']} of {v['rounds']}; you are player {player}; dealer {v['dealer']}"]
+        label = self.player_label
+        lines = [f"Diabolo, round {v['round']} of {v['rounds']}; you are {label(player)}; dealer {label(v['dealer'])}"]
+        lines.append("rows: cards on the devil side (left) count against, on the angel side (right) for; a side "
+                     f"holds {MAX_PER_SIDE} cards, a row closes at {ROW_CLOSES_AT}")
         width = 3 * 2 + 2
         for r in v["rows"]:
             devil = " ".join(map(str, r["devil"])).rjust(width)
@@ -492,25 +522,34 @@ class DiaboloState(GameState):
             mark = "closed" if r["closed"] else ""
             lines.append(f"  {r['colour']:>6}  devil {devil} | {angel} angel  "
                          f"({sum(r['devil'])}:{sum(r['angel'])}) {mark}".rstrip())
-        lines.append("scores: " + ", ".join(f"P{p} {s}" for p, s in enumerate(v["scores"])))
-        lines.append("hand sizes: " + ", ".join(f"P{p} {s}" for p, s in enumerate(v["hand_sizes"]))
+        lines.append("scores: " + ", ".join(f"{label(p)} {s}" for p, s in enumerate(v["scores"])))
+        lines.append("cards in hand: " + ", ".join(f"{label(p)} {s}" for p, s in enumerate(v["hand_sizes"]))
                      + f"; draw pile {v['deck_size']}")
-        lines.append("doublers: " + ", ".join(f"P{p} {'yes' if d else 'spent'}" for p, d in enumerate(v["doublers"])))
+        lines.append("doublers (each player's one doubler per round; 'in hand' can still double a gain, 'spent' was "
+                     "committed to a scored row): "
+                     + ", ".join(f"{label(p)} {'in hand' if d else 'spent'}" for p, d in enumerate(v["doublers"])))
         for p, cards in enumerate(v["shown"]):
             if cards and p != player:
-                lines.append(f"P{p} has shown: {', '.join(cards)}")
+                lines.append(f"{label(p)} had to show the hand and still holds: {', '.join(cards)}")
         if v["discards"]:
             lines.append("discarded: " + ", ".join(v["discards"]))
         for r in v["results"]:
-            pts = ", ".join(f"P{p} {x:+d}" for p, x in enumerate(r["points"]) if x)
+            pts = ", ".join(f"{label(p)} {x:+d}" for p, x in enumerate(r["points"]) if x)
+            doubled = f"; doubled by {', '.join(label(p) for p in r['doubled'])}" if r["doubled"] else ""
             lines.append(f"scored {r['colour']}: devil {r['devil']} v angel {r['angel']}: {r['outcome']}"
-                         + (f" ({pts})" if pts else ""))
+                         + (f" ({pts})" if pts else "") + doubled)
+        if v["last_move"]:
+            lines.append(f"last move: {v['last_move']}")
         lines.append("your hand: " + (", ".join(v["hand"]) or "empty"))
         if v["phase"] == DOUBLE:
-            lines.append(f"scoring the {v['scoring_row']} row (more angel points): double yes / double no?")
+            answered = ", ".join(label(p) for p in v["decided"]) or "nobody yet"
+            mine = v["my_commitment"]
+            lines.append(f"scoring the {v['scoring_row']} row (more angel points): every player with a doubler in "
+                         "hand answers in secret whether to commit it (double yes / double no); the answers are "
+                         f"shown together once all are in. Answered: {answered}"
+                         + ("" if mine is None else f"; your answer: {'yes' if mine else 'no'}"))
         elif v["phase"] == OVER:
-            res = self.result()
-            lines.append("game over; winners: " + ", ".join(f"P{p}" for p in res["winners"]))
+            lines.append("game over: " + self.outcome_text())
         return "\n".join(lines)
 
     # --- saving -----------------------------------------------------------------------------------------
@@ -524,6 +563,7 @@ class DiaboloState(GameState):
             "scoring_row": self.scoring_row, "asking": list(self.asking),
             "commits": [[p, yes] for p, yes in sorted(self.commits.items())],
             "results": [list(r) for r in self.results], "leans": [list(x) for x in self.leans],
+            "last_mover": self.last_mover,
         })
         return d
 
@@ -549,6 +589,7 @@ class DiaboloState(GameState):
             state.commits = {p: yes for p, yes in data["commits"]}
             state.results = [list(r) for r in data["results"]]
             state.leans = [list(x) for x in data["leans"]]
+            state.last_mover = int(data.get("last_mover", -1))
             state._legal = None
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise BadInput(f"not a diabolo state: {exc}") from None

@@ -255,6 +255,8 @@ class PartnersState(GameState):
         self.turn = 0
         self.winner_team: int | None = None
         self.moves_played = 0
+        #: who made each move of `history` (public: the log names the players)
+        self.movers: list[int] = []
         self._legal: list[PartnersMove] | None = None
         self.rng.shuffle(self.deck)
         self._deal()
@@ -860,6 +862,7 @@ class PartnersState(GameState):
         p = self.turn
         n = self.num_players
         self._legal = None
+        self.movers.append(p)
         if move.action == "give":
             self.hands[p].remove(move.card)
             self.gives[p] = move.card
@@ -933,17 +936,28 @@ class PartnersState(GameState):
         seat, depth = divmod(where - t - self.num_players, FINISH)
         return f"finish-{LETTERS[seat]}{FINISH - depth}"  # the text's numbering: 1 is the deepest case
 
-    def view(self, player: int) -> dict[str, Any]:
-        """Own hand and public facts; other hands and the cards in the exchange stay hidden."""
-        log = []
-        for m in self.history[-12:]:
-            assert isinstance(m, PartnersMove)
-            log.append("gives a card" if m.action == "give" else str(m))
+    def player_label(self, player: int) -> str:
+        """The seat and its colour, e.g. "P1 red"."""
+        return f"P{player} {COLOURS[player]}"
+
+    def public_move(self, move: Move, player: int) -> str:
+        """A card given in the exchange is face down: the others learn only that one was given."""
+        assert isinstance(move, PartnersMove)
+        if move.action == "give":
+            return f"{self.player_label(player)} passed a card to the partner"
+        return str(move)
+
+    def public_view(self) -> dict[str, Any]:
+        """What everybody sees: the pawns, the cards played, hand sizes, who has given in the exchange (never
+        which card), whose turn it is and the recent moves as told to all."""
+        recent = min(12, len(self.movers))  # a state saved before `movers` existed has none
+        log = [self.public_move(m, p) if m.action == "give" else f"{self.player_label(p)}: {m}"  # type: ignore[attr-defined]
+               for m, p in zip(self.history[len(self.history) - recent:], self.movers[-recent:], strict=True)]
         return {
             "game": self.name,
             "players": self.num_players,
-            "you": player,
             "colours": [COLOURS[s] for s in range(self.num_players)],
+            "labels": [self.player_label(s) for s in range(self.num_players)],
             "teams": self.teams(),
             "phase": self.phase,
             "current_player": self.current_player,
@@ -951,13 +965,8 @@ class PartnersState(GameState):
             "deals_left": self.deals_left,
             "pawns": {pawn_name(i): self.where_text(w) for i, w in enumerate(self.loc)},
             "locations": list(self.loc),
-            "hand": [CARD_NAMES[c] for c in self.hands[player]],
             "hand_sizes": [len(h) for h in self.hands],
             "exchanged": [g is not None for g in self.gives],
-            "giving": None if self.gives[player] is None else CARD_NAMES[self.gives[player]],
-            "gave": None if self.gave[player] is None else CARD_NAMES[self.gave[player]],
-            "received": None if self.received[player] is None else CARD_NAMES[self.received[player]],
-            "partner_holds": None if self.known[player] is None else CARD_NAMES[self.known[player]],
             "discard": [CARD_NAMES[c] for c in self.discard],
             "deck_size": len(self.deck),
             "moves_played": self.moves_played,
@@ -965,11 +974,38 @@ class PartnersState(GameState):
             "winners": self.result()["winners"] if self.phase == "over" else [],
         }
 
+    def view(self, player: int) -> dict[str, Any]:
+        """The public view plus what `player` alone (with his partner, for the exchange) knows: his hand, the card
+        he is giving, what he gave and received this deal, and the card he knows his partner still holds."""
+        def name(card: str | None) -> str | None:
+            return None if card is None else CARD_NAMES[card]
+
+        return {
+            **self.public_view(),
+            "you": player,
+            "hand": [CARD_NAMES[c] for c in self.hands[player]],
+            "giving": name(self.gives[player]),
+            "gave": name(self.gave[player]),
+            "received": name(self.received[player]),
+            "partner_holds": name(self.known[player]),
+        }
+
+    def outcome_text(self) -> str:
+        """"P0 yellow and P2 blue win: all eight pawns home; pawns home: yellow+blue 8, red+green 5"."""
+        res = self.result()
+        homes = "; pawns home: " + ", ".join(
+            "+".join(COLOURS[s] for s in team) + f" {res['scores'][team[0]]}" for team in res["teams"])
+        if not res["winners"]:
+            return (f"nobody wins: the game stopped at the move limit ({self.options['move_limit']} card plays)"
+                    + homes)
+        names = " and ".join(self.player_label(p) for p in res["winners"])
+        return f"{names} win: all {2 * PAWNS_PER_PLAYER} pawns of the team are home" + homes
+
     def describe(self, player: int) -> str:
-        """A terminal picture of `view(player)`: each seat's pawns, the hand, the last moves."""
+        """A terminal picture of `view(player)`: each seat's pawns, the hand, the exchange, the last moves."""
         v = self.view(player)
         lines = []
-        for seat, colour in enumerate(v["colours"]):
+        for seat, label in enumerate(v["labels"]):
             pawns = [f"{pawn_name(seat * PAWNS_PER_PLAYER + i)}:{v['pawns'][pawn_name(seat * PAWNS_PER_PLAYER + i)]}"
                      for i in range(PAWNS_PER_PLAYER)]
             marks = []
@@ -982,25 +1018,33 @@ class PartnersState(GameState):
             if seat == v["current_player"]:
                 marks.append("to play")
             tag = f" ({', '.join(marks)})" if marks else ""
-            lines.append(f"{colour:<7} home before space {SECTION * seat + 1:>2}, {v['hand_sizes'][seat]} cards"
+            lines.append(f"{label:<9} home before space {SECTION * seat + 1:>2}, {v['hand_sizes'][seat]} cards"
                          f"{tag}: {' '.join(pawns)}")
+        lines.append(f"places: base = in the base; 1-{self.track} = a track space (1 is yellow's first); home-r = "
+                     "on red's home; finish-b1..4 = blue's finish zone (1 is the deepest case)")
         lines.append(f"phase: {v['phase']}; your hand: {', '.join(v['hand']) or '-'}")
+        if v["phase"] == "exchange":
+            given = [v["labels"][s] for s, done in enumerate(v["exchanged"]) if done]
+            lines.append("exchange: each player passes one card face down to the partner; given so far: "
+                         + (", ".join(given) or "nobody"))
         if v["giving"]:
-            lines.append(f"you are giving: {v['giving']}")
+            lines.append(f"you are giving: {v['giving']} (your partner receives it when everybody has given)")
         if v["gave"] or v["received"]:
-            lines.append(f"exchange: you gave {v['gave']}, you received {v['received']}")
+            lines.append(f"this deal's exchange: you gave {v['gave']}, you received {v['received']}")
+        if v["partner_holds"]:
+            lines.append(f"your partner still holds the {v['partner_holds']} you gave (until a card of that kind "
+                         "is played)")
         if v["discard"]:
             lines.append(f"last card played: {v['discard'][-1]} ({len(v['discard'])} in the middle)")
         if v["log"]:
             lines.append("last moves: " + "; ".join(v["log"][-8:]))
         if v["phase"] == "over":
-            names = [COLOURS[s] for s in v["winners"]]
-            lines.append("game over: " + (" and ".join(names) + " win" if names else "a draw"))
+            lines.append("game over: " + self.outcome_text())
         return "\n".join(lines)
 
     # --- saving, copying, hidden information -------------------------------------------------------
     _FIELDS = ("loc", "hands", "deck", "discard", "gives", "gave", "received", "known", "dealer", "deals_left",
-               "phase", "turn", "winner_team", "moves_played")
+               "phase", "turn", "winner_team", "moves_played", "movers")
 
     def to_json(self) -> dict[str, Any]:
         data = self.base_json()
@@ -1015,7 +1059,7 @@ class PartnersState(GameState):
         try:
             state = cls(data["players"], data["seed"], data["options"])
             for key in cls._FIELDS:
-                value = data[key]
+                value = data[key] if key != "movers" else data.get(key, [])
                 setattr(state, key, [list(x) for x in value] if key == "hands" else
                         (list(value) if isinstance(value, list) else value))
             state.load_base_json(data)
@@ -1046,6 +1090,7 @@ class PartnersState(GameState):
         new.received = self.received[:]
         new.known = self.known[:]
         new.history = self.history[:]
+        new.movers = self.movers[:]
         return new
 
     def determinize(self, player: int, rng: random.Random) -> Self:

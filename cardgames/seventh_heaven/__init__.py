@@ -262,6 +262,8 @@ class SeventhHeavenState(GameState):
         self.placed: list[list[int]] = []  # players reaching 7th Heaven (a first partner with 2-3 players)
         self.complete: list[int] = []  # 2-3 players: those with both partners in 7th Heaven
         self.end_reason = ""
+        #: every exchange of partner cards, public: (taker, colour taken, colour given, previous holder or -1)
+        self.exchanges: list[tuple[int, int, int, int]] = []
         # Search copies stop once the winner is known: the places after the first never change the winner.
         self.stop_at_winner = False
         self._legal: list[SeventhHeavenMove] | None = None
@@ -578,6 +580,7 @@ class SeventhHeavenState(GameState):
             mine = COLOUR_INDEX[give]
         else:
             mine = self.partners_of(p)[0]
+        self.exchanges.append((p, take, mine, self.holder[take]))
         self.holder[mine] = self.holder[take]
         self.holder[take] = p
 
@@ -656,16 +659,16 @@ class SeventhHeavenState(GameState):
         }
 
     # --- views --------------------------------------------------------------------------------------------
-    def view(self, player: int) -> dict[str, Any]:
-        """Pawns, partner cards (face up) and the discard pile are public; hands and the deck are not."""
+    def public_view(self) -> dict[str, Any]:
+        """Pawns, partner cards (face up), the discard pile and every exchange of partner cards are public; hands
+        and the deck are not (only their sizes)."""
         out: dict[str, Any] = {
             "game": self.name,
             "players": self.num_players,
-            "you": player,
+            "labels": [self.player_label(p) for p in range(self.num_players)],
             "track_length": self.length,
             "pawns": {COLOURS[c]: self.pos[c] for c in range(self.ncol)},
             "partners": {COLOURS[c]: (self.holder[c] if self.holder[c] >= 0 else None) for c in range(self.ncol)},
-            "hand": sorted(KIND_NAME[k] for k in self.hands[player]),
             "hand_sizes": [len(h) for h in self.hands],
             "deck": len(self.deck),
             "discard": [KIND_NAME[k] for k in self.discard],
@@ -678,42 +681,84 @@ class SeventhHeavenState(GameState):
             "refilling": self.refilling,
             "arrivals": [[COLOURS[c] for c in g] for g in self.arrivals],
             "placed": [list(g) for g in self.placed],
+            "exchanges": [{"by": by, "took": COLOURS[take], "gave": COLOURS[give],
+                           "from": None if held < 0 else held} for by, take, give, held in self.exchanges],
             "last_move": str(self.history[-1]) if self.history else None,
         }
         if self.phase == OVER:
             out["result"] = self.result()
         return out
 
+    def view(self, player: int) -> dict[str, Any]:
+        """The public view plus `player`'s own hand."""
+        return {**self.public_view(), "you": player, "hand": sorted(KIND_NAME[k] for k in self.hands[player])}
+
+    def outcome_text(self) -> str:
+        """Who won and why: "P1 wins: the blue partner reached 7th Heaven first; places: 1. P1, 2. P3 and P0"."""
+        r = self.result()
+        names = " and ".join(self.player_label(p) for p in r["winners"])
+        if self.pairs and self.complete:
+            why = "both partners reached 7th Heaven first"
+        elif r["reason"] == "seventh-heaven" or (self.placed and r["winners"] == self.placed[0]):
+            why = f"the {' and '.join(r['arrivals'][0])} partner reached 7th Heaven first" if r["arrivals"] else ""
+        else:
+            why = "the cards ran out; nearest partner to 7th Heaven"
+        places = ", ".join(f"{i}. " + " and ".join(self.player_label(p) for p in group)
+                           for i, group in enumerate(r["places"], 1))
+        verb = "wins" if len(r["winners"]) == 1 else "share the win"
+        return f"{names} {verb}: {why}; places: {places}"
+
     def describe(self, player: int) -> str:
         v = self.view(player)
         length = v["track_length"]
-        lines = [f"In 7th Heaven - you are player {player}" + (f", last move: {v['last_move']}" if v["last_move"] else "")]
-        lines.append(f"track: Garden Party 0 ... 7th Heaven {length}; 2->5, 4 must swap, 6->9, 8 may swap, 13->10, 14 may swap")
+        label = self.player_label
+        lines = [f"In 7th Heaven - you are {label(player)}" + (f", last move: {v['last_move']}" if v["last_move"] else "")]
+        lines.append(f"track: Garden Party 0 ... 7th Heaven {length}; 2->5, 4 must swap, 6->9, 8 may swap, 13->10, "
+                     "14 may swap")
         by_space: dict[int, list[str]] = {}
         for colour, space in v["pawns"].items():
             by_space.setdefault(space, []).append(colour)
         for space in sorted(by_space, reverse=True):
-            label = "7th Heaven" if space >= length else ("Garden Party" if space == START else f"space {space}")
+            name = "7th Heaven" if space >= length else ("Garden Party" if space == START else f"space {space}")
             owners = []
             for colour in by_space[space]:
                 h = v["partners"][colour]
-                owners.append(f"{colour}({'you' if h == player else 'beside board' if h is None else f'P{h}'})")
-            lines.append(f"  {label:>12}: {', '.join(owners)}")
-        lines.append("hands: " + ", ".join(f"P{i}={n}" for i, n in enumerate(v["hand_sizes"])) + f"; deck {v['deck']}")
+                owners.append(f"{colour}({'you' if h == player else 'beside board' if h is None else label(h)})")
+            lines.append(f"  {name:>12}: {', '.join(owners)}")
+        mine = [c for c, h in v["partners"].items() if h == player]
+        lines.append(f"your partner card{'s' if len(mine) > 1 else ''}: {' and '.join(mine) or 'none'} - you win "
+                     f"by bringing {'these pawns' if len(mine) > 1 else 'this pawn'} to 7th Heaven, whoever moves it")
+        note = self._exchange_note(player, v["exchanges"])
+        if note:
+            lines.append(note)
+        lines.append("hands: " + ", ".join(f"{label(i)}={n}" for i, n in enumerate(v["hand_sizes"]))
+                     + f"; deck {v['deck']}")
         lines.append("your hand: " + (" ".join(v["hand"]) or "(empty)"))
         if v["discard"]:
             lines.append("discard pile (top last): " + " ".join(v["discard"][-8:]))
         if v["phase"] == OVER:
-            r = v["result"]
-            lines.append(f"game over ({r['reason']}): winners {r['winners']}, places {r['places']}")
+            lines.append("game over: " + self.outcome_text())
         elif v["phase"] == SWAP:
-            lines.append(f"player {v['turn']} landed on space {v['swap_space']}: 'swap <colour>'"
+            lines.append(f"{label(v['turn'])} landed on space {v['swap_space']}: 'swap <colour>'"
                          + (" or 'keep'" if v["swap_space"] in MAY_SWAP else ""))
         elif v["phase"] == DISCARD:
-            lines.append(f"three cards: player {v['current_player']} discards {v['discard_left']} more ('discard <card>')")
+            lines.append(f"three cards: {label(v['current_player'])} discards {v['discard_left']} more "
+                         "('discard <card>')")
         else:
-            lines.append(f"player {v['turn']} to play a card")
+            lines.append(f"{label(v['turn'])} to play a card")
         return "\n".join(lines)
+
+    def _exchange_note(self, player: int, exchanges: list[dict[str, Any]]) -> str:
+        """Why `player`'s partner colour last changed, from the public exchange log ("" if it never did)."""
+        label = self.player_label
+        for e in reversed(exchanges):
+            if e["by"] == player:
+                whom = "from beside the board" if e["from"] is None else f"from {label(e['from'])}"
+                return f"your colour changed: you took the {e['took']} partner card {whom} and gave {e['gave']}"
+            if e["from"] == player:
+                return (f"your colour changed: {label(e['by'])} took your {e['took']} partner card and gave you "
+                        f"{e['gave']} in return")
+        return ""
 
     # --- copies and saving --------------------------------------------------------------------------------
     def clone(self) -> Self:
@@ -728,6 +773,7 @@ class SeventhHeavenState(GameState):
         new.arrivals = [g[:] for g in self.arrivals]
         new.placed = [g[:] for g in self.placed]
         new.complete = self.complete[:]
+        new.exchanges = self.exchanges[:]
         new.history = self.history[:]
         new.options = dict(self.options)
         new.rng = random.Random()
@@ -771,6 +817,7 @@ class SeventhHeavenState(GameState):
             placed=[list(g) for g in self.placed],
             complete=list(self.complete),
             end_reason=self.end_reason,
+            exchanges=[list(e) for e in self.exchanges],
         )
         return data
 
@@ -794,6 +841,7 @@ class SeventhHeavenState(GameState):
             state.placed = [list(g) for g in data["placed"]]
             state.complete = list(data["complete"])
             state.end_reason = str(data["end_reason"])
+            state.exchanges = [(int(a), int(b), int(c), int(d)) for a, b, c, d in data.get("exchanges", [])]
         except (KeyError, TypeError, ValueError) as exc:
             raise BadInput(f"not a {cls.name} state: {exc}") from None
         state._legal = None
