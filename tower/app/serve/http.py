@@ -109,6 +109,10 @@ def make_app(server: GameServer) -> web.Application:
     routes.get("/replay")(page("replay"))
     routes.get("/replay/{id}")(page("replay"))
 
+    @routes.get("/favicon.ico")
+    async def favicon(_request: web.Request) -> web.Response:
+        return web.Response(status=204)
+
     @routes.get("/api/catalogue")
     async def catalogue(_request: web.Request) -> web.Response:
         from tower.app.serve.lobby import catalogue as cat

@@ -24,7 +24,7 @@ const page = {
 };
 window.towerPage = page;
 
-const view = new SceneView(el('view'));
+const view = new SceneView(el('view'), { covered: () => el('hud').offsetHeight + el('hud').offsetTop });
 page.view = view;
 view.onPick = onPick;
 
@@ -111,9 +111,8 @@ function draw(animateFrom) {
     if (me) scene.ghost_figures = [{ ...me, cell: cell.cell, current: false, problem: false }];
   }
   page.scene = scene;
+  el('hud').textContent = [scene.title, ...scene.lines].filter(Boolean).join('\n');
   view.show(scene, { from: animateFrom });
-  const lines = [scene.title, ...scene.lines].filter(Boolean);
-  el('hud').textContent = lines.join('\n');
 }
 
 function panel() {

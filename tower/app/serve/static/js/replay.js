@@ -7,7 +7,7 @@ const parts = location.pathname.split('/').filter(Boolean);
 const gameId = parts.length > 1 ? decodeURIComponent(parts[1]) : null;
 const page = { doc: null, k: 0, timer: null, view: null };
 window.towerReplay = page;
-const view = new SceneView(el('view'));
+const view = new SceneView(el('view'), { covered: () => el('hud').offsetHeight + el('hud').offsetTop });
 page.view = view;
 
 async function load(seat) {
@@ -51,8 +51,8 @@ function go(k, animate = true, reset = false) {
   const from = animate && k === page.k + 1 ? frames[page.k].scene : null;
   page.k = k;
   const scene = frames[k].scene;
-  view.show(scene, { from, resetCamera: reset });
   el('hud').textContent = [scene.title, ...scene.lines].filter(Boolean).join('\n');
+  view.show(scene, { from, resetCamera: reset });
   el('slider').value = k;
   el('step').textContent = k === 0 ? `start (${frames.length - 1} moves)`
     : `move ${k}/${frames.length - 1}: ${frames[k].label}: ${frames[k].move}`;

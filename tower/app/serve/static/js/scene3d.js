@@ -117,32 +117,35 @@ function ladderGroup(lad, palette) {
 }
 
 // Camera position and focal point looking along -dir that bring `points` as close as possible while all of them
-// stay inside the window (viewer.render.fit_view, the same closed form).
-function fitView(points, dir, up, fovDeg, aspect, margin = 0.92) {
+// project inside `rect` = [x0, x1, y0, y1] in normalised window coordinates (-1..1): viewer.render.fit_view, the
+// same closed form (linear constraints in the camera's distance and sideways shift, per axis).
+function fitView(points, dir, up, fovDeg, aspect, rect) {
   const d = new THREE.Vector3(...dir).normalize();
   const right = new THREE.Vector3().crossVectors(d.clone().negate(), new THREE.Vector3(...up)).normalize();
   const trueUp = new THREE.Vector3().crossVectors(right, d.clone().negate());
   const lo = points.reduce((a, p) => a.min(p), points[0].clone());
   const hi = points.reduce((a, p) => a.max(p), points[0].clone());
   const centre = lo.add(hi).multiplyScalar(0.5);
+  const v = points.map((p) => p.clone().sub(centre));
+  const w = v.map((p) => p.dot(d));
   const tanV = Math.tan(THREE.MathUtils.degToRad(fovDeg) / 2);
-  const axes = [[right, tanV * aspect * margin], [trueUp, tanV * margin]];
-  const w = points.map((p) => p.clone().sub(centre).dot(d));
-  let dist = Math.max(...w) + 1;
-  const shifts = [];
-  for (const [axis, half] of axes) {
-    const coord = points.map((p) => p.clone().sub(centre).dot(axis));
-    const upper = coord.map((c, i) => c + half * w[i]);
-    const lower = coord.map((c, i) => c - half * w[i]);
-    dist = Math.max(dist, (Math.max(...upper) - Math.min(...lower)) / (2 * half));
-    shifts.push([upper, lower, half]);
-  }
+  const [x0, x1, y0, y1] = rect;
+  const axes = [[right, x0 * tanV * aspect, x1 * tanV * aspect], [trueUp, y0 * tanV, y1 * tanV]];
+  const dist = [Math.max(...w) + 1];
+  const shifts = axes.map(([axis, a, b]) => {
+    const coord = v.map((p) => p.dot(axis));
+    const upper = coord.map((c, i) => c + b * w[i]);
+    const lower = coord.map((c, i) => c + a * w[i]);
+    dist.push((Math.max(...upper) - Math.min(...lower)) / (b - a));
+    return [upper, lower, a, b];
+  });
+  const D = Math.max(...dist);
   const focal = centre.clone();
-  shifts.forEach(([upper, lower, half], k) => {
-    const t = (Math.max(...upper.map((u) => u - half * dist)) + Math.min(...lower.map((l) => l + half * dist))) / 2;
+  shifts.forEach(([upper, lower, a, b], k) => {
+    const t = (Math.max(...upper.map((u) => u - b * D)) + Math.min(...lower.map((l) => l - a * D))) / 2;
     focal.addScaledVector(axes[k][0], t);
   });
-  return { position: focal.clone().addScaledVector(d, dist), focal };
+  return { position: focal.clone().addScaledVector(d, D), focal };
 }
 
 function sceneBounds(s) {
@@ -166,8 +169,10 @@ function figureKeys(figures) {
 }
 
 export class SceneView {
-  constructor(container) {
+  // `covered()`: pixels at the top of the view hidden by text laid over it (the camera keeps the scene below)
+  constructor(container, { covered = () => 0 } = {}) {
     this.container = container;
+    this.covered = covered;
     this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
     container.appendChild(this.renderer.domElement);
@@ -450,7 +455,9 @@ export class SceneView {
       pts.push(new THREE.Vector3(x, y, z));
     }
     const dir = this.scene.flat ? [0.3, -1.0, 1.6] : [0.75, -1.0, 0.72];
-    const { position, focal } = fitView(pts, dir, [0, 0, 1], FOV, this.camera.aspect);
+    const h = Math.max(this.container.clientHeight, 1);
+    const top = Math.max(0, Math.min(0.94, 1 - (2 * (this.covered() + 12)) / h));
+    const { position, focal } = fitView(pts, dir, [0, 0, 1], FOV, this.camera.aspect, [-0.95, 0.95, -0.95, top]);
     this.camera.position.copy(position);
     this.controls.target.copy(focal);
     this.camera.lookAt(focal);
