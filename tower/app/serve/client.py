@@ -60,6 +60,9 @@ class Client:
                 self.close()
                 if attempt:
                     raise
+            except BaseException:  # the connection is in an unknown state: the next request opens a new one
+                self.close()
+                raise
         raise AssertionError("unreachable")
 
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
