@@ -208,9 +208,13 @@ def make_app(server: GameServer) -> web.Application:
     async def on_startup(_app: web.Application) -> None:
         await server.start()
 
+    async def on_shutdown(_app: web.Application) -> None:
+        await server.close_pages()  # before the listener waits for open handlers: the WebSockets end now
+
     async def on_cleanup(_app: web.Application) -> None:
         await server.close()
 
     app.on_startup.append(on_startup)
+    app.on_shutdown.append(on_shutdown)
     app.on_cleanup.append(on_cleanup)
     return app

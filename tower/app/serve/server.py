@@ -86,14 +86,17 @@ class GameServer:
             except Exception:  # one damaged game must not keep the others from resuming
                 log.exception("cannot resume game %s", game_id)
 
+    async def close_pages(self) -> None:
+        """Close every open page's WebSocket (the server is stopping; the pages will reconnect)."""
+        subs = [sub for table in self.tables.values() for sub in table.subscribers]
+        await asyncio.gather(*(sub.close() for sub in subs), return_exceptions=True)
+
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
         for table in self.tables.values():
             if table.ai_task:
                 table.ai_task.cancel()
-            for sub in list(table.subscribers):
-                sub.push(None)
         self.pool.close()
         await asyncio.to_thread(self.store.close)
 

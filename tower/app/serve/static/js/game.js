@@ -154,7 +154,9 @@ function panel() {
   const log = el('log');
   log.replaceChildren();
   for (const entry of snap.log) {
-    log.appendChild(item('li', `${entry.label}: ${entry.text}`)).value = entry.n + 1;
+    // a hidden move is told in words that already name the player ("P2 has chosen whether to double")
+    const text = entry.text.startsWith(entry.label) ? entry.text : `${entry.label}: ${entry.text}`;
+    log.appendChild(item('li', text)).value = entry.n + 1;
   }
   log.scrollTop = log.scrollHeight;
 }

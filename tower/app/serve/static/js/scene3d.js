@@ -168,12 +168,25 @@ function figureKeys(figures) {
   return figures.map((f) => { seen[f.colour] = (seen[f.colour] || 0) + 1; return `${f.colour}#${seen[f.colour]}`; });
 }
 
+// A software renderer (SwiftShader, llvmpipe: a machine without a GPU) pays for multisampling on every frame;
+// the dark outlines keep the edges readable without it, as on the desktop viewer.
+function softwareRenderer() {
+  const gl = document.createElement('canvas').getContext('webgl2');
+  if (!gl) return true;
+  const info = gl.getExtension('WEBGL_debug_renderer_info');
+  const name = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+  const lose = gl.getExtension('WEBGL_lose_context');
+  if (lose) lose.loseContext();
+  return /swiftshader|llvmpipe|software/i.test(name);
+}
+
 export class SceneView {
   // `covered()`: pixels at the top of the view hidden by text laid over it (the camera keeps the scene below)
   constructor(container, { covered = () => 0 } = {}) {
     this.container = container;
     this.covered = covered;
-    this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    this.software = softwareRenderer();
+    this.renderer = new THREE.WebGLRenderer({ antialias: !this.software, preserveDrawingBuffer: true });
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
     container.appendChild(this.renderer.domElement);
     this.labelLayer = document.createElement('div');
@@ -409,8 +422,9 @@ export class SceneView {
 
   _animate() {
     const start = performance.now();
+    const duration = this.software ? ANIM_MS / 2 : ANIM_MS;  // fewer slow frames
     const step = (now) => {
-      const u = Math.min((now - start) / ANIM_MS, 1);
+      const u = Math.min((now - start) / duration, 1);
       const t = u * u * (3 - 2 * u);
       const hop = HOP * 4 * t * (1 - t);
       for (const m of this.moving) {
