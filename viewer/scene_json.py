@@ -40,17 +40,13 @@ ITEM_TYPES: dict[str, type] = {
 }
 #: Colours the renderers use besides the named ones: the table, the background, problems, the selection.
 FIXED_RGB = {"table": TABLE_RGB, "background": BACKGROUND_RGB, "problem": PROBLEM_RGB, "select": SELECT_RGB}
-
-
-def _plain(value: Any) -> Any:
-    """Tuples become lists and floats that are whole stay floats (JSON keeps 2.0 as 2.0)."""
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    return value
+_SCENE_FIELDS = [f.name for f in fields(Scene)]
 
 
 def _item(obj: Any) -> dict[str, Any]:
-    return {f.name: _plain(getattr(obj, f.name)) for f in fields(obj)}
+    """A scene item's fields by name; its tuples stay tuples (`json.dumps` writes them as arrays): the server
+    builds one scene per seat per move, so this is kept cheap."""
+    return dict(vars(obj))
 
 
 def scene_to_json(scene: Scene) -> dict[str, Any]:
@@ -58,23 +54,26 @@ def scene_to_json(scene: Scene) -> dict[str, Any]:
     name the scene uses."""
     out: dict[str, Any] = {"format": SCENE_FORMAT}
     used: set[str] = set()
-    for f in fields(scene):
-        value = getattr(scene, f.name)
-        if f.name in ITEM_TYPES:
-            out[f.name] = [_item(v) for v in value]
+    for name in _SCENE_FIELDS:
+        value = getattr(scene, name)
+        if name in ITEM_TYPES:
+            out[name] = [_item(v) for v in value]
             for v in value:
-                used.update(getattr(v, "faces", ()))
-                if hasattr(v, "colour"):
-                    used.add(v.colour)
+                faces = getattr(v, "faces", None)
+                if faces:
+                    used.update(faces)
+                colour = getattr(v, "colour", None)
+                if colour:
+                    used.add(colour)
         else:
-            out[f.name] = _plain(value)
-    out["palette"] = {name: list(ALL_RGB[name]) for name in sorted(used) if name in ALL_RGB}
-    out["fixed"] = {k: list(v) for k, v in FIXED_RGB.items()}
+            out[name] = list(value) if isinstance(value, list) else value
+    out["palette"] = {name: ALL_RGB[name] for name in sorted(used) if name in ALL_RGB}
+    out["fixed"] = dict(FIXED_RGB)
     return out
 
 
 def _tuples(value: Any) -> Any:
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return tuple(_tuples(v) for v in value)
     return value
 

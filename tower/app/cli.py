@@ -74,6 +74,9 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=int, help="processes for AI seats and hints (default: one per core)")
     s.add_argument("--ai-pause", type=float, default=0.4, metavar="SECONDS",
                    help="pause before each AI move, so people can follow (default 0.4)")
+    s.add_argument("--sync", choices=("full", "normal"), default="full",
+                   help="full: every move is on disk before its answer (survives a power cut); normal: "
+                        "survives a killed server, answers a few ms sooner (default full)")
 
     s = sub.add_parser("replay", help="step through a game record")
     s.add_argument("record")

@@ -25,7 +25,8 @@ def run(args) -> int:
         print(f"tower serve: the lobby is at {url} (games are kept in {args.db}); Ctrl+C stops", flush=True)
 
     try:
-        run_server(args.db, args.host, args.port, ready=ready, workers=args.workers, ai_pause=args.ai_pause)
+        run_server(args.db, args.host, args.port, ready=ready, workers=args.workers, ai_pause=args.ai_pause,
+                   synchronous=args.sync)
     except OSError as exc:
         raise BadInput(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "") from None
     except Exception as exc:

@@ -19,8 +19,8 @@ from typing import Any
 
 from tower.app.serve.lobby import parse_new_game
 from tower.app.serve.store import GameRow, Store, StoreError, token_hash
-from tower.app.serve.table import Change, Refused, Table
-from tower.app.serve.workers import HINT_AI, AIPool
+from tower.app.serve.table import Change, Refused, Table, render, render_messages
+from tower.app.serve.workers import HINT_AI, WorkerPool
 from tower.games.errors import BadInput
 from tower.games.registry import new_game
 
@@ -60,14 +60,17 @@ class Subscriber:
 class GameServer:
     """All tables of one database. Use from one asyncio event loop."""
 
-    def __init__(self, db: str, *, workers: int | None = None, ai_pause: float = 0.4, judge: Any = None) -> None:
+    def __init__(self, db: str, *, workers: int | None = None, ai_pause: float = 0.4, judge: Any = None,
+                 synchronous: str = "full") -> None:
         if judge is None:
             from tower.app.stability import statics_stands
 
             judge = statics_stands
-        self.store = Store(db)
+        self.store = Store(db, synchronous)
         self.judge = judge
-        self.pool = AIPool(workers)
+        self.pool = WorkerPool(workers)  # AI seats and hints
+        # the pages' scenes: built in a process of their own, so the referee's loop answers moves meanwhile
+        self.renderer = WorkerPool(1)
         self.ai_pause = ai_pause  # seconds before an AI moves, so people can follow a run of AI moves
         self.tables: dict[str, Table] = {}
         self._loading: dict[str, asyncio.Future] = {}
@@ -76,7 +79,9 @@ class GameServer:
 
     # --- life ----------------------------------------------------------------------------------------------
     async def start(self) -> None:
-        """Resume the unfinished games in the background: an AI seat to move moves again without a visit."""
+        """Start the render worker; resume the unfinished games in the background (an AI seat to move moves
+        again without a visit)."""
+        self.renderer.start()
         self._spawn(self._resume())
 
     async def _resume(self) -> None:
@@ -98,6 +103,7 @@ class GameServer:
             if table.ai_task:
                 table.ai_task.cancel()
         self.pool.close()
+        self.renderer.close()
         await asyncio.to_thread(self.store.close)
 
     def _spawn(self, coro) -> asyncio.Task:
@@ -175,12 +181,21 @@ class GameServer:
     async def answer(self, game_id: str, token: str) -> dict[str, Any]:
         table, seat = await self.seat(game_id, token)
         async with table.lock:
-            return await asyncio.to_thread(table.api_answer, seat)
+            return await work(table, table.api_answer, seat)
 
     async def snapshot(self, game_id: str, token: str) -> dict[str, Any]:
         table, seat = await self.seat(game_id, token)
         async with table.lock:
-            return await asyncio.to_thread(table.snapshot, seat)
+            return await self._snapshot(table, seat)
+
+    async def _snapshot(self, table: Table, seat: int | None) -> dict[str, Any]:
+        """The page snapshot of a seat now (call holding the table's lock); the scene is built by the renderer."""
+        cached = table.cached_snapshot(seat)
+        if cached is None:
+            capture = await work(table, table.capture, seat)
+            cached = await self.renderer.run(render, capture)
+            table.keep_snapshot(seat, cached)
+        return cached
 
     async def play(self, game_id: str, token: str, body: Any) -> dict[str, Any]:
         """`POST /api/games/{id}/moves`: `{"move": TEXT}` (and optionally `"n"`, the number of moves the sender
@@ -192,20 +207,20 @@ class GameServer:
         if expect is not None and (not isinstance(expect, int) or isinstance(expect, bool)):
             raise BadInput(f"n must be a whole number, got {expect!r}", "$.n")
         async with table.lock:
-            change = await asyncio.to_thread(table.play, seat, body["move"], expect)
+            change = await work(table, table.play, seat, body["move"], expect)
             await self._commit(table, change)
             await self._announce(table, change)
-            out = await asyncio.to_thread(table.api_answer, seat)
+            out = await work(table, table.api_answer, seat)
         self.kick(table)
         return out
 
     async def take_back(self, game_id: str, token: str) -> dict[str, Any]:
         table, seat = await self.seat(game_id, token)
         async with table.lock:
-            change = await asyncio.to_thread(table.take_back, seat, self.rng)
+            change = await work(table, table.take_back, seat, self.rng)
             await self._commit(table, change)
             await self._announce(table, change)
-            out = await asyncio.to_thread(table.api_answer, seat)
+            out = await work(table, table.api_answer, seat)
         self.kick(table)
         return out
 
@@ -215,18 +230,18 @@ class GameServer:
         async with table.lock:
             table.require_turn(seat)
             rev = table.rev
-            args = await asyncio.to_thread(self._think_args, table, HINT_AI, seat)
+            args = await work(table, self._think_args, table, HINT_AI, seat)
         text = await self.pool.choose(*args)
         async with table.lock:
             if table.rev != rev:
                 raise Refused(409, "stale", "the game moved on while the hint was thought out")
-            legal = [str(m) for m in await asyncio.to_thread(table.legal)]
+            legal = [str(m) for m in await work(table, table.legal)]
         return {"move": text if text in legal else legal[0], "n": table.n}
 
     async def ghosts(self, game_id: str, token: str, block: str) -> dict[str, Any]:
         table, seat = await self.seat(game_id, token)
         async with table.lock:
-            return await asyncio.to_thread(table.ghosts, seat, block)
+            return await work(table, table.ghosts, seat, block)
 
     async def record(self, game_id: str) -> dict[str, Any]:
         table = await self.table(game_id)
@@ -238,7 +253,7 @@ class GameServer:
         table, seat = await self.seat(game_id, token)
         sub = sub_factory(seat)
         async with table.lock:
-            snap = await asyncio.to_thread(table.snapshot, seat)
+            snap = await self._snapshot(table, seat)
             table.subscribers.add(sub)
             sub.push(json.dumps({"type": "snapshot", "event": None, "snapshot": snap}))
         sub.table = table
@@ -250,24 +265,33 @@ class GameServer:
             table.subscribers.discard(sub)
 
     async def _announce(self, table: Table, change: Change) -> None:
-        """Tell every open page of the game, each as its seat may see it (called holding the table's lock)."""
+        """Tell every open page of the game of the change, each as its seat may see it (called holding the
+        table's lock). What each seat sees is captured now; the scenes are built and sent by the table's sender,
+        in order, while the mover already has its answer."""
         if not table.subscribers:
             return
-        seats = {sub.seat for sub in table.subscribers}
-        texts = await asyncio.to_thread(self._messages, table, change, seats)
-        for sub in list(table.subscribers):
-            sub.push(texts[sub.seat])
-
-    @staticmethod
-    def _messages(table: Table, change: Change, seats: set[int | None]) -> dict[int | None, str]:
-        out = {}
+        subs = list(table.subscribers)
+        seats = {sub.seat for sub in subs}
+        captured = await work(table, lambda: {seat: table.capture(seat) for seat in seats})
+        events = {}
         for seat in seats:
             event: dict[str, Any] = {"kind": change.kind, "player": change.player, "n": change.n,
                                      "label": table.label(change.player)}
             if change.move is not None:
                 event["text"] = table.move_text(change.move, change.player, seat)
-            out[seat] = json.dumps({"type": "snapshot", "event": event, "snapshot": table.snapshot(seat)})
-        return out
+            events[seat] = event
+        table.outbox.put_nowait((subs, [(seat, captured[seat], events[seat]) for seat in seats]))
+        if table.sender is None or table.sender.done():
+            table.sender = self._spawn(self._send(table))
+
+    async def _send(self, table: Table) -> None:
+        """Render and send the table's announcements one after the other (a page sees them in order)."""
+        while not table.outbox.empty():
+            subs, items = table.outbox.get_nowait()
+            out = await self.renderer.run(render_messages, items)
+            for sub in subs:  # only the pages open when the change was made: a later page has a newer snapshot
+                if sub in table.subscribers:
+                    sub.push(out[sub.seat])
 
     # --- AI seats ------------------------------------------------------------------------------------------
     def kick(self, table: Table) -> None:
@@ -286,7 +310,7 @@ class GameServer:
                 if not table.ai_to_move:
                     return
                 seat, rev = table.state.current_player, table.rev
-                args = await asyncio.to_thread(self._think_args, table, table.seats[seat], None)
+                args = await work(table, self._think_args, table, table.seats[seat], None)
             if self.ai_pause:
                 await asyncio.sleep(self.ai_pause)
             try:
@@ -298,14 +322,24 @@ class GameServer:
                 if text is None:
                     text = str(table.state.random_move(random.Random(args[3])))
                 try:
-                    change = await asyncio.to_thread(table.play_ai, seat, text, rev)
+                    change = await work(table, table.play_ai, seat, text, rev)
                 except Refused:
                     log.error("AI %s of game %s chose an illegal move %r", table.seats[seat], table.id, text)
-                    change = await asyncio.to_thread(table.play_ai, seat, str(table.legal()[0]), rev)
+                    change = await work(table, table.play_ai, seat, str(table.legal()[0]), rev)
                 if change is None:
                     continue  # the game changed while the AI thought (a take-back): think again
                 await self._commit(table, change)
                 await self._announce(table, change)
+
+
+async def work(table: Table, fn, *args: Any) -> Any:
+    """Game work of a table. A construction game (The Climbers) lists thousands of placements, up to a tenth of
+    a second: that runs in a thread, so other tables are served meanwhile. A card game's work takes
+    microseconds: it runs at once, as a hop to a thread and back would cost more than the work (and would queue
+    behind other threads for the interpreter lock)."""
+    if table.state.construction:
+        return await asyncio.to_thread(fn, *args)
+    return fn(*args)
 
 
 def _plausible_id(game_id: str) -> bool:

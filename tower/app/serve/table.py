@@ -57,6 +57,35 @@ def replay_row(row: GameRow, moves: list[tuple[int, str]], judge: Any = None) ->
     return state
 
 
+@dataclass(frozen=True)
+class Capture:
+    """What a page of one seat shows, read from the state at one moment (see `Table.capture`)."""
+
+    layout: str
+    view: dict[str, Any]
+    overlays: dict[str, Any]
+    page: dict[str, Any]
+
+
+def render(capture: Capture) -> dict[str, Any]:
+    """The page's snapshot: the captured facts plus the scene built from the captured view (the scene the desktop
+    viewer draws for that view), as JSON."""
+    from viewer.games import scene_for_view
+    from viewer.scene_json import scene_to_json
+
+    scene = scene_for_view(capture.layout, capture.view, title=capture.page["title"], **capture.overlays)
+    return {**capture.page, "scene": scene_to_json(scene)}
+
+
+def render_messages(items: list[tuple[int | None, Capture, dict[str, Any] | None]]) -> dict[int | None, str]:
+    """The WebSocket messages of one change, per seat: its event and its page's snapshot, as JSON text (run in
+    the render worker)."""
+    import json
+
+    return {seat: json.dumps({"type": "snapshot", "event": event, "snapshot": render(capture)})
+            for seat, capture, event in items}
+
+
 class Table:
     """A live game: its state, who sits where, who made each move, and caches of what each seat is shown."""
 
@@ -72,6 +101,8 @@ class Table:
         self._legal: tuple[int, list[Move]] | None = None
         self._snapshots: dict[int | None, tuple[int, dict[str, Any]]] = {}
         self.subscribers: set[Any] = set()  # the open WebSockets of this game (the HTTP layer's)
+        self.outbox: asyncio.Queue = asyncio.Queue()  # announcements to render and send, in order
+        self.sender: asyncio.Task | None = None
         self.ai_task: asyncio.Task | None = None
 
     @classmethod
@@ -133,14 +164,24 @@ class Table:
         }
 
     def snapshot(self, seat: int | None) -> dict[str, Any]:
-        """What the game page of `seat` shows: the scene (built from the seat's view only), the moves it may
-        choose, the log as it may read it, the players and, once over, the result in words."""
-        cached = self._snapshots.get(seat)
-        if cached is not None and cached[0] == self.rev:
-            return cached[1]
-        from viewer.games import scene_for_view
-        from viewer.scene_json import scene_to_json
+        """What the game page of `seat` shows now, built here (the server builds it in its render worker)."""
+        snap = self.cached_snapshot(seat)
+        if snap is None:
+            snap = render(self.capture(seat))
+            self.keep_snapshot(seat, snap)
+        return snap
 
+    def cached_snapshot(self, seat: int | None) -> dict[str, Any] | None:
+        cached = self._snapshots.get(seat)
+        return cached[1] if cached is not None and cached[0] == self.rev else None
+
+    def keep_snapshot(self, seat: int | None, snap: dict[str, Any]) -> None:
+        self._snapshots[seat] = (self.rev, snap)
+
+    def capture(self, seat: int | None) -> Capture:
+        """Everything the page of `seat` needs, read from the state now: the seat's view (the only thing the scene
+        is built from), the moves it may choose, the log as it may read it, the players, and the result in words
+        once over. Cheap: the scene itself is built later by `render`, outside the table's lock."""
         st = self.state
         cur = st.current_player
         mine = self.is_human(seat) and cur == seat
@@ -163,10 +204,10 @@ class Table:
                 overlays = {"movable": blocks, "targets": list(by_cell)}
             else:
                 moves = [str(m) for m in legal]
-        scene = scene_for_view(st.layout, self.view_for(seat), title=st.title or st.name, **overlays)
-        log = [{"n": k, "player": p, "label": self.label(p), "text": self.move_text(m, p, seat)}
-               for k, (m, p) in enumerate(zip(st.history, self.movers, strict=True))][-LOG_TAIL:]
-        snap = {
+        first = max(0, self.n - LOG_TAIL)
+        log = [{"n": first + k, "player": p, "label": self.label(p), "text": self.move_text(m, p, seat)}
+               for k, (m, p) in enumerate(zip(st.history[first:], self.movers[first:], strict=True))]
+        page = {
             "id": self.id,
             "game": st.name,
             "title": st.title or st.name,
@@ -182,15 +223,13 @@ class Table:
             "outcome": st.outcome_text() if st.is_over else None,
             "construction": st.construction,
             "perfect_information": st.perfect_information,
-            "scene": scene_to_json(scene),
             "moves": moves,
             "blocks": blocks,
             "cells": cells,
             "log": log,
             "undo": self.may_ask_take_back(seat),
         }
-        self._snapshots[seat] = (self.rev, snap)
-        return snap
+        return Capture(st.layout, self.view_for(seat), overlays, page)
 
     def ghosts(self, seat: int | None, block: str) -> dict[str, Any]:
         """The legal placements of one block as ghost blocks (the page shows them when the block is clicked)."""

@@ -62,15 +62,20 @@ def choose(game: str, state_json: dict[str, Any], spec: str, seed: int, observer
 
 
 def _warm() -> int:
-    """Run once in each worker as it starts: import the games so the first real move is quick."""
+    """Run once in each worker as it starts: import the games and the scenes so the first real job is quick."""
     import tower.games.ai  # noqa: F401
-    from tower.games.registry import game_names
+    import viewer.games  # noqa: F401
+    import viewer.scene_json  # noqa: F401
+    from tower.games.registry import game_class, game_names
 
+    for name in game_names():
+        game_class(name)
     return len(game_names())
 
 
-class AIPool:
-    """A pool of worker processes for AI moves and hints; a crashed pool is replaced on the next call."""
+class WorkerPool:
+    """Worker processes for work that must not hold the server's process: AI moves and hints (`choose`), the
+    scenes of the pages (`table.render_messages`). A pool broken by a dead worker is replaced on the next call."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
@@ -84,19 +89,28 @@ class AIPool:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_warm)
         return self._pool
 
-    async def choose(self, *args: Any) -> str:
-        """`choose(*args)` in a worker; a pool broken by a dead worker is replaced and the call tried again."""
+    def start(self) -> None:
+        """Start the workers now rather than at the first job."""
+        for _ in range(self.workers):
+            self._executor().submit(_warm)
+
+    async def run(self, fn, *args: Any) -> Any:
+        """`fn(*args)` in a worker; a pool broken by a dead worker is replaced and the call tried again."""
         import asyncio
 
         loop = asyncio.get_running_loop()
         for attempt in range(2):
             try:
-                return await loop.run_in_executor(self._executor(), choose, *args)
+                return await loop.run_in_executor(self._executor(), fn, *args)
             except BrokenProcessPool:
                 self._pool = None
                 if attempt:
                     raise
         raise AssertionError("unreachable")
+
+    async def choose(self, *args: Any) -> str:
+        """The move text an AI chooses (`choose(*args)`), in a worker."""
+        return await self.run(choose, *args)
 
     def close(self) -> None:
         if self._pool is not None:
