@@ -82,7 +82,7 @@ def test_a_killed_server_resumes_every_game_exactly(tmp_path):
     for t in threads:
         t.join(15)
     assert sum(len(g[5]) for g in games) > 20, "the bots hardly played before the kill"
-    for g, game, players, seed, tokens, answered in games:
+    for g, game, players, _seed, tokens, answered in games:
         moves = stored(db, g["id"])
         # every move whose answer was sent is in the database, at its place
         for n, text in answered:

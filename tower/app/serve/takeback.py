@@ -17,6 +17,7 @@ seed included, is public once it ends.
 from __future__ import annotations
 
 import random
+
 from tower.games.base import GameState, Move
 from tower.games.errors import IllegalMove
 
