@@ -40,6 +40,7 @@ class Subscriber:
     close: Any  # async callable
     queue: asyncio.Queue = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
     table: Any = None  # set once registered
+    closing: Any = None
 
     async def run(self) -> None:
         while True:
@@ -50,11 +51,12 @@ class Subscriber:
             await self.send(text)
 
     def push(self, text: str | None) -> None:
+        """Queue a message (None: close the page). A page that stopped reading is closed; it reconnects and
+        starts again from a fresh snapshot."""
         try:
             self.queue.put_nowait(text)
-        except asyncio.QueueFull:  # a page that stopped reading: drop it; it reconnects and gets a snapshot
-            self.queue = asyncio.Queue(1)
-            self.queue.put_nowait(None)
+        except asyncio.QueueFull:
+            self.closing = asyncio.get_running_loop().create_task(self.close())
 
 
 class GameServer:
