@@ -15,8 +15,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tower.app.serve.errors import Refused
 from tower.app.serve.server import GameServer, Subscriber
-from tower.app.serve.table import Refused
 from tower.games.errors import BadInput
 
 log = logging.getLogger("tower.serve")

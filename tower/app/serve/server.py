@@ -17,9 +17,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from tower.app.serve.errors import Refused
 from tower.app.serve.lobby import parse_new_game
 from tower.app.serve.store import GameRow, Store, StoreError, token_hash
-from tower.app.serve.table import Change, Refused, Table, render, render_messages
+from tower.app.serve.table import Change, Table, render, render_messages
 from tower.app.serve.workers import HINT_AI, WorkerPool
 from tower.games.errors import BadInput
 from tower.games.registry import new_game
@@ -208,18 +209,16 @@ class GameServer:
         expect = body.get("n")
         if expect is not None and (not isinstance(expect, int) or isinstance(expect, bool)):
             raise BadInput(f"n must be a whole number, got {expect!r}", "$.n")
-        async with table.lock:
-            change = await work(table, table.play, seat, body["move"], expect)
-            await self._commit(table, change)
-            await self._announce(table, change)
-            out = await work(table, table.api_answer, seat)
-        self.kick(table)
-        return out
+        return await self._change(table, seat, table.play, seat, body["move"], expect)
 
     async def take_back(self, game_id: str, token: str) -> dict[str, Any]:
         table, seat = await self.seat(game_id, token)
+        return await self._change(table, seat, table.take_back, seat, self.rng)
+
+    async def _change(self, table: Table, seat: int | None, fn, *args: Any) -> dict[str, Any]:
+        """A change asked for by a seat, in the one order: apply, commit, tell the pages, answer the seat."""
         async with table.lock:
-            change = await work(table, table.take_back, seat, self.rng)
+            change = await work(table, fn, *args)
             await self._commit(table, change)
             await self._announce(table, change)
             out = await work(table, table.api_answer, seat)

@@ -15,6 +15,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from tower.app.serve.errors import Refused
 from tower.app.serve.store import GameRow, Op, Store, token_hash
 from tower.app.serve.takeback import plan_take_back
 from tower.games.base import GameState, Move
@@ -22,17 +23,6 @@ from tower.games.errors import BadInput, IllegalMove
 from tower.games.registry import new_game
 
 LOG_TAIL = 40  # log entries a snapshot carries; the page appends later ones as they come
-
-
-class Refused(Exception):
-    """A request the referee turns down; nothing was changed. `status` is the HTTP status to answer with."""
-
-    def __init__(self, status: int, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.rule, self.message = status, rule, message
-
-    def to_json(self) -> dict[str, Any]:
-        return {"error": self.message, "rule": self.rule}
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 
+from tower.app.serve.errors import Refused
 from tower.games.base import GameState, Move
 from tower.games.errors import IllegalMove
 
@@ -28,8 +29,6 @@ REDEALS = 4
 def plan_take_back(state: GameState, movers: list[int], seats: list[str], seat: int, rng: random.Random) -> int:
     """How many moves stay after `seat` takes its last move back; raises `Refused` (nothing changed) when the
     rule above forbids it."""
-    from tower.app.serve.table import Refused
-
     if state.is_over:
         raise Refused(409, "game-over", "the game is over: its moves stand")
     if seat not in movers:
