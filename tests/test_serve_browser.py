@@ -178,7 +178,9 @@ def _click_item(page, layer: str, indices, point_of) -> int:
     raise AssertionError(f"no {layer} item could be clicked")
 
 
-def test_a_climbers_block_is_moved_by_clicking_it_and_a_ghost(browser, server, tmp_path):
+def test_a_climbers_figure_steps_and_a_block_moves_by_clicking(browser, server, tmp_path):
+    """A click on a green cell and another moves the figure; a click on a block shows its placements as ghosts,
+    a click on a ghost chooses it and a second click places the block there."""
     api = Client(server.url)
     g = api.create("climbers", seats=["human", "ai:greedy"], seed=7)
     page = open_page(browser, g["seats"][0]["url"])
@@ -186,8 +188,28 @@ def test_a_climbers_block_is_moved_by_clicking_it_and_a_ghost(browser, server, t
     shares = canvas_colours(page, snapshot(page)["scene"], "climbers", tmp_path)
     faces = [n for n in ("red", "yellow", "dark-blue", "light-blue", "purple", "grey") if shares.get(n, 0) > 0.002]
     assert shares["table"] > 0.03 and len(faces) >= 4, shares
-    page.click("#moves button[data-move='skip']")  # the optional figure move first: a click in the list
-    wait_until(lambda: body(page, "n") == "1", 20, "the skip")
+    # the optional figure step first: a click on a green target cell chooses it, a second click plays it
+    snap = snapshot(page)
+    markers = snap["scene"]["markers"]
+    targets = [i for i, m in enumerate(markers) if m["kind"] == "target"]
+    assert targets and snap["cells"]
+
+    def cell_centre(i):
+        x, y, z = markers[i]["cell"]
+        return [x + 0.5, y + 0.5, z + 0.02]
+
+    step = _click_item(page, "targets", targets, cell_centre)
+    cell = markers[step]["cell"]
+    choices = next(c["moves"] for c in snap["cells"] if c["cell"] == cell)
+    wait_until(lambda: page.evaluate("() => window.towerPage.chosen") in choices, 10, "the chosen step")
+    # the chosen step shows the figure there (a ghost figure): a click on the cell or on that figure plays it
+    x, y = page.evaluate("(p) => window.towerPage.view.project(p)", cell_centre(step))
+    hit = page.evaluate("([x, y]) => window.towerPage.view.pickAt(x, y)", [x, y])
+    assert hit["layer"] == "ghost_figs" or hit == {"layer": "targets", "index": step}, hit
+    page.mouse.click(x, y)
+    wait_until(lambda: body(page, "n") == "1", 20, "the figure step")
+    state = server.server.tables[g["id"]].state
+    assert str(state.history[0]) in choices
     snap = snapshot(page)
     assert snap["blocks"], "no block may move"
     scene = snap["scene"]

@@ -1,9 +1,9 @@
 """The referee of every table: creates games, checks tokens, applies moves, runs the AI seats, tells the pages.
 
-Order of a change, always: the table's lock is taken, the game applies the move (in a thread: a Climbers
-position may take a tenth of a second to list its moves), the store commits it, then the pages are told and the
-answer is sent. A refused request changes nothing. AI seats and hints think in the worker pool, so a long
-search holds a worker process, never this process or another table.
+Order of a change, always: the table's lock is taken, the game applies the move (see `work`), the store
+commits it, then the pages are told and the answer is sent. A refused request changes nothing. AI seats and
+hints think in a pool of worker processes, so a long search holds a worker, never this process or another
+table; the pages' scenes are built in a worker process of their own.
 """
 
 from __future__ import annotations
@@ -49,7 +49,10 @@ class Subscriber:
             if text is None:
                 await self.close()
                 return
-            await self.send(text)
+            try:
+                await self.send(text)
+            except (ConnectionError, RuntimeError):  # the page went away meanwhile: its handler cleans up
+                return
 
     def push(self, text: str | None) -> None:
         """Queue a message (None: close the page). A page that stopped reading is closed; it reconnects and
