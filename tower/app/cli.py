@@ -85,6 +85,17 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--gltf", metavar="FILE")
     s.add_argument("--html", metavar="FILE")
 
+    s = sub.add_parser("serve", help="play in the browser: one seat per screen, the server as the referee")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    s.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    s.add_argument("--db", default="tower-games.sqlite", help="SQLite file of the games (default ./tower-games.sqlite)")
+    s.add_argument("--workers", type=int, help="processes for AI seats and hints (default: one per core)")
+    s.add_argument("--ai-pause", type=float, default=0.4, metavar="SECONDS",
+                   help="pause before each AI move, so people can follow (default 0.4)")
+    s.add_argument("--sync", choices=("full", "normal"), default="full",
+                   help="full: every move is on disk before its answer (survives a power cut); normal: "
+                        "survives a killed server, answers a few ms sooner (default full)")
+
     s = sub.add_parser("replay", help="step through a game record")
     s.add_argument("record")
     s.add_argument("--gif", metavar="FILE")

@@ -1,0 +1,297 @@
+"""`tower serve` in a real browser, used as people use it: headless Chromium (Debian's `chromium`) driven by
+Playwright. Two seats of a Diabolo game, created in the lobby, play it to the end by clicking in two browser
+contexts; a Climbers seat moves a block by clicking it and one of its ghosts; every game's page is screenshotted
+and its canvas checked for the scene's colours; a page reconnects by itself after the server is killed and
+started again; spectators and the replay page work.
+
+Without Chromium or Playwright the tests are skipped, except in CI (`CI=true`), where `.ci/run` installs both.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("aiohttp")
+
+from tower.app.serve.client import Client  # noqa: E402
+from tower.app.serve.run import ServerThread  # noqa: E402
+from viewer.scene import ALL_RGB, BACKGROUND_RGB, TABLE_RGB  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+VIEWPORT = {"width": 1200, "height": 760}
+SHOTS = Path(os.environ.get("TOWER_SERVE_SHOTS", "")) if os.environ.get("TOWER_SERVE_SHOTS") else None
+
+
+def _missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (pip install playwright)"
+    if CHROMIUM is None:
+        return "Chromium is not installed (apt-get install chromium)"
+    return None
+
+
+if _missing():
+    if os.environ.get("CI") == "true":
+        raise RuntimeError(f"the browser tests must run in CI: {_missing()}")
+    pytest.skip(_missing(), allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with ServerThread(str(tmp_path_factory.mktemp("browser") / "games.sqlite"), ai_pause=0, workers=2) as srv:
+        yield srv
+
+
+def open_page(browser, url: str):
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(url)
+    return page
+
+
+def body(page, name: str) -> str | None:
+    return page.get_attribute("body", f"data-{name}")
+
+
+def wait_until(check, timeout: float = 30, what: str = "") -> None:
+    deadline = time.time() + timeout
+    while not check():
+        if time.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what or check}")
+        time.sleep(0.05)
+
+
+def canvas_colours(page, scene: dict, name: str, tmp_path: Path) -> dict[str, float]:
+    """Screenshot the page (kept for people to look at) and classify the canvas's pixels by nearest scene colour;
+    the share of each colour name."""
+    import imageio.v3 as iio
+
+    path = (SHOTS or tmp_path) / f"serve-{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path))
+    img = iio.imread(page.locator("#view canvas").screenshot())[:, :, :3].reshape(-1, 3).astype(float)
+    names = sorted(set(scene["palette"]) | {"table", "background"})
+    refs = np.array([TABLE_RGB if n == "table" else BACKGROUND_RGB if n == "background" else ALL_RGB[n]
+                     for n in names], dtype=float)
+    nearest = np.argmin(((img[:, None, :] - refs[None, :, :]) ** 2).sum(axis=2), axis=1)
+    close = np.sqrt(((img - refs[nearest]) ** 2).sum(axis=1)) < 60  # lit faces are a little darker or lighter
+    return {n: float(np.mean((nearest == i) & close)) for i, n in enumerate(names)}
+
+
+def snapshot(page) -> dict:
+    return page.evaluate("() => window.towerPage.snapshot")
+
+
+# --- Diabolo: two people, two browsers, a whole game by clicking -----------------------------------------------
+
+def test_two_seats_play_a_diabolo_game_to_the_end_by_clicking(browser, server, tmp_path):
+    lobby = open_page(browser, server.url + "/")
+    lobby.wait_for_selector("body[data-ready='true']")
+    lobby.select_option("#game", "diabolo")
+    lobby.select_option("#players", "3")
+    lobby.select_option("select[name=seat0]", "human")
+    lobby.select_option("select[name=seat1]", "human")
+    lobby.select_option("select[name=seat2]", "ai:greedy")
+    lobby.click("#create")
+    lobby.wait_for_selector("#links:not([hidden])")
+    links = [a.get_attribute("href") for a in lobby.query_selector_all("#seat-links a")]
+    spectator = lobby.get_attribute("#spectator-link", "href")
+    assert len(links) == 2 and all("/play/" in u and "token=" in u for u in links)
+    pages = [open_page(browser, u) for u in links]
+    for p in pages:
+        p.wait_for_selector("body[data-n]")
+    watcher = open_page(browser, spectator)
+    watcher.wait_for_selector("body[data-n]")
+    clicks = 0
+    deadline = time.time() + 300
+    while not all(body(p, "over") == "true" for p in pages):
+        assert time.time() < deadline, "the game did not end in time"
+        for p in pages:
+            if body(p, "your-turn") == "true" and body(p, "over") != "true":
+                n = body(p, "n")
+                buttons = p.query_selector_all("#moves button")
+                buttons[clicks % len(buttons)].click()  # people do not always pick the first card
+                clicks += 1
+                wait_until(lambda p=p, n=n: body(p, "n") != n, 20, "the move to be shown")
+        time.sleep(0.02)
+    assert clicks > 20
+    outcome = [p.text_content("#outcome") for p in pages]
+    record = Client(server.url).record(links[0].split("/play/")[1].split("?")[0])
+    from tower.games import load_record
+
+    final = load_record(record)
+    assert outcome[0] == outcome[1] == final.outcome_text() and "wins" in outcome[0]
+    assert pages[0].get_attribute("#record-link", "href").endswith("/record")
+    wait_until(lambda: body(watcher, "over") == "true", 20, "the spectator to see the end")
+    assert watcher.text_content("#outcome") == outcome[0]
+    for i, p in enumerate(pages):
+        shares = canvas_colours(p, snapshot(p)["scene"], f"diabolo-seat{i}", tmp_path)
+        assert shares["table"] > 0.03 and sum(v > 0.002 for v in shares.values()) >= 4, shares
+        assert not p.errors, p.errors
+    # the replay page of the finished game steps through it
+    replay = open_page(browser, server.url + pages[0].get_attribute("#replay-link", "href"))
+    replay.wait_for_selector("body[data-ready='true']")
+    replay.click("#next")
+    wait_until(lambda: body(replay, "k") == "1", 10, "the replay to step")
+    assert str(final.history[0]) in replay.text_content("#step")
+    replay.click("#last")
+    assert final.outcome_text() == replay.text_content("#outcome")
+    assert not replay.errors
+
+
+# --- The Climbers: a block moved by clicking it and one of its ghosts ------------------------------------------
+
+def _click_item(page, layer: str, indices, point_of) -> int:
+    """Click (with the mouse) a point of an item of `layer` that the page's own picking finds there; the index."""
+    for i in indices:
+        x, y = page.evaluate("(p) => window.towerPage.view.project(p)", point_of(i))
+        hit = page.evaluate("([x, y]) => window.towerPage.view.pickAt(x, y)", [x, y])
+        if hit and hit["layer"] in layer.split("|") and hit["index"] == i:
+            page.mouse.click(x, y)
+            return i
+    raise AssertionError(f"no {layer} item could be clicked")
+
+
+def test_a_climbers_figure_steps_and_a_block_moves_by_clicking(browser, server, tmp_path):
+    """A click on a green cell and another moves the figure; a click on a block shows its placements as ghosts,
+    a click on a ghost chooses it and a second click places the block there."""
+    api = Client(server.url)
+    g = api.create("climbers", seats=["human", "ai:greedy"], seed=7)
+    page = open_page(browser, g["seats"][0]["url"])
+    page.wait_for_selector("body[data-your-turn='true']")
+    shares = canvas_colours(page, snapshot(page)["scene"], "climbers", tmp_path)
+    faces = [n for n in ("red", "yellow", "dark-blue", "light-blue", "purple", "grey") if shares.get(n, 0) > 0.002]
+    assert shares["table"] > 0.03 and len(faces) >= 4, shares
+    # the optional figure step first: a click on a green target cell chooses it, a second click plays it
+    snap = snapshot(page)
+    markers = snap["scene"]["markers"]
+    targets = [i for i, m in enumerate(markers) if m["kind"] == "target"]
+    assert targets and snap["cells"]
+
+    def cell_centre(i):
+        x, y, z = markers[i]["cell"]
+        return [x + 0.5, y + 0.5, z + 0.02]
+
+    step = _click_item(page, "targets", targets, cell_centre)
+    cell = markers[step]["cell"]
+    choices = next(c["moves"] for c in snap["cells"] if c["cell"] == cell)
+    wait_until(lambda: page.evaluate("() => window.towerPage.chosen") in choices, 10, "the chosen step")
+    # the chosen step shows the figure there (a ghost figure): a click on the cell or on that figure plays it
+    x, y = page.evaluate("(p) => window.towerPage.view.project(p)", cell_centre(step))
+    hit = page.evaluate("([x, y]) => window.towerPage.view.pickAt(x, y)", [x, y])
+    assert hit["layer"] == "ghost_figs" or hit == {"layer": "targets", "index": step}, hit
+    page.mouse.click(x, y)
+    wait_until(lambda: body(page, "n") == "1", 20, "the figure step")
+    state = server.server.tables[g["id"]].state
+    assert str(state.history[0]) in choices
+    snap = snapshot(page)
+    assert snap["blocks"], "no block may move"
+    scene = snap["scene"]
+    ids = [b["id"] for b in scene["blocks"]]
+
+    def top(b):
+        return [b["origin"][0] + b["size"][0] / 2, b["origin"][1] + b["size"][1] / 2, b["origin"][2] + b["size"][2]]
+
+    picked = _click_item(page, "blocks", [ids.index(b) for b in snap["blocks"]], lambda i: top(scene["blocks"][i]))
+    block = ids[picked]
+    wait_until(lambda: page.evaluate("() => window.towerPage.block") == block, 20, "the placements")
+    ghosts = page.evaluate("() => window.towerPage.ghosts")
+    assert ghosts and all(gh["block"] == block for gh in ghosts)
+    canvas_colours(page, page.evaluate("() => window.towerPage.scene"), "climbers-ghosts", tmp_path)
+    chosen = _click_item(page, "ghosts|ghost_sel", range(len(ghosts)), lambda i: top(ghosts[i]))
+    label = ghosts[chosen]["label"]
+    wait_until(lambda: page.evaluate("() => window.towerPage.chosen") == label, 10, "the chosen ghost")
+    # the chosen placement is drawn solid: a second click on it plays it
+    _click_item(page, "ghost_sel", [chosen], lambda i: top(ghosts[i]))
+    wait_until(lambda: int(body(page, "n")) >= 2, 20, "the block move")
+    state = server.server.tables[g["id"]].state
+    assert str(state.history[1]) == label
+    moved = next(b for b in snapshot(page)["scene"]["blocks"] if b["id"] == block)
+    assert moved["origin"] == ghosts[chosen]["origin"]
+    assert not page.errors, page.errors
+
+
+# --- every game's page, a spectator, and pages that reconnect --------------------------------------------------
+
+@pytest.mark.parametrize("game", ["seventh-heaven", "partners"])
+def test_each_card_game_page_draws_the_seats_table_and_hand(browser, server, tmp_path, game):
+    api = Client(server.url)
+    g = api.create(game, seats=["human"] + ["ai:greedy"] * 3, seed=2)
+    page = open_page(browser, g["seats"][0]["url"])
+    page.wait_for_selector("body[data-n]")
+    snap = snapshot(page)
+    hand = [b for b in snap["scene"]["blocks"] if b["id"].startswith("hand-")]
+    assert len(hand) == len(api.state(g["id"], g["seats"][0]["token"])["view"]["hand"])
+    shares = canvas_colours(page, snap["scene"], game, tmp_path)
+    assert shares["table"] > 0.03 and sum(v > 0.002 for v in shares.values()) >= 4, shares
+    labels = page.query_selector_all(".labels .label")
+    assert len(labels) == len(snap["scene"]["labels"])
+    watcher = open_page(browser, g["spectator_url"])
+    watcher.wait_for_selector("body[data-n]")
+    assert not [b for b in snapshot(watcher)["scene"]["blocks"] if b["id"].startswith("hand-")]
+    assert not page.errors and not watcher.errors
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve(db: Path, port: int) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "tower", "serve", "--db", str(db), "--port", str(port),
+                             "--ai-pause", "0", "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    assert "lobby is at" in proc.stdout.readline()
+    return proc
+
+
+def test_an_open_page_reconnects_by_itself_after_the_server_is_killed(browser, tmp_path):
+    db, port = tmp_path / "games.sqlite", _free_port()
+    proc = _serve(db, port)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        g = Client(url).create("diabolo", seats=["human"] * 3, seed=5)
+        page = open_page(browser, g["seats"][0]["url"])
+        page.wait_for_selector("body[data-connected='true']")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        page.wait_for_selector("#connection:not([hidden])", timeout=15000)
+        proc = _serve(db, port)
+        page.wait_for_selector("body[data-connected='true']", timeout=30000)
+        # the restarted server pushes the next move to the page as before
+        api = Client(url)
+        tokens = {s["seat"]: s["token"] for s in g["seats"]}
+        p = api.state(g["id"], tokens[0])["to_move"]
+        api.move(g["id"], tokens[p], api.state(g["id"], tokens[p])["legal_moves"][0])
+        wait_until(lambda: body(page, "n") == "1", 20, "the page to show the move")
+        assert page.is_hidden("#connection")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(20)

@@ -1,0 +1,135 @@
+"""Every game lives in SQLite: a server killed with SIGKILL in the middle of play comes back with every game as it
+was (each answered move kept), its AI seats play on without a visit, and `tower serve` refuses bad options
+with one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("aiohttp")
+
+from tower.app.serve.client import ApiError, Client  # noqa: E402
+from tower.games import new_game  # noqa: E402
+
+
+def start(db, port: int = 0) -> tuple[subprocess.Popen, str]:
+    """`tower serve` in a process of its own; (the process, its base URL) once it listens."""
+    proc = subprocess.Popen([sys.executable, "-m", "tower", "serve", "--db", str(db), "--port", str(port),
+                             "--ai-pause", "0", "--workers", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert "lobby is at http://127.0.0.1:" in line, line + proc.stderr.read()
+    return proc, line.split("lobby is at ")[1].split("/ ")[0]
+
+
+def bot(url: str, game_id: str, tokens: dict[int, str], answered: list, stop: threading.Event, seed: int) -> None:
+    """Plays every human seat of a game with random legal moves, noting each move the server answered 200."""
+    api, rng = Client(url, timeout=10), random.Random(seed)
+    while not stop.is_set():
+        try:
+            st = api.state(game_id, tokens[next(iter(tokens))])
+            if st["over"]:
+                return
+            p = st["to_move"]
+            if p not in tokens:
+                time.sleep(0.01)
+                continue
+            mine = api.state(game_id, tokens[p])
+            text = rng.choice(mine["legal_moves"])
+            api.move(game_id, tokens[p], text, n=mine["n"])
+            answered.append((mine["n"], text))
+        except (OSError, ApiError):  # the server is gone (killed), or the game moved on
+            if stop.is_set():
+                return
+            time.sleep(0.02)
+
+
+def stored(db, game_id: str) -> list[str]:
+    with sqlite3.connect(db) as conn:
+        return [r[0] for r in conn.execute("SELECT text FROM moves WHERE game_id = ? ORDER BY n", (game_id,))]
+
+
+def test_a_killed_server_resumes_every_game_exactly(tmp_path):
+    db = tmp_path / "games.sqlite"
+    proc, url = start(db)
+    api = Client(url)
+    specs = [("diabolo", ["human"] * 3, 1), ("partners", ["human"] * 4, 2), ("seventh-heaven", ["human"] * 3, 3),
+             ("climbers", ["human", "human"], 4), ("diabolo", ["human", "human", "ai:greedy"], 5)]
+    games = []
+    for game, seats, seed in specs:
+        g = api.create(game, seats=seats, seed=seed)
+        games.append((g, game, len(seats), seed, {s["seat"]: s["token"] for s in g["seats"]}, []))
+    ai_only = api.create("seventh-heaven", seats=["ai:random"] * 3, seed=6)
+    stop = threading.Event()
+    threads = [threading.Thread(target=bot, args=(url, g["id"], tokens, answered, stop, seed), daemon=True)
+               for g, _, _, seed, tokens, answered in games]
+    for t in threads:
+        t.start()
+    time.sleep(random.Random(os.getpid()).uniform(1.5, 3.0))  # mid-play: moves in flight at the kill
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    stop.set()
+    for t in threads:
+        t.join(15)
+    assert sum(len(g[5]) for g in games) > 20, "the bots hardly played before the kill"
+    for g, game, players, _seed, tokens, answered in games:
+        moves = stored(db, g["id"])
+        # every move whose answer was sent is in the database, at its place
+        for n, text in answered:
+            assert n < len(moves) and moves[n] == text, (game, n, text)
+        if len(tokens) == players:  # all seats human: at most the move in flight at the kill was kept unanswered
+            unanswered = set(range(len(moves))) - {n for n, _ in answered}
+            assert unanswered <= {len(moves) - 1}, (game, unanswered)
+    after_kill = {g["id"]: stored(db, g["id"]) for g, *_ in games}
+    ai_moves = len(stored(db, ai_only["id"]))
+
+    proc, url = start(db)
+    try:
+        api = Client(url)
+        for g, game, players, seed, tokens, _ in games:
+            state = new_game(game, players, seed)
+            for text in after_kill[g["id"]]:
+                state.apply_text(text)
+            for seat, token in tokens.items():
+                answer = api.state(g["id"], token)
+                assert answer["n"] == len(after_kill[g["id"]])
+                assert answer["view"] == json.loads(json.dumps(state.view(seat)))
+        # the AI-only game plays on by itself after the restart
+        deadline = time.time() + 30
+        watch = ai_only["spectator_url"].split("token=")[1]
+        while api.state(ai_only["id"], watch)["n"] <= ai_moves:
+            assert time.time() < deadline, "the AI game did not resume"
+            time.sleep(0.1)
+        # and the human games can be played on to the end
+        g, game, players, seed, tokens, _ = games[0]
+        done: list = []
+        bot(url, g["id"], tokens, done, threading.Event(), 99)
+        assert api.state(g["id"], tokens[0])["over"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(20)
+
+
+def test_tower_serve_refuses_bad_options_with_one_line(tmp_path, tower_cli):
+    for args, words in ((["--port", "70000"], "--port"), (["--workers", "0"], "--workers"),
+                        (["--db", str(tmp_path / "no" / "such" / "dir" / "g.sqlite")], "database")):
+        out = tower_cli(["serve", *args], timeout=60)
+        assert out.returncode == 2, out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1 and words in out.stderr and "Traceback" not in out.stderr
+
+
+def test_sigterm_stops_the_server_cleanly(tmp_path):
+    proc, url = start(tmp_path / "g.sqlite")
+    Client(url).create("diabolo", seats=["human"] * 3)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(20) == 0

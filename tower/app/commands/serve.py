@@ -1,0 +1,39 @@
+"""`tower serve`: the four games in the browser, one seat per screen (docs/serve.md)."""
+
+from __future__ import annotations
+
+import sys
+
+from tower.games.errors import BadInput
+
+
+def run(args) -> int:
+    try:
+        from tower.app.serve.run import run_server
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] != "aiohttp":
+            raise
+        raise BadInput("tower serve needs the 'serve' extra: pip install 'tower-sim[serve]'", "") from None
+    if not 0 <= args.port <= 65535:
+        raise BadInput(f"--port must be 0 to 65535, got {args.port}", "")
+    if args.workers is not None and args.workers < 1:
+        raise BadInput(f"--workers must be at least 1, got {args.workers}", "")
+    if args.ai_pause < 0:
+        raise BadInput(f"--ai-pause must not be negative, got {args.ai_pause}", "")
+
+    def ready(url: str) -> None:
+        print(f"tower serve: the lobby is at {url} (games are kept in {args.db}); Ctrl+C stops", flush=True)
+
+    try:
+        run_server(args.db, args.host, args.port, ready=ready, workers=args.workers, ai_pause=args.ai_pause,
+                   synchronous=args.sync)
+    except OSError as exc:
+        raise BadInput(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "") from None
+    except Exception as exc:
+        from tower.app.serve.store import StoreError
+
+        if isinstance(exc, StoreError) or type(exc).__module__ == "sqlite3":
+            raise BadInput(f"cannot use the database: {exc}", "", args.db) from None
+        raise
+    print("tower serve: stopped", file=sys.stderr)
+    return 0

@@ -1,0 +1,16 @@
+"""The referee's refusal: a request turned down with its HTTP status, the rule's name and a one-line message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Refused(Exception):
+    """A request the referee turns down; nothing was changed. `status` is the HTTP status to answer with."""
+
+    def __init__(self, status: int, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.rule, self.message = status, rule, message
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.message, "rule": self.rule}

@@ -1,0 +1,91 @@
+"""Creating games: reading a `POST /api/games` body, and the catalogue the lobby page builds its form from."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from tower.app.serve.workers import AGENT_CHOICES, check_ai_spec
+from tower.games.errors import BadInput
+from tower.games.registry import game_class, game_names
+
+NEW_GAME_KEYS = ("game", "players", "seats", "seed", "options")
+MAX_SEED = 2**63 - 1  # SQLite's largest integer
+
+
+@dataclass(frozen=True)
+class NewGame:
+    game: str
+    players: int
+    seats: list[str]
+    seed: int
+    options: dict[str, Any]
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_new_game(body: Any) -> NewGame:
+    """The body of `POST /api/games`: `{"game", "players", "seats", "seed", "options"}`, only `game` required.
+
+    `seats` lists `human` or an AI spec per seat (default: all human); `players` defaults to the number of seats
+    or the game's usual count; without `seed` the server draws one from the system's secure generator (a seed
+    someone chose is known to them, and with it every hand). BadInput names the JSON path of what is wrong."""
+    if not isinstance(body, dict):
+        raise BadInput("the body must be a JSON object", "$")
+    for key in body:
+        if key not in NEW_GAME_KEYS:
+            raise BadInput(f"unknown key {key!r} (known: {', '.join(NEW_GAME_KEYS)})", f"$.{key}")
+    if "game" not in body:
+        raise BadInput("missing key 'game'", "$")
+    cls = game_class(body["game"])
+    seats = body.get("seats")
+    players = body.get("players")
+    if players is not None and not _whole(players):
+        raise BadInput(f"players must be a whole number, got {players!r}", "$.players")
+    if seats is None:
+        seats = ["human"] * (players if players is not None else cls.default_players)
+    if not isinstance(seats, list) or not seats:
+        raise BadInput("seats must be a non-empty list like [\"human\", \"ai:greedy\"]", "$.seats")
+    if len(seats) > cls.max_players:
+        raise BadInput(f"{cls.name} is for {cls.players_text()} players, got {len(seats)} seats", "$.seats")
+    for i, seat in enumerate(seats):
+        if seat != "human":
+            try:
+                check_ai_spec(seat)
+            except BadInput as exc:
+                raise BadInput(exc.what, f"$.seats[{i}]") from None
+    if players is None:
+        players = len(seats)
+    if players != len(seats):
+        raise BadInput(f"players is {players} but {len(seats)} seats are given", "$.players")
+    if players not in cls.allowed_players():
+        raise BadInput(f"{cls.name} is for {cls.players_text()} players, got {players}", "$.players")
+    seed = body.get("seed")
+    if seed is None:
+        seed = secrets.randbelow(MAX_SEED)
+    elif not _whole(seed) or not 0 <= seed <= MAX_SEED:
+        raise BadInput(f"seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}", "$.seed")
+    options = body.get("options") or {}
+    cls.resolve_options(options)  # BadInput names $.options.NAME
+    return NewGame(cls.name, players, list(seats), seed, dict(options))
+
+
+def catalogue() -> dict[str, Any]:
+    """What the lobby offers: each game with its player counts and rule options, and the AI players."""
+    games = []
+    for name in game_names():
+        cls = game_class(name)
+        games.append({
+            "name": name,
+            "title": cls.title or name,
+            "credit": cls.credit,
+            "players": list(cls.allowed_players()),
+            "default_players": cls.default_players,
+            "options": dict(cls.default_options),
+            "choices": {k: list(v) for k, v in cls.option_choices.items()},
+            "perfect_information": cls.perfect_information,
+        })
+    return {"games": games, "ai": list(AGENT_CHOICES)}

@@ -1,0 +1,30 @@
+// The JSON API as the pages use it (docs/serve.md): every answer is {ok, status, data}, errors included.
+export async function call(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+  }
+  try {
+    const res = await fetch(path, init);
+    let data = null;
+    try { data = await res.json(); } catch { data = { error: `${res.status} ${res.statusText}` }; }
+    return { ok: res.ok, status: res.status, data };
+  } catch (err) {
+    return { ok: false, status: 0, data: { error: 'the server cannot be reached' } };
+  }
+}
+
+export function errorText(answer) {
+  const d = answer.data || {};
+  return d.rule ? `${d.error} (${d.rule})` : d.error || `error ${answer.status}`;
+}
+
+export const el = (id) => document.getElementById(id);
+
+export function item(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}

@@ -1,0 +1,205 @@
+"""Every game of the server in one SQLite file: created games, their seat tokens and every move.
+
+A game is its record (game, players, seed, options) plus the moves in order, so loading a game is replaying
+its record, exactly as a `game-record/1` file replays. Tokens are stored as SHA-256 hashes: the file alone
+gives nobody a seat.
+
+Writes go through one writer thread that commits in groups: the requests waiting at the same moment share one
+transaction and one fsync (`synchronous=FULL` in WAL mode: a commit survives a killed process and a power
+cut; see `SYNCHRONOUS`). `write()` returns only once its transaction is committed, so an answer sent after it never announces a
+move a restart would forget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import queue
+import sqlite3
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY, game TEXT NOT NULL, players INTEGER NOT NULL, seed INTEGER NOT NULL,
+    options TEXT NOT NULL, seats TEXT NOT NULL, created REAL NOT NULL, over INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS tokens (
+    hash TEXT PRIMARY KEY, game_id TEXT NOT NULL REFERENCES games(id), seat INTEGER);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id TEXT NOT NULL REFERENCES games(id), n INTEGER NOT NULL, player INTEGER NOT NULL,
+    text TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (game_id, n));
+"""
+#: SQLite's `synchronous` settings offered: `full` (the default) fsyncs every commit, which then survives a
+#: power cut; `normal` leaves the write-ahead log to the system, which survives a killed server but may lose the
+#: last commits in a power cut (in exchange each write is a few milliseconds quicker).
+SYNCHRONOUS = ("full", "normal")
+#: Statements of one write: (sql, parameters).
+Op = tuple[str, tuple[Any, ...]]
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A stored game: its record without the moves, and who sits where."""
+
+    id: str
+    game: str
+    players: int
+    seed: int
+    options: dict[str, Any]
+    seats: list[str]
+    created: float
+    over: bool
+
+
+class StoreError(RuntimeError):
+    """The database refused a write (disk full, file gone): the change was not made."""
+
+
+class Store:
+    """The SQLite file. Reads may come from any thread; writes are queued to the writer thread."""
+
+    def __init__(self, path: str | Path, synchronous: str = "full") -> None:
+        if synchronous not in SYNCHRONOUS:
+            raise StoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, got {synchronous!r}")
+        self.path = str(path)
+        self.synchronous = synchronous.upper()
+        self._read = self._connect()
+        self._read_lock = threading.Lock()
+        self._read.executescript(SCHEMA)
+        self._read.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        version = self._read.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
+        if version != str(SCHEMA_VERSION):
+            raise StoreError(f"{self.path}: database schema {version}, this server knows {SCHEMA_VERSION}")
+        self._queue: queue.Queue[tuple[list[Op], Future] | None] = queue.Queue()
+        self._writer = threading.Thread(target=self._write_loop, name="tower-serve-db", daemon=True)
+        self._writer.start()
+        #: transactions committed and statements they held (for the benchmark's figures)
+        self.commits = 0
+
+    def _connect(self) -> sqlite3.Connection:
+        # autocommit mode: transactions are begun and committed explicitly, never implicitly by the module
+        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={self.synchronous}")
+        conn.execute("PRAGMA foreign_keys=ON")
+        return conn
+
+    # --- writes --------------------------------------------------------------------------------------------
+    def _write_loop(self) -> None:
+        conn = self._connect()
+        while True:
+            item = self._queue.get()
+            if item is None:
+                break
+            batch = [item]
+            while True:  # everything queued meanwhile joins this transaction (group commit)
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._queue.put(None)
+                    break
+                batch.append(more)
+            done: list[Future] = []
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                for ops, fut in batch:
+                    conn.execute("SAVEPOINT one")
+                    try:
+                        for sql, params in ops:
+                            conn.execute(sql, params)
+                    except sqlite3.Error as exc:  # one bad write fails alone, the others still commit
+                        conn.execute("ROLLBACK TO one")
+                        fut.set_exception(StoreError(str(exc)))
+                    else:
+                        done.append(fut)
+                    conn.execute("RELEASE one")
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                for fut in done:
+                    fut.set_exception(StoreError(str(exc)))
+                continue
+            self.commits += 1
+            for fut in done:
+                fut.set_result(None)
+        conn.close()
+
+    def submit(self, ops: list[Op]) -> Future:
+        """Queue one write (its statements commit together or not at all); the future completes on commit."""
+        fut: Future = Future()
+        self._queue.put((ops, fut))
+        return fut
+
+    def write(self, ops: list[Op]) -> None:
+        """Queue one write and wait for its commit (StoreError if it failed)."""
+        self.submit(ops).result()
+
+    # --- what a change writes ------------------------------------------------------------------------------
+    @staticmethod
+    def create_ops(row: GameRow, tokens: dict[str, int | None]) -> list[Op]:
+        """A new game and its tokens (token -> seat, None for the spectators)."""
+        ops: list[Op] = [("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+                          (row.id, row.game, row.players, row.seed, json.dumps(row.options), json.dumps(row.seats),
+                           row.created))]
+        ops += [("INSERT INTO tokens VALUES (?, ?, ?)", (token_hash(t), row.id, seat)) for t, seat in tokens.items()]
+        return ops
+
+    @staticmethod
+    def move_ops(game_id: str, n: int, player: int, text: str, over: bool) -> list[Op]:
+        """Move number `n` (0-based) of a game, and whether it ended the game."""
+        return [("INSERT INTO moves VALUES (?, ?, ?, ?, ?)", (game_id, n, player, text, time.time())),
+                ("UPDATE games SET over = ? WHERE id = ?", (int(over), game_id))]
+
+    @staticmethod
+    def truncate_ops(game_id: str, keep: int) -> list[Op]:
+        """Take back every move from number `keep` on (undo)."""
+        return [("DELETE FROM moves WHERE game_id = ? AND n >= ?", (game_id, keep)),
+                ("UPDATE games SET over = 0 WHERE id = ?", (game_id,))]
+
+    # --- reads ---------------------------------------------------------------------------------------------
+    def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple]:
+        with self._read_lock:
+            return self._read.execute(sql, params).fetchall()
+
+    def game(self, game_id: str) -> GameRow | None:
+        rows = self._rows("SELECT * FROM games WHERE id = ?", (game_id,))
+        return _game_row(rows[0]) if rows else None
+
+    def unfinished(self) -> list[str]:
+        """Ids of the games not over yet (resumed when the server starts)."""
+        return [r[0] for r in self._rows("SELECT id FROM games WHERE over = 0 ORDER BY created")]
+
+    def moves(self, game_id: str) -> list[tuple[int, str]]:
+        """(player, text) of every move of a game, in order."""
+        return [(r[0], r[1]) for r in self._rows("SELECT player, text FROM moves WHERE game_id = ? ORDER BY n",
+                                                 (game_id,))]
+
+    def tokens(self, game_id: str) -> dict[str, int | None]:
+        """Token hash -> seat (None: a spectator) of a game."""
+        return {r[0]: r[1] for r in self._rows("SELECT hash, seat FROM tokens WHERE game_id = ?", (game_id,))}
+
+    def count(self) -> int:
+        return self._rows("SELECT COUNT(*) FROM games")[0][0]
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._writer.join(timeout=10)
+        with self._read_lock:
+            self._read.close()
+
+
+def _game_row(r: tuple) -> GameRow:
+    return GameRow(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]), r[6], bool(r[7]))

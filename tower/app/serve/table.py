@@ -1,0 +1,306 @@
+"""One game on the server: the referee between its seats, and what each of them is shown.
+
+Everything a seat receives is built here from what that seat may see: `state.view(seat)` for a player,
+`state.public_view()` for a spectator, other players' moves in the words of `state.public_move(move, player)`.
+Nothing else about the state (the generator, the seed, the deal, the draw pile) is ever put into an answer.
+
+The methods are plain synchronous code: the HTTP layer calls them in a worker thread, one call at a time per
+table (its `lock`), and writes what they return to the store before answering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from tower.app.serve.errors import Refused
+from tower.app.serve.store import GameRow, Op, Store, token_hash
+from tower.app.serve.takeback import plan_take_back
+from tower.games.base import GameState, Move
+from tower.games.errors import BadInput, IllegalMove
+from tower.games.registry import new_game
+
+LOG_TAIL = 40  # log entries a snapshot carries; the page appends later ones as they come
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a move or a take-back did: written to the store, then announced to every seat."""
+
+    kind: str  # "move" or "undo"
+    player: int  # who moved (who asked, for an undo)
+    move: Move | None
+    n: int  # moves played after the change
+    ops: list[Op]
+
+
+def replay_row(row: GameRow, moves: list[tuple[int, str]], judge: Any = None) -> GameState:
+    """The game of a stored row after its stored moves; BadInput if a move no longer replays."""
+    state = new_game(row.game, row.players, row.seed, row.options, judge=judge)
+    for i, (_player, text) in enumerate(moves):
+        try:
+            state.apply(state.move_type.parse(text, state))
+        except (BadInput, IllegalMove) as exc:
+            raise BadInput(f"game {row.id}: stored move {i} {text!r} does not replay: {exc}", f"$.moves[{i}]") from None
+    return state
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What a page of one seat shows, read from the state at one moment (see `Table.capture`)."""
+
+    layout: str
+    view: dict[str, Any]
+    overlays: dict[str, Any]
+    page: dict[str, Any]
+
+
+def render(capture: Capture) -> dict[str, Any]:
+    """The page's snapshot: the captured facts plus the scene built from the captured view (the scene the desktop
+    viewer draws for that view), as JSON."""
+    from viewer.games import scene_for_view
+    from viewer.scene_json import scene_to_json
+
+    scene = scene_for_view(capture.layout, capture.view, title=capture.page["title"], **capture.overlays)
+    return {**capture.page, "scene": scene_to_json(scene)}
+
+
+def render_messages(items: list[tuple[int | None, Capture, dict[str, Any] | None]]) -> dict[int | None, str]:
+    """The WebSocket messages of one change, per seat: its event and its page's snapshot, as JSON text (run in
+    the render worker)."""
+    import json
+
+    return {seat: json.dumps({"type": "snapshot", "event": event, "snapshot": render(capture)})
+            for seat, capture, event in items}
+
+
+class Table:
+    """A live game: its state, who sits where, who made each move, and caches of what each seat is shown."""
+
+    def __init__(self, row: GameRow, state: GameState, movers: list[int], tokens: dict[str, int | None]) -> None:
+        self.row = row
+        self.tokens = tokens  # token hash -> seat (None: spectator)
+        self.id = row.id
+        self.state = state
+        self.seats = list(row.seats)
+        self.movers = movers  # the player who made each move of state.history
+        self.lock = asyncio.Lock()  # one change or read at a time
+        self.rev = 0  # bumped by every change: the key of the caches
+        self._legal: tuple[int, list[Move]] | None = None
+        self._snapshots: dict[int | None, tuple[int, dict[str, Any]]] = {}
+        self.subscribers: set[Any] = set()  # the open WebSockets of this game (the HTTP layer's)
+        self.outbox: asyncio.Queue = asyncio.Queue()  # announcements to render and send, in order
+        self.sender: asyncio.Task | None = None
+        self.ai_task: asyncio.Task | None = None
+
+    @classmethod
+    def load(cls, store: Store, row: GameRow, judge: Any = None) -> Table:
+        moves = store.moves(row.id)
+        return cls(row, replay_row(row, moves, judge), [p for p, _ in moves], store.tokens(row.id))
+
+    def seat_of(self, token: str) -> tuple[bool, int | None]:
+        """(known, seat) of a token: seat None is a spectator's link."""
+        h = token_hash(token)
+        return (h in self.tokens, self.tokens.get(h))
+
+    # --- facts ---------------------------------------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        return len(self.state.history)
+
+    def is_human(self, seat: int | None) -> bool:
+        return seat is not None and self.seats[seat] == "human"
+
+    @property
+    def ai_to_move(self) -> bool:
+        p = self.state.current_player
+        return p is not None and not self.is_human(p)
+
+    def legal(self) -> list[Move]:
+        if self._legal is None or self._legal[0] != self.rev:
+            self._legal = (self.rev, self.state.legal_moves())
+        return self._legal[1]
+
+    def view_for(self, seat: int | None) -> dict[str, Any]:
+        """The one gate: a player's own view, or the public view for a spectator."""
+        return self.state.public_view() if seat is None else self.state.view(seat)
+
+    def label(self, p: int) -> str:
+        return self.state.player_label(p)
+
+    def move_text(self, move: Move, player: int, seat: int | None) -> str:
+        """A move as `seat` is told it: its own moves in full, the others' as the game words them publicly."""
+        return str(move) if player == seat else self.state.public_move(move, player)
+
+    # --- answers -------------------------------------------------------------------------------------------
+    def api_answer(self, seat: int | None) -> dict[str, Any]:
+        """`GET /api/games/{id}`: the seat's view, whose turn, its legal moves, and the result once over."""
+        st = self.state
+        cur = st.current_player
+        over = st.is_over
+        return {
+            "id": self.id,
+            "game": st.name,
+            "seat": seat,
+            "view": self.view_for(seat),
+            "to_move": cur,
+            "legal_moves": [str(m) for m in self.legal()] if seat is not None and cur == seat else [],
+            "n": self.n,
+            "over": over,
+            "result": st.result() if over else None,
+            "outcome": st.outcome_text() if over else None,
+        }
+
+    def snapshot(self, seat: int | None) -> dict[str, Any]:
+        """What the game page of `seat` shows now, built here (the server builds it in its render worker)."""
+        snap = self.cached_snapshot(seat)
+        if snap is None:
+            snap = render(self.capture(seat))
+            self.keep_snapshot(seat, snap)
+        return snap
+
+    def cached_snapshot(self, seat: int | None) -> dict[str, Any] | None:
+        cached = self._snapshots.get(seat)
+        return cached[1] if cached is not None and cached[0] == self.rev else None
+
+    def keep_snapshot(self, seat: int | None, snap: dict[str, Any]) -> None:
+        self._snapshots[seat] = (self.rev, snap)
+
+    def capture(self, seat: int | None) -> Capture:
+        """Everything the page of `seat` needs, read from the state now: the seat's view (the only thing the scene
+        is built from), the moves it may choose, the log as it may read it, the players, and the result in words
+        once over. Cheap: the scene itself is built later by `render`, outside the table's lock."""
+        st = self.state
+        cur = st.current_player
+        mine = self.is_human(seat) and cur == seat
+        overlays: dict[str, Any] = {}
+        moves: list[str] = []
+        blocks: list[str] = []
+        cells: list[dict[str, Any]] = []
+        if mine:
+            legal = self.legal()
+            if st.construction:
+                # a construction game lists thousands of block placements: the page asks for one block's
+                # placements when that block is clicked (`ghosts`), and gets the other moves here
+                blocks = sorted({m.block for m in legal if getattr(m, "kind", None) == "block"})
+                by_cell: dict[tuple, list[str]] = {}
+                for m in legal:
+                    if getattr(m, "kind", None) == "fig":
+                        by_cell.setdefault(tuple(m.cell), []).append(str(m))
+                cells = [{"cell": list(c), "moves": ms} for c, ms in sorted(by_cell.items())]
+                moves = [str(m) for m in legal if getattr(m, "kind", None) != "block"]
+                overlays = {"movable": blocks, "targets": list(by_cell)}
+            else:
+                moves = [str(m) for m in legal]
+        first = max(0, self.n - LOG_TAIL)
+        log = [{"n": first + k, "player": p, "label": self.label(p), "text": self.move_text(m, p, seat)}
+               for k, (m, p) in enumerate(zip(st.history[first:], self.movers[first:], strict=True))]
+        page = {
+            "id": self.id,
+            "game": st.name,
+            "title": st.title or st.name,
+            "credit": st.credit,
+            "seat": seat,
+            "rev": self.rev,
+            "n": self.n,
+            "players": [{"seat": p, "label": self.label(p), "kind": self.seats[p]} for p in range(st.num_players)],
+            "to_move": cur,
+            "your_turn": mine,
+            "over": st.is_over,
+            "result": st.result() if st.is_over else None,
+            "outcome": st.outcome_text() if st.is_over else None,
+            "construction": st.construction,
+            "perfect_information": st.perfect_information,
+            "moves": moves,
+            "blocks": blocks,
+            "cells": cells,
+            "log": log,
+            "undo": self.may_ask_take_back(seat),
+        }
+        return Capture(st.layout, self.view_for(seat), overlays, page)
+
+    def ghosts(self, seat: int | None, block: str) -> dict[str, Any]:
+        """The legal placements of one block as ghost blocks (the page shows them when the block is clicked)."""
+        from viewer.scene import ghost_from_move
+        from viewer.scene_json import _item
+
+        self.require_turn(seat)
+        if not self.state.construction:
+            raise Refused(409, "no-blocks", f"{self.state.name} has no blocks to place")
+        mine = [m for m in self.legal() if getattr(m, "kind", None) == "block" and m.block == block]
+        build = self.state.to_build()
+        return {"block": block, "n": self.n,
+                "ghosts": [_item(ghost_from_move(m, build)) for m in mine]}
+
+    # --- changes -------------------------------------------------------------------------------------------
+    def require_turn(self, seat: int | None) -> None:
+        st = self.state
+        if seat is None:
+            raise Refused(403, "spectator", "a spectator's link cannot play")
+        if st.is_over:
+            raise Refused(409, "game-over", "the game is over")
+        if st.current_player != seat:
+            raise Refused(409, "out-of-turn", f"it is {self.label(st.current_player)}'s turn, not "
+                                              f"{self.label(seat)}'s")
+
+    def play(self, seat: int | None, text: str, expect: int | None = None) -> Change:
+        """Apply a move of `seat` given as text. Refused (nothing changed): 409 out of turn, stale `expect`,
+        illegal; 400 unreadable text."""
+        self.require_turn(seat)
+        if expect is not None and expect != self.n:
+            raise Refused(409, "stale", f"the move was meant for position {expect}, the game is at {self.n}")
+        try:
+            move = self.state.move_type.parse(text, self.state)
+        except BadInput as exc:
+            raise Refused(400, "bad-move-text", f"not a move: {exc.what}") from None
+        return self._apply(seat, move)  # type: ignore[arg-type]
+
+    def play_ai(self, seat: int, text: str, rev: int) -> Change | None:
+        """Apply an AI seat's chosen move, unless the game changed while it thought (None then)."""
+        if rev != self.rev or self.state.current_player != seat:
+            return None
+        move = self.state.move_type.parse(text, self.state)
+        return self._apply(seat, move)
+
+    def _apply(self, seat: int, move: Move) -> Change:
+        try:
+            self.state.apply(move)
+        except IllegalMove as exc:
+            raise Refused(409, exc.rule, exc.message) from None
+        self.movers.append(seat)
+        self.rev += 1
+        n = self.n
+        return Change("move", seat, move, n,
+                      Store.move_ops(self.id, n - 1, seat, str(move), self.state.is_over))
+
+    def may_ask_take_back(self, seat: int | None) -> bool:
+        """The undo button's state: the seat made a move that nobody else human has answered (the full rule,
+        which also replays the position, is applied when it is asked: `take_back`)."""
+        if not self.is_human(seat) or self.state.is_over or seat not in self.movers:
+            return False
+        last = len(self.movers) - 1 - self.movers[::-1].index(seat)
+        return all(not self.is_human(p) for p in self.movers[last + 1:])
+
+    def take_back(self, seat: int | None, rng: random.Random) -> Change:
+        """Take back the seat's last move (and the AI moves after it) under the rule of `takeback`."""
+        if seat is None:
+            raise Refused(403, "spectator", "a spectator's link cannot take moves back")
+        keep = plan_take_back(self.state, self.movers, self.seats, seat, rng)
+        state = self.state.restart()
+        for move in self.state.history[:keep]:
+            state.apply(move)
+        self.state = state
+        del self.movers[keep:]
+        self.rev += 1
+        return Change("undo", seat, None, keep, Store.truncate_ops(self.id, keep))
+
+    def record(self) -> dict[str, Any]:
+        """The game's `game-record/1`, with who sat where; only once the game is over (it holds the seed)."""
+        if not self.state.is_over:
+            raise Refused(409, "game-running", "the record (which holds the seed of the deal) is given out once "
+                                               "the game is over")
+        rec = self.state.record()
+        rec["agents"] = list(self.seats)
+        return rec
