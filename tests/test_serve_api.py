@@ -10,8 +10,6 @@ import time
 
 import pytest
 
-pytest.importorskip("aiohttp")
-
 from tower.app.serve.client import ApiError, Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
 from tower.games import load_record, new_game  # noqa: E402

@@ -21,8 +21,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("aiohttp")
-
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
 from viewer.scene import ALL_RGB, BACKGROUND_RGB, TABLE_RGB  # noqa: E402

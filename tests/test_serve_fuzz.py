@@ -12,9 +12,6 @@ import os
 from urllib.parse import quote
 
 import pytest
-
-pytest.importorskip("aiohttp")
-
 from hostile import DataSource, game_samples, hostile_bytes, move_text, mutate, value  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

@@ -14,10 +14,6 @@ import sys
 import threading
 import time
 
-import pytest
-
-pytest.importorskip("aiohttp")
-
 from tower.app.serve.client import ApiError, Client  # noqa: E402
 from tower.games import new_game  # noqa: E402
 

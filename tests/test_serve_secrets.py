@@ -17,8 +17,6 @@ import threading
 
 import pytest
 
-pytest.importorskip("aiohttp")
-
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
 from tower.games import load_record  # noqa: E402

@@ -10,10 +10,6 @@ import re
 import tomllib
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("aiohttp")
-
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.http import STATIC  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402

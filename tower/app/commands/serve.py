@@ -8,12 +8,8 @@ from tower.games.errors import BadInput
 
 
 def run(args) -> int:
-    try:
-        from tower.app.serve.run import run_server
-    except ImportError as exc:
-        if (exc.name or "").split(".")[0] != "aiohttp":
-            raise
-        raise BadInput("tower serve needs the 'serve' extra: pip install 'tower-sim[serve]'", "") from None
+    from tower.app.serve.run import run_server
+
     if not 0 <= args.port <= 65535:
         raise BadInput(f"--port must be 0 to 65535, got {args.port}", "")
     if args.workers is not None and args.workers < 1:
