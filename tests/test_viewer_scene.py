@@ -289,3 +289,16 @@ def test_fit_view_keeps_every_point_inside_the_free_part_of_the_window() -> None
     assert y.min() >= rect[2] - 1e-9 and y.max() <= rect[3] + 1e-9
     # as close as possible: the points touch the free area's edges on one axis at least
     assert np.isclose(x.max() - x.min(), rect[1] - rect[0]) or np.isclose(y.max() - y.min(), rect[3] - rect[2])
+
+
+@pytest.mark.parametrize("game,players", [("seventh-heaven", 3), ("partners", 4), ("diabolo", 3)])
+def test_a_spectators_card_scene_shows_no_hand_and_says_it_is_watching(game: str, players: int) -> None:
+    from tower.games import new_game
+    from viewer.games import scene_for_view
+
+    state = new_game(game, players, seed=3)
+    scene = scene_for_view(state.layout, state.public_view())
+    assert not [b for b in scene.blocks if b.id.startswith("hand-")]
+    assert "watching" in scene.lines[0] and "(you)" not in " ".join(lb.text for lb in scene.labels)
+    seat = scene_for_view(state.layout, state.view(1))
+    assert f"you are {state.player_label(1)}" in seat.lines[0]

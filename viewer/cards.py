@@ -68,9 +68,16 @@ def _finish(scene: Scene, lines: Sequence[str], labels: Sequence[SceneLabel] = (
     return scene
 
 
-def _namer(names: Sequence[str] | None):
-    """How to name player p: the game's `player_label` when given, else the seat ("P2")."""
+def _namer(names: Sequence[str] | None, view: dict[str, Any] | None = None):
+    """How to name player p: the given names, else the labels the view carries (the game's `player_label`), else
+    the seat ("P2")."""
+    names = names or (view or {}).get("labels")
     return (lambda p: names[p]) if names else (lambda p: f"P{p}")
+
+
+def _seat_text(name, you: int | None) -> str:
+    """Whose eyes the scene is seen through: a seat, or a spectator's (a public view has no seat)."""
+    return f"you are {name(you)}" if you is not None else "you are watching (public view: no hand is shown)"
 
 
 def _wrap(label: str, items: Sequence[str], width: int = 64) -> list[str]:
@@ -118,7 +125,7 @@ def seventh_track(length: int) -> list[tuple[float, float, float]]:
 
 def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Sequence[str] | None = None) -> Scene:
     """The track as a stair rising from the Garden Party to 7th Heaven, the six pawns, partner cards, the hand."""
-    name = _namer(names)
+    name = _namer(names, view)
     length = int(view.get("track_length", 20))
     blocks, figures, labels = [], [], []
     positions = seventh_track(length)
@@ -143,7 +150,7 @@ def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = (), names:
     for colour, holder in view.get("partners", {}).items():
         if holder is not None:
             holders.setdefault(int(holder), []).append(colour)
-    you = view.get("you")
+    you = view.get("you")  # None: a spectator's public view
     for p, colours in sorted(holders.items()):
         x0 = 13 + 5 * p
         for k, colour in enumerate(colours):
@@ -154,12 +161,14 @@ def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = (), names:
     blocks += cards
     labels += card_labels
     cur = view.get("current_player")
-    text = [f"In 7th Heaven - you are {name(you) if you is not None else '-'}; "
-            f"{name(cur) if cur is not None else 'nobody'} to act ({view.get('phase', '')})",
-            "you play for the pawns whose partner cards lie before you: "
-            + ("+".join(holders.get(you, [])) or "none"),
-            "partners: " + "  ".join(f"{name(p)}: {'+'.join(cs)}" for p, cs in sorted(holders.items()))]
-    text += _wrap("your hand:", hand)
+    text = [f"In 7th Heaven - {_seat_text(name, you)}; "
+            f"{name(cur) if cur is not None else 'nobody'} to act ({view.get('phase', '')})"]
+    if you is not None:
+        text.append("you play for the pawns whose partner cards lie before you: "
+                    + ("+".join(holders.get(you, [])) or "none"))
+    text.append("partners: " + "  ".join(f"{name(p)}: {'+'.join(cs)}" for p, cs in sorted(holders.items())))
+    if you is not None:
+        text += _wrap("your hand:", hand)
     text.append(f"deck {view.get('deck', '?')}, discard top: {(view.get('discard') or ['-'])[-1]}"
                 + (f"; last move: {view['last_move']}" if view.get("last_move") else ""))
     scene = Scene(blocks=blocks, figures=figures)
@@ -201,12 +210,12 @@ def _rotate(x: float, y: float, seat: int, players: int) -> tuple[float, float]:
 
 def partners_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Sequence[str] | None = None) -> Scene:
     """The square track with homes, bases and finish zones, the 16 pawns and the hand."""
-    name = _namer(names)
+    name = _namer(names, view)
     n = int(view.get("players", 4))
     colours = view.get("colours", ["yellow", "red", "blue", "green"])
     board = partners_board(n)
     t = SECTION * n
-    you = int(view.get("you", 0))
+    you = view.get("you")  # None: a spectator's public view
     blocks = [_box("board", (-22, -22, 0), (44, 44, 0.3), "board")]
     labels = []
     for i, (x, y) in enumerate(board["track"]):
@@ -238,16 +247,20 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Seque
             (x, y), z = board["finish"][q][d], 0.45
         figures.append(_pawn(colour, x, y, z, PARTNERS_PAWN_SCALE))
     hand = view.get("hand", [])
-    cards, card_labels = _hand_row(hand, lambda _c: colours[you] if you < len(colours) else "white", y=-31,
-                                   scale=2.0)
+    own = colours[you] if you is not None and you < len(colours) else "white"
+    cards, card_labels = _hand_row(hand, lambda _c: own, y=-31, scale=2.0)
     blocks += cards
     labels += card_labels
     teams = view.get("teams", [])
     cur = view.get("current_player")
-    text = [f"Partners - you are {name(you)} ({colours[you] if you < len(colours) else '?'}); "
+    seat = _seat_text(name, you)
+    if you is not None and you < len(colours) and colours[you] not in seat:
+        seat += f" ({colours[you]})"
+    text = [f"Partners - {seat}; "
             f"{name(cur) if cur is not None else 'nobody'} to act ({view.get('phase', '')})",
             "teams: " + "  vs  ".join("+".join(colours[q] for q in team) for team in teams)]
-    text += _wrap("your hand:", hand)
+    if you is not None:
+        text += _wrap("your hand:", hand)
     if view.get("partner_holds"):
         text.append(f"your partner holds the {view['partner_holds']} you gave")
     if view.get("log"):
@@ -275,13 +288,14 @@ DIABOLO_STEP = CARD_W + 0.35  # from one card of a row to the next
 
 def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Sequence[str] | None = None) -> Scene:
     """Five heaven/hell rows: hell (devil) cards to the left, heaven (angel) cards to the right; the hand."""
-    name = _namer(names)
+    name = _namer(names, view)
     blocks: list[SceneBlock] = []
     labels: list[SceneLabel] = []
     rows = view.get("rows", [])
     scoring = view.get("scoring_row")
     cur = view.get("current_player")
-    text = [f"Diabolo - you are {name(view.get('player', 0))}; {name(cur) if cur is not None else 'nobody'} to act "
+    you = view.get("player")  # None: a spectator's public view
+    text = [f"Diabolo - {_seat_text(name, you)}; {name(cur) if cur is not None else 'nobody'} to act "
             f"({view.get('phase', '')}), round {view.get('round')}/{view.get('rounds')}",
             "scores: " + "  ".join(f"{name(p)}: {s}" for p, s in enumerate(view.get("scores", [])))]
     longest = max([len(r.get("devil", [])) for r in rows] + [len(r.get("angel", [])) for r in rows] + [3])
@@ -316,7 +330,8 @@ def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Sequen
     cards, card_labels = _hand_row(hand, diabolo_card_colour, y=-11.5, text_of=diabolo_card_text)
     blocks += cards
     labels += card_labels
-    text += _wrap("your hand:", hand)
+    if you is not None:
+        text += _wrap("your hand:", hand)
     shown = [f"{name(p)}: {' '.join(cs)}" for p, cs in enumerate(view.get("shown", [])) if cs]
     if shown:
         text += _wrap("shown:", shown)
