@@ -253,6 +253,8 @@ class SeventhHeavenState(GameState):
         self.deck = deck  # face down; the top card is the last
         self.discard: list[int] = []  # face up
         self.turn = 0  # the youngest player begins: seat 0
+        #: no card played yet: the first play must move a partner forward with +1..+5 if the player can
+        self.opening = True
         self.phase = PLAY
         self.swap_space = 0  # the special space that asks for a swap (SWAP phase)
         self.discard_queue: list[int] = []  # the three-cards card: players still to discard, first is acting
@@ -321,8 +323,20 @@ class SeventhHeavenState(GameState):
             if self.swap_space not in MUST_SWAP or not out:
                 out.append(_mv("keep"))
         else:
-            out = self._plays(p)
+            out = (self.opening and self._opening_plays(p)) or self._plays(p)
         out.sort(key=_TEXT_KEY)  # unique by construction: one entry per distinct card and choice
+        return out
+
+    def _opening_plays(self, p: int) -> list[SeventhHeavenMove]:
+        """The first play of the game: a +1..+5 card, coloured or white, moving a partner forward ([] if the
+        player holds none; then any card may open)."""
+        out: list[SeventhHeavenMove] = []
+        for k in set(self.hands[p]):
+            if KIND_TYPE[k] == NUM and KIND_VALUE[k] in FORWARD:
+                if KIND_COLOUR[k] == WHITE:
+                    out.extend(PLAY_ON[k][c] for c in range(self.ncol) if self.pos[c] < self.length)
+                else:
+                    out.append(PLAY_CARD[k])
         return out
 
     def _plays(self, p: int) -> list[SeventhHeavenMove]:
@@ -428,6 +442,9 @@ class SeventhHeavenState(GameState):
             return IllegalMove("discard-only-for-three-cards", "cards are discarded only for the three-cards card")
         if m.card and KIND[m.card] not in self.hands[p]:
             return IllegalMove("card-not-in-hand", f"{m.card} is not in your hand")
+        if self.phase == PLAY and self.opening and self._opening_plays(p) and m in self._plays(p):
+            return IllegalMove("opening-forward-card", "the first play of the game moves a partner forward with a "
+                                                       "+1..+5 card (coloured or white) while you hold one")
         k = KIND.get(m.card, -1)
         colour = COLOUR_INDEX.get(m.colour, -1)
         if m.verb == "trade":
@@ -469,6 +486,7 @@ class SeventhHeavenState(GameState):
     def _apply(self, move: Move) -> None:
         m: SeventhHeavenMove = move  # type: ignore[assignment]
         self._legal = None
+        self.opening = False  # the first move of a game is always the opening play
         p = self.current_player
         assert p is not None
         if m.verb == "discard":
@@ -681,6 +699,7 @@ class SeventhHeavenState(GameState):
             "refilling": self.refilling,
             "arrivals": [[COLOURS[c] for c in g] for g in self.arrivals],
             "placed": [list(g) for g in self.placed],
+            "opening": self.opening,
             "exchanges": [{"by": by, "took": COLOURS[take], "gave": COLOURS[give],
                            "from": None if held < 0 else held} for by, take, give, held in self.exchanges],
             "last_move": str(self.history[-1]) if self.history else None,
@@ -744,6 +763,9 @@ class SeventhHeavenState(GameState):
         elif v["phase"] == DISCARD:
             lines.append(f"three cards: {label(v['current_player'])} discards {v['discard_left']} more "
                          "('discard <card>')")
+        elif v["opening"]:
+            lines.append(f"{label(v['turn'])} opens the game: the first card must move a partner forward with a "
+                         "+1..+5 card (coloured or white), unless the hand holds none")
         else:
             lines.append(f"{label(v['turn'])} to play a card")
         return "\n".join(lines)
@@ -817,6 +839,7 @@ class SeventhHeavenState(GameState):
             placed=[list(g) for g in self.placed],
             complete=list(self.complete),
             end_reason=self.end_reason,
+            opening=self.opening,
             exchanges=[list(e) for e in self.exchanges],
         )
         return data
@@ -841,6 +864,7 @@ class SeventhHeavenState(GameState):
             state.placed = [list(g) for g in data["placed"]]
             state.complete = list(data["complete"])
             state.end_reason = str(data["end_reason"])
+            state.opening = bool(data.get("opening", not state.history))
             state.exchanges = [(int(a), int(b), int(c), int(d)) for a, b, c, d in data.get("exchanges", [])]
         except (KeyError, TypeError, ValueError) as exc:
             raise BadInput(f"not a {cls.name} state: {exc}") from None
