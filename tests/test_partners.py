@@ -17,6 +17,7 @@ from cardgames.partners import (
     parse_card,
     parse_pawn,
 )
+from cardgames.partners.moves import play_card, seven_moves, seven_search
 from tower.games import new_game, replay
 from tower.games.errors import BadInput, IllegalMove
 
@@ -456,7 +457,7 @@ def test_many_random_games_finish_with_a_winning_team():
 def test_the_six_player_edition_plays_three_teams_of_two():
     rng = random.Random(1)
     s = new_game("partners", players=6, seed=1)
-    assert s.teams() == [[0, 3], [1, 4], [2, 5]] and s.track == 96
+    assert s.teams() == [[0, 3], [1, 4], [2, 5]] and s.board.size == 96
     while not s.is_over:
         s.apply(rng.choice(s.legal_moves()))
     assert len(s.result()["winners"]) == 2
@@ -518,11 +519,11 @@ def test_the_quick_seven_finds_exactly_what_trying_every_order_finds():
             if s.phase == "play":
                 p = s.current_player
                 outcomes = []
-                for moves in (s._seven_moves(p), s._seven_search(p)):
+                for moves in (seven_moves(s.board, s.loc, p), seven_search(s.board, s.loc, p)):
                     seen = set()
                     for m in moves:
                         loc = s.loc[:]
-                        assert s._play(p, m, loc) is None
+                        assert play_card(s.board, p, m, loc) is None
                         seen.add(tuple(loc))
                     assert len(seen) == len(moves)  # one move per distinct result
                     outcomes.append(seen)

@@ -106,6 +106,23 @@ def test_track_length_colours_and_card_counts_are_options():
         game(3, colours=5)  # three players need six partner cards
 
 
+def test_the_special_spaces_are_a_rule_option():
+    s = game()
+    assert (s.board.jumps, s.board.must_swap, s.board.may_swap) == ({2: 5, 6: 9, 13: 10}, {4}, {8, 14})
+    assert s.view(0)["specials"] == {"jumps": {"2": 5, "6": 9, "13": 10}, "must_swap": [4], "may_swap": [8, 14]}
+    s = arrange(game(specials="3:7,5:must,7:may"), pos={"grey": 4}, holder=FOUR,
+                hands={0: ["red+3", "blue+5"], 1: ["grey+3"]})
+    s.apply(SeventhHeavenMove.parse("play red+3"))
+    assert where(s, "red") == 7 and s.phase == "play"  # a jump lands on 7 and triggers nothing more
+    s.apply(SeventhHeavenMove.parse("play grey+3"))
+    assert where(s, "grey") == 7 and s.phase == "swap" and "keep" in moves(s)  # 7 may swap
+    assert "7 may swap" in s.describe(0)
+    for bad in ("2:5,2:may", "0:must", "20:may", "4:maybe", "4-9", "5:5", "3:20"):
+        with pytest.raises(BadInput) as info:
+            game(specials=bad)
+        assert info.value.where == "$.options.specials", bad
+
+
 def test_the_youngest_player_seat_0_begins():
     assert game().current_player == 0
 

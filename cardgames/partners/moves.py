@@ -1,0 +1,442 @@
+"""Partners' moves: their text, what a card does to the pawns, and the legal moves of a position.
+
+In the rule text's order: the exchange (``give``), leaving the base (``heart out``), plain steps (``5 y2``,
+``-4 y2``), the 7 split (``7: y1+3 y2+4``), the switch (``switch y1 r3``) and the impossible turn (``discard``).
+Functions here read a position (a `Track` and a pawn list ``loc``); the state (state.py) owns the position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Self
+
+from cardgames.moves import CardMove
+from cardgames.partners.cards import (
+    CARD_NAMES,
+    CARD_OF_STEPS,
+    CARD_ORDER,
+    CARD_RANK,
+    LEAVE_CARDS,
+    SEVEN,
+    STEP_VALUES,
+    parse_card,
+)
+from cardgames.partners.track import (
+    BASE,
+    COLOURS,
+    PAWNS_PER_PLAYER,
+    SECTION,
+    Track,
+    parse_pawn,
+    pawn_name,
+    walk_error,
+)
+from tower.games.base import GameState
+from tower.games.errors import BadInput
+
+ACTIONS = ("give", "out", "step", "seven", "switch", "discard")
+
+
+@dataclass(frozen=True)
+class PartnersMove(CardMove):
+    """One decision. `action` is one of:
+
+    ``give`` (exchange `card` with the partner), ``out`` (leave the base with a heart card), ``step``
+    (move `pawns[0]` by `steps[0]`, negative with -4), ``seven`` (the 7 split, parts in playing order),
+    ``switch`` (swap `pawns`), ``discard`` (no card can be used: the hand goes).
+    """
+
+    action: str
+    card: str = ""
+    pawns: tuple[int, ...] = ()
+    steps: tuple[int, ...] = ()
+
+    __hash__ = CardMove.__hash__
+
+    def __post_init__(self) -> None:
+        self._set_text(_text(self))
+
+    def sort_key(self) -> Any:
+        """Card by card in deck order, then action, pawns and steps (the order `legal_moves()` is built in)."""
+        return (CARD_RANK.get(self.card, -1), ACTIONS.index(self.action), self.pawns, self.steps)
+
+    @classmethod
+    def parse(cls, text: str, state: GameState | None = None) -> Self:
+        """Read ``give 7``, ``heart out``, ``5 y2``, ``-4 y2``, ``7: y1+3 y2+4``, ``switch y1 r3``, ``discard``."""
+        if not isinstance(text, str):
+            raise BadInput(f"a partners move is a text like '5 y2', got {text!r}", "$")
+        words = text.strip().lower().replace(":", " : ").split()
+        if not words:
+            raise BadInput("empty move", "$")
+        head = words[0]
+        if words == ["discard"]:
+            return cls("discard")
+        if head == "give" and len(words) == 2:
+            return cls("give", parse_card(words[1]))
+        if len(words) == 2 and words[1] == "out":
+            card = parse_card(head)
+            if card not in LEAVE_CARDS:
+                raise BadInput(f"{CARD_NAMES[card]} cannot bring a pawn out (heart, 8 or 13 can)", "$")
+            return cls("out", card)
+        if head in ("switch", "s") and len(words) == 3:
+            a, b = parse_pawn(words[1]), parse_pawn(words[2])
+            return cls("switch", "S", tuple(sorted((a, b))))
+        if head == "7":
+            parts = [w for w in words[1:] if w != ":"]
+            if not parts:
+                raise BadInput("a 7 needs parts like 7: y1+3 y2+4", "$")
+            pawns, steps = [], []
+            for part in parts:
+                name, plus, count = part.partition("+")
+                if not plus or not (count.isdecimal() and len(count) <= 2):
+                    raise BadInput(f"bad part {part!r} of a 7 (like y1+3)", "$")
+                pawns.append(parse_pawn(name))
+                steps.append(int(count))
+            return cls("seven", "7", tuple(pawns), tuple(steps))
+        if len(words) == 2:
+            try:
+                steps = int(head)
+            except ValueError:
+                raise BadInput(f"cannot read move {text!r}", "$") from None
+            if steps not in CARD_OF_STEPS:
+                raise BadInput(f"no card moves {steps} (use 1..14 as on the cards, -4 to go back)", "$")
+            return cls("step", CARD_OF_STEPS[steps], (parse_pawn(words[1]),), (steps,))
+        raise BadInput(
+            f"cannot read move {text!r} (examples: give 7, heart out, 5 y2, -4 y2, 7: y1+3 y2+4, switch y1 r3, "
+            "discard)", "$"
+        )
+
+
+def _text(m: PartnersMove) -> str:
+    a = m.action
+    if a == "give":
+        return f"give {CARD_NAMES[m.card]}"
+    if a == "out":
+        return f"{CARD_NAMES[m.card]} out"
+    if a == "step":
+        return f"{m.steps[0]} {pawn_name(m.pawns[0])}"
+    if a == "seven":
+        return "7: " + " ".join(f"{pawn_name(p)}+{s}" for p, s in zip(m.pawns, m.steps, strict=True))
+    if a == "switch":
+        return f"switch {pawn_name(m.pawns[0])} {pawn_name(m.pawns[1])}"
+    return "discard"
+
+
+# --- the moves, each made once (move generation hands out these objects) ------------------------------------------
+DISCARD = PartnersMove("discard")
+GIVE_MOVES = {card: PartnersMove("give", card) for card in CARD_ORDER}
+OUT_MOVES = {card: PartnersMove("out", card) for card in LEAVE_CARDS}
+#: card -> pawn -> steps -> the move
+STEP_MOVES: dict[str, list[dict[int, PartnersMove]]] = {
+    card: [{v: PartnersMove("step", card, (pawn,), (v,)) for v in values}
+           for pawn in range(PAWNS_PER_PLAYER * len(COLOURS))]
+    for card, values in STEP_VALUES.items()
+}
+_SWITCH_MOVES: dict[tuple[int, int], PartnersMove] = {}
+_SEVEN_MOVES: dict[tuple[tuple[int, ...], tuple[int, ...]], PartnersMove] = {}
+
+
+def switch_move(a: int, b: int) -> PartnersMove:
+    move = _SWITCH_MOVES.get((a, b))
+    if move is None:
+        move = _SWITCH_MOVES[(a, b)] = PartnersMove("switch", "S", (a, b))
+    return move
+
+
+def seven_move(pawns: tuple[int, ...], steps: tuple[int, ...]) -> PartnersMove:
+    """7 splits are many and recur all game long: make each once."""
+    move = _SEVEN_MOVES.get((pawns, steps))
+    if move is None:
+        move = _SEVEN_MOVES[(pawns, steps)] = PartnersMove("seven", "7", pawns, steps)
+    return move
+
+
+# --- what a card does ---------------------------------------------------------------------------------------------
+def own_check(board: Track, player: int, pawn: int, loc: list[int]) -> tuple[str, str] | None:
+    """Whether `player` may move `pawn`: his own, or his partner's once all his own are home."""
+    if not 0 <= pawn < len(loc):
+        return ("no-such-pawn", f"there is no pawn {pawn_name(pawn)} in a {board.players}-player game")
+    seat = board.controlled_in(player, loc)
+    owner = pawn // PAWNS_PER_PLAYER
+    if owner == seat:
+        return None
+    if owner == board.partner(player):
+        return ("partner-help", "you move your partner's pawns only once all yours are in the finish")
+    return ("own-pawns", f"{pawn_name(pawn)} is not yours to move (only the switch touches other pawns)")
+
+
+def play_card(board: Track, player: int, move: PartnersMove, loc: list[int]) -> tuple[str, str] | None:
+    """Carry out a card play on `loc` (a copy or the real board); the broken rule if it is illegal."""
+    a = move.action
+    if a == "out":
+        if move.card not in LEAVE_CARDS:
+            return ("leave-card", "only a card with the heart (heart, 8, 13) brings a pawn out of the base")
+        return board.leave(board.controlled_in(player, loc), loc)
+    if a == "step":
+        if len(move.pawns) != 1 or len(move.steps) != 1 or move.steps[0] not in STEP_VALUES.get(move.card, ()):
+            return ("card-value", f"the {CARD_NAMES.get(move.card, move.card)} does not move {move.steps}")
+        pawn = move.pawns[0]
+        err = own_check(board, player, pawn, loc)
+        if err:
+            return err
+        res = board.walk(loc, pawn, move.steps[0], True)
+        return walk_error(res, pawn) if res < 0 else None
+    if a == "seven":
+        if move.card != "7" or len(move.pawns) != len(move.steps) or not move.pawns:
+            return ("seven", "a 7 lists its parts, like 7: y1+3 y2+4")
+        if any(s < 1 for s in move.steps) or sum(move.steps) != SEVEN:
+            return ("seven-total", "all 7 spaces must be used, each part at least 1")
+        if len(set(move.pawns)) != len(move.pawns):
+            return ("seven-once", "each pawn is moved only once with a 7")
+        for pawn, s in zip(move.pawns, move.steps, strict=True):
+            err = own_check(board, player, pawn, loc)
+            if err:
+                return err
+            res = board.walk(loc, pawn, s, False)
+            if res < 0:
+                return walk_error(res, pawn)
+        return None
+    if a == "switch":
+        if move.card != "S" or len(move.pawns) != 2:
+            return ("switch", "the switch names two pawns, like switch y1 r3")
+        x, y = move.pawns
+        if x == y or not (0 <= x < len(loc) and 0 <= y < len(loc)):
+            return ("switch", "the switch swaps two different pawns")
+        for pawn in (x, y):
+            w = loc[pawn]
+            if w == BASE:
+                return ("switch-base", f"{pawn_name(pawn)} is in its base, not on the board")
+            if w >= board.fin:
+                return ("switch-finish", f"{pawn_name(pawn)} is in a finish zone and cannot be switched")
+            if loc.count(w) > 1:
+                return ("switch-stack", f"{pawn_name(pawn)} shares its space with another pawn")
+        loc[x], loc[y] = loc[y], loc[x]
+        return None
+    return ("not-legal", f"{move} is not a move")
+
+
+# --- the legal moves of a position --------------------------------------------------------------------------------
+def exchange_moves(cards: list[str]) -> list[PartnersMove]:
+    """The exchange: give one card of the hand (`cards`: its distinct cards in deck order)."""
+    return [GIVE_MOVES[c] for c in cards]
+
+
+def card_plays(board: Track, loc: list[int], cards: list[str], player: int) -> list[PartnersMove]:
+    """Every legal card play of `player` holding `cards` (distinct, in deck order), built in sort order: by card,
+    then action, pawns, steps; `[DISCARD]` if no card can be used."""
+    seat = board.controlled_in(player, loc)
+    t = board.size
+    fin = board.fin
+    first = seat * PAWNS_PER_PLAYER
+    can_leave = BASE in loc[first:first + PAWNS_PER_PLAYER]
+    walls = [q for q in range(board.players) if t + q in loc and board.wall(q, loc)]
+    start = SECTION * seat
+    n_seats = board.players
+    # what each pawn's moves depend on, worked out once for all the cards
+    pawns = []
+    for pawn in range(first, first + PAWNS_PER_PLAYER):
+        here = loc[pawn]
+        if here == BASE:
+            continue
+        if here >= fin:
+            if not board.blocked(pawn, loc):  # a placed pawn has no move with any card: skip it once here
+                pawns.append((pawn, 2, here, 0, 0, False, False, 0))
+        elif here >= t:
+            pawns.append((pawn, 1, SECTION * (here - t), 0, 0, False, False, 0))
+        else:
+            boundary = (here // SECTION + 1) * SECTION
+            q = here // SECTION
+            pawns.append((pawn, 0, here, (here - start) % t, boundary,
+                          bool(walls) and (boundary // SECTION) % n_seats in walls,
+                          bool(walls) and q != seat and q in walls, here % SECTION))
+    moves: list[PartnersMove] = []
+    for c in cards:
+        if c == "7":
+            moves.extend(sorted(seven_moves(board, loc, player), key=_parts_key))
+            continue
+        if c == "S":
+            free = switchable(board, loc)
+            moves.extend(switch_move(a, b) for i, a in enumerate(free) for b in free[i + 1:])
+            continue
+        if can_leave and c in LEAVE_CARDS:
+            moves.append(OUT_MOVES[c])
+        values = STEP_VALUES.get(c)
+        if not values:
+            continue
+        table = STEP_MOVES[c]
+        for pawn, kind, here, rel, boundary, ahead, behind, offset in pawns:
+            for v in values:
+                if kind == 0 and (v < 0 or rel + v < t):
+                    # Track.walk's fast path inlined (this loop is the hottest of the game): on the track, not
+                    # reaching the finish, at most one home passed
+                    pos = here + v
+                    if v > 0:
+                        if ahead and pos >= boundary:
+                            continue
+                        if pos >= t:
+                            pos -= t
+                    else:
+                        if behind and offset < -v:
+                            continue
+                        if pos < 0:
+                            pos += t
+                elif kind == 1:
+                    # on a home (its own, or another's after a switch): no home passed, the finish is far
+                    pos = (here + v - 1) % t if v > 0 else (here + v) % t
+                else:
+                    if board.walk(loc, pawn, v, True, dry=True) >= 0:
+                        moves.append(table[pawn][v])
+                    continue
+                if pos in loc and loc.count(pos) >= 2:
+                    continue
+                moves.append(table[pawn][v])
+    return moves or [DISCARD]
+
+
+def _parts_key(move: PartnersMove) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return move.pawns, move.steps  # the sort key among moves of one card and action
+
+
+def switchable(board: Track, loc: list[int]) -> list[int]:
+    """Pawns on the track or a home, alone on their space (not in a base or a finish zone)."""
+    fin = board.fin
+    return [p for p, w in enumerate(loc) if 0 <= w < fin and loc.count(w) == 1]
+
+
+# --- the 7 split --------------------------------------------------------------------------------------------------
+def seven_moves(board: Track, loc: list[int], player: int) -> list[PartnersMove]:
+    """The 7 split, fast. Pawns whose walks (start, spaces within reach, the pawn or wall that stops them)
+    share nothing cannot affect each other, so they fall into independent groups: a lone pawn just lists
+    its step counts, a group of pawns that can meet is searched in every order, and the groups' splits
+    are combined. If the last own pawns could reach the finish (handing the rest of the 7 to the
+    partner's pawns) the full search decides."""
+    seat = board.controlled_in(player, loc)
+    t = board.size
+    fin = board.fin
+    first = seat * PAWNS_PER_PLAYER
+    cands = [p for p in range(first, first + PAWNS_PER_PLAYER)
+             if loc[p] != BASE and not (loc[p] >= fin and board.blocked(p, loc))]
+    if not cands:
+        return []
+    paths = {p: board.path(loc, p, SEVEN) for p in cands}
+    outside = [p for p in range(first, first + PAWNS_PER_PLAYER) if loc[p] < fin]
+    if seat == player and all(p in paths and board.relative(p, loc[p]) + SEVEN > t for p in outside):
+        return seven_search(board, loc, player)
+    groups: list[list[int]] = []
+    reach: list[set[int]] = []
+    for p in cands:
+        cells, stop = paths[p]
+        mine = {loc[p], *cells}
+        if stop is not None:
+            mine.add(stop)
+        group = [p]
+        for i in range(len(groups) - 1, -1, -1):
+            if reach[i] & mine:
+                group = groups.pop(i) + group
+                mine |= reach.pop(i)
+        groups.append(sorted(group))
+        reach.append(mine)
+    tables: list[dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]]] = []
+    for group in groups:
+        if len(group) == 1:
+            p = group[0]
+            table = {0: [((), ())]}
+            for s, c in enumerate(paths[p][0], 1):
+                if c >= t or loc.count(c) < 2:  # a stack is passed, never landed on
+                    table[s] = [((p,), (s,))]
+            tables.append(table)
+        else:
+            tables.append(_seven_group(board, loc, group))
+    # combine the groups' splits breadth-first; `room[i]`, the most the groups from i on can use, prunes
+    # partial splits that could never add up to 7
+    room = [0] * (len(tables) + 1)
+    for i in range(len(tables) - 1, -1, -1):
+        room[i] = room[i + 1] + max(tables[i])
+    partial: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = [(SEVEN, (), ())]
+    for i in range(len(tables) - 1):
+        table, after = tables[i], room[i + 1]
+        partial = [(left - used, pawns + ps, steps + ss) for left, pawns, steps in partial
+                   for used, splits in table.items() if used <= left and left - used <= after
+                   for ps, ss in splits]
+    last = tables[-1]
+    return [seven_move(pawns + ps, steps + ss) for left, pawns, steps in partial
+            for ps, ss in last.get(left, ())]
+
+
+def _seven_group(board: Track, start: list[int],
+                 group: list[int]) -> dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]]:
+    """Every distinct outcome of moving some of `group` (pawns that can meet) 1..7 spaces in all, by amount
+    used; each outcome spelled by its first split in sort order."""
+    results: dict[int, dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+    seen: set[tuple[Any, ...]] = set()
+    stack: list[tuple[list[int], int, int, tuple[int, ...], tuple[int, ...]]] = [(start[:], 0, SEVEN, (), ())]
+    while stack:
+        loc, moved, left, pawns, steps = stack.pop()
+        state_key = (*loc, moved, left)
+        if state_key in seen:
+            continue
+        seen.add(state_key)
+        for pawn in group:
+            if moved >> pawn & 1 or loc[pawn] == BASE:
+                continue
+            for s, nxt in _seven_steps(board, loc, pawn, left):
+                parts = ((*pawns, pawn), (*steps, s))
+                by_key = results.setdefault(SEVEN - left + s, {})
+                key = tuple(nxt)
+                old = by_key.get(key)
+                if old is None or parts < old:
+                    by_key[key] = parts
+                if s < left:
+                    stack.append((nxt, moved | 1 << pawn, left - s, *parts))
+    table = {0: [((), ())]}
+    for used, by_key in results.items():
+        table[used] = list(by_key.values())
+    return table
+
+
+def seven_search(board: Track, start: list[int], player: int) -> list[PartnersMove]:
+    """All distinct outcomes of splitting 7 over pawns, each moved once, forward, in some order.
+
+    Orders that end in the same position collapse to one move (the first in sort order), which keeps
+    the list short; a state still accepts any legal order.
+    """
+    results: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    seen: set[tuple[Any, ...]] = set()
+    stack: list[tuple[list[int], int, int, tuple[int, ...], tuple[int, ...]]] = [(start[:], 0, SEVEN, (), ())]
+    while stack:
+        loc, moved, left, pawns, steps = stack.pop()
+        state_key = (*loc, moved, left)
+        if state_key in seen:
+            continue
+        seen.add(state_key)
+        seat = board.controlled_in(player, loc)
+        first = seat * PAWNS_PER_PLAYER
+        for pawn in range(first, first + PAWNS_PER_PLAYER):
+            if moved >> pawn & 1 or loc[pawn] == BASE:
+                continue
+            for s, nxt in _seven_steps(board, loc, pawn, left):
+                if s == left:  # all 7 used: an outcome; keep its first spelling in sort order
+                    key = tuple(nxt)
+                    parts = ((*pawns, pawn), (*steps, s))
+                    old = results.get(key)
+                    if old is None or parts < old:
+                        results[key] = parts
+                else:
+                    stack.append((nxt, moved | 1 << pawn, left - s, (*pawns, pawn), (*steps, s)))
+    return [seven_move(p, s) for p, s in results.values()]
+
+
+def _seven_steps(board: Track, loc: list[int], pawn: int, left: int) -> Iterator[tuple[int, list[int]]]:
+    """One part of a 7: each count s (1..left) `pawn` can go, with the pawns' places after it. Landing on a
+    lone pawn on the track sends that pawn to its base; a stack of two is passed, never landed on."""
+    cells, _ = board.path(loc, pawn, left)
+    t = board.size
+    for s, c in enumerate(cells, 1):
+        nxt = loc[:]
+        if c < t and c in loc:
+            if loc.count(c) >= 2:
+                continue
+            nxt[nxt.index(c)] = BASE
+        nxt[pawn] = c
+        yield s, nxt
