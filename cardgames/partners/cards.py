@@ -63,5 +63,14 @@ def parse_deck(spec: str) -> dict[str, int]:
 
 
 def unique(cards: list[str]) -> list[str]:
-    """Distinct cards of a hand, in deck order."""
-    return sorted(set(cards), key=CARD_RANK.__getitem__)
+    """Distinct cards of a hand, in deck order (hands are few: each answer is remembered)."""
+    key = tuple(cards)
+    out = _UNIQUE.get(key)
+    if out is None:
+        if len(_UNIQUE) > 100_000:  # a bound; hands of up to five cards make far fewer
+            _UNIQUE.clear()
+        out = _UNIQUE[key] = sorted(set(cards), key=CARD_RANK.__getitem__)
+    return out
+
+
+_UNIQUE: dict[tuple[str, ...], list[str]] = {}

@@ -7,7 +7,7 @@ Functions here read a position (a `Track` and a pawn list ``loc``); the state (s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -25,6 +25,7 @@ from cardgames.partners.cards import (
 from cardgames.partners.track import (
     BASE,
     COLOURS,
+    FINISH,
     PAWNS_PER_PLAYER,
     SECTION,
     Track,
@@ -133,15 +134,10 @@ STEP_MOVES: dict[str, list[dict[int, PartnersMove]]] = {
            for pawn in range(PAWNS_PER_PLAYER * len(COLOURS))]
     for card, values in STEP_VALUES.items()
 }
-_SWITCH_MOVES: dict[tuple[int, int], PartnersMove] = {}
+#: pawn a -> pawn b (a < b) -> the switch of the two
+SWITCH_MOVES = [[PartnersMove("switch", "S", (a, b)) if a < b else DISCARD for b in range(PAWNS_PER_PLAYER * len(COLOURS))]
+                for a in range(PAWNS_PER_PLAYER * len(COLOURS))]
 _SEVEN_MOVES: dict[tuple[tuple[int, ...], tuple[int, ...]], PartnersMove] = {}
-
-
-def switch_move(a: int, b: int) -> PartnersMove:
-    move = _SWITCH_MOVES.get((a, b))
-    if move is None:
-        move = _SWITCH_MOVES[(a, b)] = PartnersMove("switch", "S", (a, b))
-    return move
 
 
 def seven_move(pawns: tuple[int, ...], steps: tuple[int, ...]) -> PartnersMove:
@@ -226,90 +222,174 @@ def card_plays(board: Track, loc: list[int], cards: list[str], player: int) -> l
     """Every legal card play of `player` holding `cards` (distinct, in deck order), built in sort order: by card,
     then action, pawns, steps; `[DISCARD]` if no card can be used."""
     seat = board.controlled_in(player, loc)
-    t = board.size
-    fin = board.fin
     first = seat * PAWNS_PER_PLAYER
-    can_leave = BASE in loc[first:first + PAWNS_PER_PLAYER]
-    walls = [q for q in range(board.players) if t + q in loc and board.wall(q, loc)]
-    start = SECTION * seat
-    n_seats = board.players
-    # what each pawn's moves depend on, worked out once for all the cards
-    pawns = []
+    taken = -1  # the own finish cases taken, as bits (worked out once a pawn needs them)
+    # each pawn's step moves by card, with what decides them (made once per pawn and place)
+    rows = _STEP_TABLES.get(board.players) or _new_step_tables(board)
+    tables = []
+    can_leave = False
     for pawn in range(first, first + PAWNS_PER_PLAYER):
         here = loc[pawn]
-        if here == BASE:
+        if here < 0:
+            can_leave = True
             continue
-        if here >= fin:
-            if not board.blocked(pawn, loc):  # a placed pawn has no move with any card: skip it once here
-                pawns.append((pawn, 2, here, 0, 0, False, False, 0))
-        elif here >= t:
-            pawns.append((pawn, 1, SECTION * (here - t), 0, 0, False, False, 0))
-        else:
-            boundary = (here // SECTION + 1) * SECTION
-            q = here // SECTION
-            pawns.append((pawn, 0, here, (here - start) % t, boundary,
-                          bool(walls) and (boundary // SECTION) % n_seats in walls,
-                          bool(walls) and q != seat and q in walls, here % SECTION))
+        table = rows[pawn][here] or _step_table(board, pawn, here)
+        depth = table.depth
+        if depth >= 0:
+            if taken < 0:
+                f0 = here - depth
+                taken = (f0 in loc) | (f0 + 1 in loc) << 1 | (f0 + 2 in loc) << 2 | (f0 + 3 in loc) << 3
+            if taken >> depth + 1 == _DEEPER[depth]:
+                continue  # every deeper case is taken: it has reached its place for good, no card moves it
+        tables.append(table)
+    # no two pawns share a place outside the bases: no landing place can be a stack
+    single = len(set(loc)) + loc.count(BASE) - (BASE in loc) == len(loc)
+    walls = -1  # the seats with a wall, as bits (worked out when a step passes a home)
     moves: list[PartnersMove] = []
     for c in cards:
         if c == "7":
-            moves.extend(sorted(seven_moves(board, loc, player), key=_parts_key))
+            moves.extend(seven_moves(board, loc, player))
             continue
         if c == "S":
-            free = switchable(board, loc)
-            moves.extend(switch_move(a, b) for i, a in enumerate(free) for b in free[i + 1:])
+            free = switchable(board, loc, single)
+            for i, a in enumerate(free):
+                moves += map(SWITCH_MOVES[a].__getitem__, free[i + 1:])
             continue
         if can_leave and c in LEAVE_CARDS:
             moves.append(OUT_MOVES[c])
-        values = STEP_VALUES.get(c)
-        if not values:
+        if c not in STEP_VALUES:
             continue
-        table = STEP_MOVES[c]
-        for pawn, kind, here, rel, boundary, ahead, behind, offset in pawns:
-            for v in values:
-                if kind == 0 and (v < 0 or rel + v < t):
-                    # Track.walk's fast path inlined (this loop is the hottest of the game): on the track, not
-                    # reaching the finish, at most one home passed
-                    pos = here + v
-                    if v > 0:
-                        if ahead and pos >= boundary:
-                            continue
-                        if pos >= t:
-                            pos -= t
-                    else:
-                        if behind and offset < -v:
-                            continue
-                        if pos < 0:
-                            pos += t
-                elif kind == 1:
-                    # on a home (its own, or another's after a switch): no home passed, the finish is far
-                    pos = (here + v - 1) % t if v > 0 else (here + v) % t
-                else:
-                    if board.walk(loc, pawn, v, True, dry=True) >= 0:
-                        moves.append(table[pawn][v])
-                    continue
-                if pos in loc and loc.count(pos) >= 2:
-                    continue
-                moves.append(table[pawn][v])
+        for table in tables:
+            plain, places, passing, routed = table[c]
+            if single:
+                moves += plain
+            else:
+                for move, pos in zip(plain, places, strict=True):
+                    if not (pos in loc and loc.count(pos) >= 2):  # a stack is passed, never landed on
+                        moves.append(move)
+            for move, pos, seat_passed in passing:
+                if walls < 0:
+                    t = board.size
+                    walls = 0
+                    for q in range(board.players):
+                        if t + q in loc and board.wall(q, loc):
+                            walls |= 1 << q
+                if walls >> seat_passed & 1:
+                    continue  # a wall stands on the home the pawn would pass
+                if single or not (pos in loc and loc.count(pos) >= 2):
+                    moves.append(move)
+            for move, routes in routed:
+                if taken < 0:
+                    f0 = board.finish(seat)
+                    taken = (f0 in loc) | (f0 + 1 in loc) << 1 | (f0 + 2 in loc) << 2 | (f0 + 3 in loc) << 3
+                pos = routes.get(taken)
+                if pos is None:
+                    pos = routes[taken] = board.route(loc, table.pawn, move.steps[0], True, taken)
+                if pos >= 0 and (single or not (pos < board.size and pos in loc and loc.count(pos) >= 2)):
+                    moves.append(move)
     return moves or [DISCARD]
+
+
+#: depth in the finish zone -> the deeper cases as bits, all taken
+_DEEPER = tuple((1 << FINISH - 1 - d) - 1 for d in range(FINISH))
+#: a pawn's step moves by one card, in sort order (larger counts come later and pass more): the moves that pass
+#: no home and their destinations; (move, destination, seat) for those passing that seat's home (a wall there
+#: stops them); (move, routes) for those reaching the finish zone or starting in it, whose destination
+#: `Track.route` finds from the owner's finish cases taken (routes remembers it by those cases, as bits).
+StepMoves = tuple[tuple[PartnersMove, ...], tuple[int, ...], tuple[tuple[PartnersMove, int, int], ...],
+                  tuple[tuple[PartnersMove, dict[int, int]], ...]]
+
+
+class _PawnSteps(dict[str, StepMoves]):
+    """The step moves of one pawn on one place, by card (`Track.walk` worked out once, for a card when first
+    asked)."""
+
+    __slots__ = ("board", "pawn", "here", "depth")
+
+    def __init__(self, board: Track, pawn: int, here: int) -> None:
+        super().__init__()
+        self.board = board
+        self.pawn = pawn
+        self.here = here
+        # the depth in its finish zone, -1 outside it
+        self.depth = here - board.finish(pawn // PAWNS_PER_PLAYER) if here >= board.fin else -1
+
+    def __missing__(self, card: str) -> StepMoves:
+        board, pawn, here = self.board, self.pawn, self.here
+        t = board.size
+        owner = pawn // PAWNS_PER_PLAYER
+        rel = (here - SECTION * owner) % t
+        plain: list[PartnersMove] = []
+        places: list[int] = []
+        passing: list[tuple[PartnersMove, int, int]] = []
+        routed: list[tuple[PartnersMove, dict[int, int]]] = []
+        for v in STEP_VALUES[card]:
+            move = STEP_MOVES[card][pawn][v]
+            if here >= board.fin or (here < t and v > 0 and rel + v >= t):
+                routed.append((move, {}))
+                continue
+            if here >= t:
+                # on a home (its own, or another's after a switch): no home passed, the finish is far
+                start = SECTION * (here - t)
+                pos, passed = (start + v - 1) % t if v > 0 else (start + v) % t, -1
+            elif v > 0:
+                boundary = (here // SECTION + 1) * SECTION
+                pos, passed = (here + v) % t, (boundary // SECTION) % board.players if here + v >= boundary else -1
+            else:
+                q = here // SECTION
+                pos, passed = (here + v) % t, q if here % SECTION < -v and q != owner else -1
+            if passed < 0 and not passing:
+                plain.append(move)
+                places.append(pos)
+            else:
+                passing.append((move, pos, passed if passed >= 0 else board.players))
+        steps = self[card] = (tuple(plain), tuple(places), tuple(passing), tuple(routed))
+        return steps
+
+
+#: seats -> pawn -> place -> its _PawnSteps (made when first needed)
+_STEP_TABLES: dict[int, list[list[_PawnSteps | None]]] = {}
+
+
+def _new_step_tables(board: Track) -> list[list[_PawnSteps | None]]:
+    size = board.fin + FINISH * board.players
+    rows: list[list[_PawnSteps | None]] = [[None] * size for _ in range(board.pawns)]
+    _STEP_TABLES[board.players] = rows
+    return rows
+
+
+def _step_table(board: Track, pawn: int, here: int) -> _PawnSteps:
+    steps = _STEP_TABLES[board.players][pawn][here] = _PawnSteps(board, pawn, here)
+    return steps
 
 
 def _parts_key(move: PartnersMove) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return move.pawns, move.steps  # the sort key among moves of one card and action
 
 
-def switchable(board: Track, loc: list[int]) -> list[int]:
-    """Pawns on the track or a home, alone on their space (not in a base or a finish zone)."""
+def switchable(board: Track, loc: list[int], single: bool = False) -> list[int]:
+    """Pawns on the track or a home, alone on their space (not in a base or a finish zone). `single`: the caller
+    knows that no two pawns share a place outside the bases."""
     fin = board.fin
+    if single:
+        return [p for p, w in enumerate(loc) if 0 <= w < fin]
     return [p for p, w in enumerate(loc) if 0 <= w < fin and loc.count(w) == 1]
 
 
 # --- the 7 split --------------------------------------------------------------------------------------------------
+#: the sorted 7 splits of pawns that cannot meet, by (pawn, the step counts it may take as a bit mask) for each:
+#: such splits recur all game long, so they are combined and sorted once
+_SEVEN_SPLITS: dict[tuple[tuple[int, int], ...], list[PartnersMove]] = {}
+_SEVEN_SPLITS_MAX = 20_000  # entries kept before the memo starts afresh (a bound, never reached in a game)
+#: the splits of a group of pawns that can meet, by what they depend on (see _seven_keys)
+_GROUP_SPLITS: dict[Any, dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]]] = {}
+
+
 def seven_moves(board: Track, loc: list[int], player: int) -> list[PartnersMove]:
-    """The 7 split, fast. Pawns whose walks (start, spaces within reach, the pawn or wall that stops them)
-    share nothing cannot affect each other, so they fall into independent groups: a lone pawn just lists
-    its step counts, a group of pawns that can meet is searched in every order, and the groups' splits
-    are combined. If the last own pawns could reach the finish (handing the rest of the 7 to the
+    """The 7 split in sort order (by pawns, then steps), fast. Pawns whose walks (start, spaces within reach, the
+    pawn or wall that stops them) share nothing cannot affect each other, so they fall into independent groups: a
+    lone pawn just lists its step counts, a group of pawns that can meet is searched in every order, and the
+    groups' splits are combined. If the last own pawns could reach the finish (handing the rest of the 7 to the
     partner's pawns) the full search decides."""
     seat = board.controlled_in(player, loc)
     t = board.size
@@ -322,7 +402,7 @@ def seven_moves(board: Track, loc: list[int], player: int) -> list[PartnersMove]
     paths = {p: board.path(loc, p, SEVEN) for p in cands}
     outside = [p for p in range(first, first + PAWNS_PER_PLAYER) if loc[p] < fin]
     if seat == player and all(p in paths and board.relative(p, loc[p]) + SEVEN > t for p in outside):
-        return seven_search(board, loc, player)
+        return sorted(seven_search(board, loc, player), key=_parts_key)
     groups: list[list[int]] = []
     reach: list[set[int]] = []
     for p in cands:
@@ -337,8 +417,14 @@ def seven_moves(board: Track, loc: list[int], player: int) -> list[PartnersMove]
                 mine |= reach.pop(i)
         groups.append(sorted(group))
         reach.append(mine)
+    parts = _seven_keys(board, loc, groups, paths)
+    key = None if parts is None else (board.players, *parts)
+    if key is not None:
+        known = _SEVEN_SPLITS.get(key)
+        if known is not None:
+            return known
     tables: list[dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]]] = []
-    for group in groups:
+    for i, group in enumerate(groups):
         if len(group) == 1:
             p = group[0]
             table = {0: [((), ())]}
@@ -346,8 +432,26 @@ def seven_moves(board: Track, loc: list[int], player: int) -> list[PartnersMove]
                 if c >= t or loc.count(c) < 2:  # a stack is passed, never landed on
                     table[s] = [((p,), (s,))]
             tables.append(table)
-        else:
+        elif parts is None:
             tables.append(_seven_group(board, loc, group))
+        else:  # a group's splits recur too, in other combinations
+            part = parts[i]
+            ranked = part[0] == "track"
+            key = part[2:] if ranked else part  # on the track, the same for any pawns so placed
+            table = _GROUP_SPLITS.get(key)
+            if table is None:
+                if len(_GROUP_SPLITS) >= _SEVEN_SPLITS_MAX:
+                    _GROUP_SPLITS.clear()
+                table = _seven_group(board, loc, group)
+                if ranked:  # remembered by the pawns' ranks in the group
+                    rank = {p: r for r, p in enumerate(group)}
+                    table = {used: [(tuple(rank[p] for p in ps), ss) for ps, ss in splits]
+                             for used, splits in table.items()}
+                _GROUP_SPLITS[key] = table
+            if ranked:
+                table = {used: [(tuple(group[r] for r in ps), ss) for ps, ss in splits]
+                         for used, splits in table.items()}
+            tables.append(table)
     # combine the groups' splits breadth-first; `room[i]`, the most the groups from i on can use, prunes
     # partial splits that could never add up to 7
     room = [0] * (len(tables) + 1)
@@ -360,8 +464,58 @@ def seven_moves(board: Track, loc: list[int], player: int) -> list[PartnersMove]
                    for used, splits in table.items() if used <= left and left - used <= after
                    for ps, ss in splits]
     last = tables[-1]
-    return [seven_move(pawns + ps, steps + ss) for left, pawns, steps in partial
-            for ps, ss in last.get(left, ())]
+    moves = sorted((seven_move(pawns + ps, steps + ss) for left, pawns, steps in partial
+                    for ps, ss in last.get(left, ())), key=_parts_key)
+    if key is not None:
+        if len(_SEVEN_SPLITS) >= _SEVEN_SPLITS_MAX:
+            _SEVEN_SPLITS.clear()
+        _SEVEN_SPLITS[key] = moves
+    return moves
+
+
+def _seven_keys(board: Track, loc: list[int], groups: list[list[int]],
+                paths: dict[int, tuple[Sequence[int], int | None]]) -> list[Any] | None:
+    """What the 7 splits of each group depend on, when that is little enough to remember them by; None when the
+    splits must be worked out afresh.
+
+    A lone pawn's splits depend only on the counts it may take. A group of pawns that can meet depends only on
+    where its pawns stand, where the walls are and which of the owner's finish cases are taken: the other pawns can
+    only be captured, which changes nothing for the group's walks, as long as no space holds two pawns (checked:
+    then the splits are worked out afresh). On the track, away from the finish, only the distances count."""
+    t = board.size
+    single = len(set(loc)) + loc.count(BASE) - (BASE in loc) == len(loc)
+    parts: list[Any] = []
+    for group in groups:
+        if len(group) == 1:
+            p = group[0]
+            cells = paths[p][0]
+            if single:  # every count the path allows may be taken
+                parts.append((p, (1 << len(cells) + 1) - 2))
+            else:
+                parts.append((p, sum(1 << s for s, c in enumerate(cells, 1) if c >= t or loc.count(c) < 2)))
+            continue
+        if not single:
+            return None
+        if all(loc[p] < t and (loc[p] - SECTION * (p // PAWNS_PER_PLAYER)) % t + SEVEN < t for p in group):
+            # all on the track, too far from the finish zone to reach it: where the pawns stand counts only
+            # relative to each other and to the homes they could pass (and whether a wall stands there)
+            base = loc[group[0]]
+            walls = set()  # the walls within reach, by distance (a home without a wall changes nothing)
+            for p in group:
+                boundary = (loc[p] // SECTION + 1) * SECTION
+                if loc[p] + SEVEN >= boundary and board.wall((boundary // SECTION) % board.players, loc):
+                    walls.add((boundary - base) % t)
+            # the splits name the group's pawns by their rank in it: the same for any pawns so placed
+            parts.append(("track", tuple(group), tuple((loc[p] - base) % t for p in group), *sorted(walls)))
+            continue
+        f0 = board.finish(group[0] // PAWNS_PER_PLAYER)
+        taken = (f0 in loc) | (f0 + 1 in loc) << 1 | (f0 + 2 in loc) << 2 | (f0 + 3 in loc) << 3
+        walls = 0
+        for q in range(board.players):
+            if t + q in loc and board.wall(q, loc):
+                walls |= 1 << q
+        parts.append(("near", walls, taken, *(loc[p] for p in group), *group))
+    return parts
 
 
 def _seven_group(board: Track, start: list[int],

@@ -17,6 +17,9 @@ from cardgames.partners.track import BASE, COLOURS, PAWNS_PER_PLAYER, SECTION, T
 from tower.games.base import GameState, Move
 from tower.games.errors import BadInput, IllegalMove
 
+#: moves shown in the public log
+_LOG = 12
+
 
 class PartnersState(PartnersSearch, GameState):
     """A game of Partners: 4 players (or the 6-player edition) in teams of two sitting opposite."""
@@ -46,6 +49,7 @@ class PartnersState(PartnersSearch, GameState):
         if not 1 <= self.options["move_limit"] <= self.max_game_length:
             raise BadInput(f"move_limit must be 1..{self.max_game_length}", "$.options.move_limit")
         n = players
+        self.move_limit = self.options["move_limit"]
         self.board = Track(n, self.options["home_stack"])
         self.loc: list[int] = [BASE] * (PAWNS_PER_PLAYER * n)
         self.hands: list[list[str]] = [[] for _ in range(n)]
@@ -62,7 +66,7 @@ class PartnersState(PartnersSearch, GameState):
         self.turn = 0
         self.winner_team: int | None = None
         self.moves_played = 0
-        #: who made each move of `history` (public: the log names the players)
+        #: who made the last moves of `history` (public: the log names the players)
         self.movers: list[int] = []
         self._legal: list[PartnersMove] | None = None
         self.rng.shuffle(self.deck)
@@ -133,10 +137,15 @@ class PartnersState(PartnersSearch, GameState):
     def current_player(self) -> int | None:
         return None if self.phase == "over" else self.turn
 
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
     def legal_moves(self) -> list[PartnersMove]:
-        if self._legal is None:
-            self._legal = self._generate()
-        return list(self._legal)
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate()
+        return list(legal)
 
     def _generate(self) -> list[PartnersMove]:
         """The legal moves, built in sort order: by card, then action, pawns, steps."""
@@ -149,6 +158,11 @@ class PartnersState(PartnersSearch, GameState):
 
     def explain(self, move: Move) -> IllegalMove | None:
         """Why `move` is illegal now, naming the rule (None if it is legal)."""
+        legal = self._legal
+        if legal is not None:
+            for m in legal:
+                if m is move:  # one of the objects `legal_moves()` handed out for this very position
+                    return None
         if self.phase == "over":
             return IllegalMove("game-over", "the game is over")
         if not isinstance(move, PartnersMove):
@@ -167,24 +181,23 @@ class PartnersState(PartnersSearch, GameState):
             if self.legal_moves() != [DISCARD]:
                 return IllegalMove("must-play", "you can use a card, so you must play one")
             return None
-        if self._legal is not None:
-            for m in self._legal:
-                if m is move:  # the AI hands back one of our own objects: known legal
-                    return None
         if move.card not in hand:
             return IllegalMove("not-in-hand", f"you hold no {CARD_NAMES.get(move.card, move.card)}")
         err = play_card(self.board, p, move, self.loc[:])
         return None if err is None else IllegalMove(*err)
 
     def _apply(self, move: Move) -> None:
-        assert isinstance(move, PartnersMove)
         p = self.turn
         n = self.num_players
         self._legal = None
-        self.movers.append(p)
-        if move.action == "give":
-            self.hands[p].remove(move.card)
-            self.gives[p] = move.card
+        movers = self.movers
+        movers.append(p)
+        if len(movers) > 2 * _LOG:
+            del movers[:_LOG]  # the log shows the last moves only
+        action = move.action  # type: ignore[attr-defined]
+        if action == "give":
+            self.hands[p].remove(move.card)  # type: ignore[attr-defined]
+            self.gives[p] = move.card  # type: ignore[attr-defined]
             for k in range(1, n + 1):
                 q = (p + k) % n
                 if self.gives[q] is None:
@@ -194,38 +207,46 @@ class PartnersState(PartnersSearch, GameState):
                 self._swap()
             return
         self.moves_played += 1
-        mate = self.partner(p)
-        board = self.board
-        if move.action == "discard":
-            self.discard.extend(self.hands[p])
-            if self.known[mate] in self.hands[p]:
+        mate = (p + n // 2) % n
+        loc = self.loc
+        hand = self.hands[p]
+        if action == "discard":
+            self.discard.extend(hand)
+            if self.known[mate] in hand:
                 self.known[mate] = None  # the partner's card has left the hand
-            self.hands[p].clear()
+            hand.clear()
         else:
-            self.hands[p].remove(move.card)
-            self.discard.append(move.card)
-            if self.known[mate] == move.card:
+            card = move.card  # type: ignore[attr-defined]
+            hand.remove(card)
+            self.discard.append(card)
+            if self.known[mate] == card:
                 self.known[mate] = None  # maybe his card, maybe another copy: the partner can't be sure
-            if move.action == "step":  # already checked by explain: just walk
-                board.walk(self.loc, move.pawns[0], move.steps[0], True)
+            board = self.board
+            if action == "step":  # already checked by explain: just walk
+                home = board.walk(loc, move.pawns[0], move.steps[0], True) >= board.fin  # type: ignore[attr-defined]
             else:
-                err = play_card(board, p, move, self.loc)
+                assert isinstance(move, PartnersMove)
+                err = play_card(board, p, move, loc)
                 assert err is None, err
-            # only the player's team can have brought pawns home (a switch never touches a finish zone), and
-            # only if the card moved a pawn into a finish zone
-            if (move.pawns and move.action != "switch" and max(self.loc[q] for q in move.pawns) >= board.fin
-                    and board.all_home(p, self.loc) and board.all_home(mate, self.loc)):
-                self.winner_team = self.team_of(p)
+                # a switch never touches a finish zone; the pawns a 7 moved may have come home
+                home = action == "seven" and max(loc[q] for q in move.pawns) >= board.fin
+            # only the player's team can have brought pawns home, and only if the card moved one into a finish zone
+            if home and board.all_home(p, loc) and board.all_home(mate, loc):
+                self.winner_team = p % (n // 2)
                 self.phase = "over"
                 return
-        if self.moves_played >= self.options["move_limit"]:
+        if self.moves_played >= self.move_limit:
             self.phase = "over"  # a draw: the table gave up (never seen in ordinary play)
             return
-        for k in range(1, n + 1):
-            q = (p + k) % n
-            if self.hands[q]:
+        hands = self.hands
+        q = p + 1 if p + 1 < n else 0
+        while q != p:
+            if hands[q]:
                 self.turn = q
                 return
+            q = q + 1 if q + 1 < n else 0
+        if hand:
+            return  # only the player himself still holds cards: he plays on
         self._deal()
 
     # --- the winner -----------------------------------------------------------------------------------------
@@ -268,7 +289,7 @@ class PartnersState(PartnersSearch, GameState):
     def public_view(self) -> dict[str, Any]:
         """What everybody sees: the pawns, the cards played, hand sizes, who has given in the exchange (never
         which card), whose turn it is and the recent moves as told to all."""
-        recent = min(12, len(self.movers))  # a state saved before `movers` existed has none
+        recent = min(_LOG, len(self.movers))  # a state saved before `movers` existed has none
         log = [self.public_move(m, p) if m.action == "give" else f"{self.player_label(p)}: {m}"  # type: ignore[attr-defined]
                for m, p in zip(self.history[len(self.history) - recent:], self.movers[-recent:], strict=True)]
         return {

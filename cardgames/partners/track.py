@@ -16,6 +16,8 @@ A position is the list ``loc`` of every pawn's location (pawn ``i`` belongs to s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tower.games.errors import BadInput
 
 # --- seats, teams and pawns ---------------------------------------------------------------------------------------
@@ -70,6 +72,8 @@ class Track:
         self.pawns = PAWNS_PER_PLAYER * players
         #: option `home_stack`: a second own pawn coming out stands with the first on the home
         self.home_stack = home_stack
+        #: the next SECTION - 1 counted spaces after each counted space, going round
+        self._ahead = [tuple((here + i) % self.size for i in range(1, SECTION)) for here in range(self.size)]
 
     # --- seats and teams ------------------------------------------------------------------------------------------
     def partner(self, player: int) -> int:
@@ -120,13 +124,15 @@ class Track:
     # --- who moves what -------------------------------------------------------------------------------------------
     def all_home(self, seat: int, loc: list[int]) -> bool:
         b = seat * PAWNS_PER_PLAYER
-        return min(loc[b:b + PAWNS_PER_PLAYER]) >= self.fin
+        fin = self.fin
+        return loc[b] >= fin and loc[b + 1] >= fin and loc[b + 2] >= fin and loc[b + 3] >= fin
 
     def controlled_in(self, player: int, loc: list[int]) -> int:
         """Whose pawns `player` moves: his own, or his partner's once all his are in the finish."""
         b = player * PAWNS_PER_PLAYER
-        if min(loc[b:b + PAWNS_PER_PLAYER]) >= self.fin:
-            return self.partner(player)
+        fin = self.fin
+        if loc[b] >= fin and loc[b + 1] >= fin and loc[b + 2] >= fin and loc[b + 3] >= fin:
+            return (player + self.players // 2) % self.players
         return player
 
     # --- walls and the finish zone ----------------------------------------------------------------------------
@@ -173,9 +179,6 @@ class Track:
         here = loc[pawn]
         owner = pawn >> 2
         t = self.size
-        fin = self.fin
-        f0 = fin + FINISH * owner  # own finish entrance
-        last = (SECTION * owner - 1) % t  # own last counted space, before own home
         if here == BASE:
             return E_BASE
         if here < t and (n < 0 or (here - SECTION * owner) % t + n < t):
@@ -206,66 +209,11 @@ class Track:
             if not dry:
                 loc[pawn] = pos
             return pos
-        if here >= fin and self.blocked(pawn, loc):
-            return E_PLACED
-        loc[pawn] = -2  # off the board while walking, so it never blocks itself
-        forward = n > 0
-        k = n if forward else -n
-        pos = here
-        err = 0
-        while k:
-            if forward:
-                if pos >= fin:
-                    nxt = pos + 1
-                    if nxt == f0 + FINISH or nxt in loc:
-                        if not bounce:
-                            err = E_NO_BOUNCE
-                            break
-                        forward = False
-                        continue
-                    pos = nxt
-                elif pos >= t:
-                    pos = SECTION * (pos - t)
-                elif pos == last:
-                    if f0 in loc:
-                        if not bounce:
-                            err = E_NO_BOUNCE
-                            break
-                        forward = False
-                        continue
-                    pos = f0
-                else:
-                    nxt = pos + 1
-                    if nxt == t:
-                        nxt = 0
-                    if nxt % SECTION == 0 and t + nxt // SECTION in loc and self.wall(nxt // SECTION, loc):
-                        err = E_WALL
-                        break
-                    pos = nxt
-            else:
-                if pos >= fin:
-                    if pos == f0:
-                        pos = last
-                    else:
-                        pos -= 1
-                        if pos in loc:
-                            err = E_JUMP
-                            break
-                elif pos >= t:
-                    pos = (SECTION * (pos - t) - 1) % t
-                else:
-                    if pos % SECTION == 0:
-                        q = pos // SECTION
-                        if q != owner and t + q in loc and self.wall(q, loc):
-                            err = E_WALL_BACK
-                            break
-                    pos = pos - 1 if pos else t - 1
-            k -= 1
-        if not err and pos < t and loc.count(pos) >= 2:
-            err = E_STACK
-        loc[pawn] = here
-        if err:
-            return err
+        pos = self.route(loc, pawn, n, bounce)
+        if pos < 0:
+            return pos
+        if pos < t and pos in loc and loc.count(pos) - (pos == here) >= 2:
+            return E_STACK
         if not dry:
             if pos < t and pos in loc:
                 for i, w in enumerate(loc):
@@ -274,12 +222,68 @@ class Track:
             loc[pawn] = pos
         return pos
 
-    def path(self, loc: list[int], pawn: int, k: int) -> tuple[list[int], int | None]:
+    def route(self, loc: list[int], pawn: int, n: int, bounce: bool, taken: int = -1) -> int:
+        """Where `walk` takes a pawn leaving a home, or near or in its finish zone: the destination or an error
+        code (landing on a stack is not checked here). `taken`: the owner's finish cases held, as bits (case
+        depth d is bit d), if the caller knows them.
+
+        Such a walk passes no home, so no wall: a count below SECTION - 1 (every card's) from a home stops short of
+        the next one, and a pawn this close to its finish zone, or backing out of it, stays within the last section
+        before its own home. So the walk is worked out by counting steps ``u`` from the owner's first counted space
+        (``T - 1`` its last space, ``T .. T + 3`` its finish cases) instead of step by step.
+        """
+        here = loc[pawn]
+        owner = pawn >> 2
+        t = self.size
+        if t <= here < self.fin:  # on a home: onto the track
+            start = SECTION * (here - t)
+            return (start + n - 1) % t if n > 0 else (start + n) % t
+        f0 = self.fin + FINISH * owner
+        if taken < 0:
+            taken = (f0 in loc) | (f0 + 1 in loc) << 1 | (f0 + 2 in loc) << 2 | (f0 + 3 in loc) << 3
+        if here >= f0:
+            depth = here - f0
+            taken &= ~(1 << depth)  # off the board while walking: it never blocks itself
+            if taken >> depth + 1 == (1 << FINISH - 1 - depth) - 1:
+                return E_PLACED  # every deeper case is taken: it has reached its place for good
+            u = t + depth
+        else:
+            u = (here - SECTION * owner) % t
+        if n > 0:
+            top = t + FINISH - 1  # the farthest place going forward: the dead end, or just before a taken case
+            for d in range(max(u - t + 1, 0), FINISH):
+                if taken >> d & 1:
+                    top = t + d - 1
+                    break
+            dest = u + n
+            if dest > top:
+                if not bounce:
+                    return E_NO_BOUNCE
+                dest = 2 * top - dest  # backs up the rest of the count
+        else:
+            dest = u + n
+        # backing up inside the zone may not jump a pawn: every case from dest up to where the pawn started
+        # is passed or landed on (the cases above it, up to where it turned, are free)
+        if dest < u and taken:
+            for d in range(max(dest - t, 0), u - t):
+                if taken >> d & 1:
+                    return E_JUMP
+        return f0 + dest - t if dest >= t else (SECTION * owner + dest) % t
+
+    def path(self, loc: list[int], pawn: int, k: int) -> tuple[Sequence[int], int | None]:
         """The spaces `pawn` reaches going 1..k forward without bouncing, and the occupied space or wall
         (a home) that cut the walk short (None if nothing did). Landing is not checked here."""
         here = loc[pawn]
         owner = pawn >> 2
         t = self.size
+        if here < t and (here - SECTION * owner) % t + k < t:
+            # on the track and not reaching the finish: at most one home is passed (k < SECTION), so
+            # arithmetic replaces the walk
+            boundary = (here // SECTION + 1) * SECTION
+            q = (boundary // SECTION) % self.players
+            if here + k >= boundary and self.wall(q, loc):
+                return self._ahead[here][:boundary - here - 1], t + q
+            return self._ahead[here][:k], None
         fin = self.fin
         f0 = fin + FINISH * owner
         last = (SECTION * owner - 1) % t
