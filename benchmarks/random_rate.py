@@ -79,6 +79,23 @@ def report(label: str, runs: list[dict[str, float]]) -> str:
     return f"{label}: median {wall:.1f} games/s wall clock, {cpu:.1f} per CPU second (runs, wall: {each})"
 
 
+def print_rates(game: str, cases: list[tuple[str, int | None, tuple[int, ...]]], games: int, runs: int,
+                baseline: Path | None, target: float) -> None:
+    """The benchmarks' random-game figures: per case (label, players, player-count cycle), the medians of `runs`
+    runs of `games` games through the public API, and with `baseline` the same before and after, alternately."""
+    print(load())
+    for label, players, cycle in cases:
+        if baseline:
+            result = compare(game, players, games, runs, baseline, cycle)
+            print(f"random games, {label}, {report('before', result['before'])}")
+            print(f"random games, {label}, {report('after', result['after'])}  target >= {target:g}")
+        else:
+            done = [measure(game, players, games, 1000 * r, cycle) for r in range(runs)]
+            print(f"random games, {label}, {report('this code', done)}  target >= {target:g}; median "
+                  f"{statistics.median(r['moves'] for r in done):.0f} moves a game")
+    print(load(), flush=True)
+
+
 def load() -> str:
     try:
         return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg()) + f" on {os.cpu_count()} cores"

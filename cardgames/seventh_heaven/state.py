@@ -152,7 +152,6 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         # Search copies stop once the winner is known: the places after the first never change the winner.
         self.stop_at_winner = False
         self._legal: list[SeventhHeavenMove] | None = None
-        self._legal_set: frozenset[SeventhHeavenMove] = frozenset()
 
     # --- who is playing ---------------------------------------------------------------------------------
     @property
@@ -176,11 +175,10 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
 
     # --- legal moves --------------------------------------------------------------------------------------
     def legal_moves(self) -> list[Move]:
-        if self._legal is None:
-            moves = self._generate()
-            self._legal = moves
-            self._legal_set = frozenset(moves)
-        return list(self._legal)
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate()
+        return list(legal)
 
     def _gives(self, player: int) -> list[str]:
         """What `player` may hand over in a swap: with 2-3 players he names it, else his one card."""
@@ -300,9 +298,13 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
     def explain(self, move: Move) -> IllegalMove | None:
         if self.phase == OVER:
             return IllegalMove("game-over", "the game is over")
-        if self._legal is None:
-            self.legal_moves()
-        if move in self._legal_set:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate()
+        for m in legal:
+            if m is move:  # one of the objects `legal_moves()` handed out (moves are made once each)
+                return None
+        if move in legal:  # an equal move, read from text
             return None
         return self._why(move)  # type: ignore[arg-type]
 
