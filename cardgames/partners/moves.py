@@ -7,7 +7,7 @@ Functions here read a position (a `Track` and a pawn list ``loc``); the state (s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -37,6 +37,8 @@ from tower.games.base import GameState
 from tower.games.errors import BadInput
 
 ACTIONS = ("give", "out", "step", "seven", "switch", "discard")
+#: the parts of a 7 split: the pawns and their counts, in playing order
+Parts = tuple[tuple[int, ...], tuple[int, ...]]
 
 
 @dataclass(frozen=True)
@@ -518,11 +520,11 @@ def _seven_keys(board: Track, loc: list[int], groups: list[list[int]],
     return parts
 
 
-def _seven_group(board: Track, start: list[int],
-                 group: list[int]) -> dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]]:
-    """Every distinct outcome of moving some of `group` (pawns that can meet) 1..7 spaces in all, by amount
-    used; each outcome spelled by its first split in sort order."""
-    results: dict[int, dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+def _seven_parts(board: Track, start: list[int],
+                 movers: Callable[[list[int]], Iterable[int]]) -> Iterator[tuple[list[int], int, Parts]]:
+    """Every way of using part or all of a 7, each pawn moved once, forward, in some order: (the pawns' places
+    after it, the count used, its parts). `movers(loc)`: the pawns that may take a part from position `loc`.
+    Positions reached again with the same pawns moved and the same count left are not explored twice."""
     seen: set[tuple[Any, ...]] = set()
     stack: list[tuple[list[int], int, int, tuple[int, ...], tuple[int, ...]]] = [(start[:], 0, SEVEN, (), ())]
     while stack:
@@ -531,18 +533,26 @@ def _seven_group(board: Track, start: list[int],
         if state_key in seen:
             continue
         seen.add(state_key)
-        for pawn in group:
+        for pawn in movers(loc):
             if moved >> pawn & 1 or loc[pawn] == BASE:
                 continue
             for s, nxt in _seven_steps(board, loc, pawn, left):
                 parts = ((*pawns, pawn), (*steps, s))
-                by_key = results.setdefault(SEVEN - left + s, {})
-                key = tuple(nxt)
-                old = by_key.get(key)
-                if old is None or parts < old:
-                    by_key[key] = parts
+                yield nxt, SEVEN - left + s, parts
                 if s < left:
                     stack.append((nxt, moved | 1 << pawn, left - s, *parts))
+
+
+def _seven_group(board: Track, start: list[int], group: list[int]) -> dict[int, list[Parts]]:
+    """Every distinct outcome of moving some of `group` (pawns that can meet) 1..7 spaces in all, by amount
+    used; each outcome spelled by its first split in sort order."""
+    results: dict[int, dict[tuple[int, ...], Parts]] = {}
+    for nxt, used, parts in _seven_parts(board, start, lambda _loc: group):
+        by_key = results.setdefault(used, {})
+        key = tuple(nxt)
+        old = by_key.get(key)
+        if old is None or parts < old:
+            by_key[key] = parts
     table = {0: [((), ())]}
     for used, by_key in results.items():
         table[used] = list(by_key.values())
@@ -550,34 +560,23 @@ def _seven_group(board: Track, start: list[int],
 
 
 def seven_search(board: Track, start: list[int], player: int) -> list[PartnersMove]:
-    """All distinct outcomes of splitting 7 over pawns, each moved once, forward, in some order.
+    """All distinct outcomes of splitting 7 over pawns, each moved once, forward, in some order (the pawns of
+    the player, then his partner's once his own are home).
 
     Orders that end in the same position collapse to one move (the first in sort order), which keeps
     the list short; a state still accepts any legal order.
     """
-    results: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
-    seen: set[tuple[Any, ...]] = set()
-    stack: list[tuple[list[int], int, int, tuple[int, ...], tuple[int, ...]]] = [(start[:], 0, SEVEN, (), ())]
-    while stack:
-        loc, moved, left, pawns, steps = stack.pop()
-        state_key = (*loc, moved, left)
-        if state_key in seen:
-            continue
-        seen.add(state_key)
-        seat = board.controlled_in(player, loc)
-        first = seat * PAWNS_PER_PLAYER
-        for pawn in range(first, first + PAWNS_PER_PLAYER):
-            if moved >> pawn & 1 or loc[pawn] == BASE:
-                continue
-            for s, nxt in _seven_steps(board, loc, pawn, left):
-                if s == left:  # all 7 used: an outcome; keep its first spelling in sort order
-                    key = tuple(nxt)
-                    parts = ((*pawns, pawn), (*steps, s))
-                    old = results.get(key)
-                    if old is None or parts < old:
-                        results[key] = parts
-                else:
-                    stack.append((nxt, moved | 1 << pawn, left - s, (*pawns, pawn), (*steps, s)))
+    def movers(loc: list[int]) -> range:
+        first = board.controlled_in(player, loc) * PAWNS_PER_PLAYER
+        return range(first, first + PAWNS_PER_PLAYER)
+
+    results: dict[tuple[int, ...], Parts] = {}
+    for nxt, used, parts in _seven_parts(board, start, movers):
+        if used == SEVEN:  # all 7 used: an outcome; keep its first spelling in sort order
+            key = tuple(nxt)
+            old = results.get(key)
+            if old is None or parts < old:
+                results[key] = parts
     return [seven_move(p, s) for p, s in results.values()]
 
 
