@@ -50,9 +50,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--verbose", action="store_true", help="print each duel game as it ends")
     ap.add_argument("--baseline", type=Path, help="a checkout to compare the random-game rate with (before)")
+    ap.add_argument("--warmup", type=int, default=20, help="random games played before the clock starts")
     a = ap.parse_args()
     if a.runs:
-        print_rates("partners", [("4 players", 4, ())], a.games, a.runs, a.baseline, 80)
+        print_rates("partners", [("4 players", 4, ())], a.games, a.runs, a.baseline, 80, a.warmup)
     if a.duel:
         seeds = [a.seed + i for i in range(a.duel)]
         t0 = time.perf_counter()

@@ -38,9 +38,17 @@ def play(game: str, players: int | None, seed: int) -> int:
 
 
 def measure(game: str, players: int | None, games: int, first_seed: int = 0,
-            cycle: tuple[int, ...] = ()) -> dict[str, float]:
+            cycle: tuple[int, ...] = (), warmup: int = 0) -> dict[str, float]:
     """Games per wall-clock second and per CPU second for `games` games (seeds from `first_seed`; `cycle` lists
-    player counts to take in turn instead of `players`), and the median game length."""
+    player counts to take in turn instead of `players`), and the median game length. Before the clock starts,
+    the game's modules are imported (this machine does not cache compiled modules: importing is compiling) and
+    `warmup` games are played (seeds far from the measured ones), so what a game remembers is filled as in a
+    long-running process."""
+    from tower.games import game_class
+
+    game_class(game)
+    for i in range(warmup):
+        play(game, cycle[i % len(cycle)] if cycle else players, 10**6 + first_seed + i)
     wall, cpu = time.perf_counter(), time.process_time()
     lengths = [play(game, cycle[i % len(cycle)] if cycle else players, first_seed + i) for i in range(games)]
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -48,11 +56,11 @@ def measure(game: str, players: int | None, games: int, first_seed: int = 0,
 
 
 def _child(checkout: Path, game: str, players: int | None, games: int, first_seed: int,
-           cycle: tuple[int, ...]) -> dict[str, float]:
+           cycle: tuple[int, ...], warmup: int) -> dict[str, float]:
     """`measure` in a fresh process importing the code of `checkout`."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
     args = [sys.executable, str(HERE / "random_rate.py"), game, "--games", str(games), "--first-seed",
-            str(first_seed), "--json"]
+            str(first_seed), "--warmup", str(warmup), "--json"]
     if players:
         args += ["--players", str(players)]
     if cycle:
@@ -62,13 +70,13 @@ def _child(checkout: Path, game: str, players: int | None, games: int, first_see
 
 
 def compare(game: str, players: int | None, games: int, runs: int, baseline: Path,
-            cycle: tuple[int, ...] = ()) -> dict[str, list[dict[str, float]]]:
+            cycle: tuple[int, ...] = (), warmup: int = 0) -> dict[str, list[dict[str, float]]]:
     """`runs` rounds, each measuring the baseline and then this checkout on the same seeds."""
     out: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
     for r in range(runs):
         seed = 1000 * r
-        out["before"].append(_child(baseline, game, players, games, seed, cycle))
-        out["after"].append(_child(ROOT, game, players, games, seed, cycle))
+        out["before"].append(_child(baseline, game, players, games, seed, cycle, warmup))
+        out["after"].append(_child(ROOT, game, players, games, seed, cycle, warmup))
     return out
 
 
@@ -80,17 +88,18 @@ def report(label: str, runs: list[dict[str, float]]) -> str:
 
 
 def print_rates(game: str, cases: list[tuple[str, int | None, tuple[int, ...]]], games: int, runs: int,
-                baseline: Path | None, target: float) -> None:
+                baseline: Path | None, target: float, warmup: int = 0) -> None:
     """The benchmarks' random-game figures: per case (label, players, player-count cycle), the medians of `runs`
-    runs of `games` games through the public API, and with `baseline` the same before and after, alternately."""
+    runs of `games` games through the public API (each run in a warm process: `warmup` games first), and with
+    `baseline` the same before and after, alternately."""
     print(load())
     for label, players, cycle in cases:
         if baseline:
-            result = compare(game, players, games, runs, baseline, cycle)
+            result = compare(game, players, games, runs, baseline, cycle, warmup)
             print(f"random games, {label}, {report('before', result['before'])}")
             print(f"random games, {label}, {report('after', result['after'])}  target >= {target:g}")
         else:
-            done = [measure(game, players, games, 1000 * r, cycle) for r in range(runs)]
+            done = [measure(game, players, games, 1000 * r, cycle, warmup if r == 0 else 0) for r in range(runs)]
             print(f"random games, {label}, {report('this code', done)}  target >= {target:g}; median "
                   f"{statistics.median(r['moves'] for r in done):.0f} moves a game")
     print(load(), flush=True)
@@ -111,20 +120,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--first-seed", type=int, default=0)
+    ap.add_argument("--warmup", type=int, default=0, help="games played before the clock starts (each run)")
     ap.add_argument("--baseline", type=Path, help="a checkout to compare with (before), run alternately")
     ap.add_argument("--json", action="store_true", help="one measurement as JSON (used by --baseline)")
     a = ap.parse_args(argv)
     cycle = tuple(int(x) for x in a.cycle.split(",") if x)
     if a.json:
-        print(json.dumps(measure(a.game, a.players, a.games, a.first_seed, cycle)))
+        print(json.dumps(measure(a.game, a.players, a.games, a.first_seed, cycle, a.warmup)))
         return
     print(load())
     if a.baseline:
-        result = compare(a.game, a.players, a.games, a.runs, a.baseline, cycle)
+        result = compare(a.game, a.players, a.games, a.runs, a.baseline, cycle, a.warmup)
         print(report("before", result["before"]))
         print(report("after ", result["after"]))
     else:
-        runs = [measure(a.game, a.players, a.games, 1000 * r, cycle) for r in range(a.runs)]
+        runs = [measure(a.game, a.players, a.games, 1000 * r, cycle, a.warmup if r == 0 else 0) for r in range(a.runs)]
         print(report(a.game, runs))
     print(load())
 

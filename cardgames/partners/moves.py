@@ -225,6 +225,9 @@ def card_plays(board: Track, loc: list[int], cards: list[str], player: int) -> l
     then action, pawns, steps; `[DISCARD]` if no card can be used."""
     seat = board.controlled_in(player, loc)
     first = seat * PAWNS_PER_PLAYER
+    occupied = set(loc)  # one pass over the pawns answers "is anyone there" for the rest of the call
+    # no two pawns share a place outside the bases: no landing place can be a stack
+    single = len(occupied) - (BASE in occupied) == len(loc) - loc.count(BASE)
     taken = -1  # the own finish cases taken, as bits (worked out once a pawn needs them)
     # each pawn's step moves by card, with what decides them (made once per pawn and place)
     rows = _STEP_TABLES.get(board.players) or _new_step_tables(board)
@@ -240,17 +243,16 @@ def card_plays(board: Track, loc: list[int], cards: list[str], player: int) -> l
         if depth >= 0:
             if taken < 0:
                 f0 = here - depth
-                taken = (f0 in loc) | (f0 + 1 in loc) << 1 | (f0 + 2 in loc) << 2 | (f0 + 3 in loc) << 3
+                taken = ((f0 in occupied) | (f0 + 1 in occupied) << 1 | (f0 + 2 in occupied) << 2
+                         | (f0 + 3 in occupied) << 3)
             if taken >> depth + 1 == _DEEPER[depth]:
                 continue  # every deeper case is taken: it has reached its place for good, no card moves it
         tables.append(table)
-    # no two pawns share a place outside the bases: no landing place can be a stack
-    single = len(set(loc)) + loc.count(BASE) - (BASE in loc) == len(loc)
     walls = -1  # the seats with a wall, as bits (worked out when a step passes a home)
     moves: list[PartnersMove] = []
     for c in cards:
         if c == "7":
-            moves.extend(seven_moves(board, loc, player))
+            moves.extend(seven_moves(board, loc, player, occupied, single))
             continue
         if c == "S":
             free = switchable(board, loc, single)
@@ -267,27 +269,28 @@ def card_plays(board: Track, loc: list[int], cards: list[str], player: int) -> l
                 moves += plain
             else:
                 for move, pos in zip(plain, places, strict=True):
-                    if not (pos in loc and loc.count(pos) >= 2):  # a stack is passed, never landed on
+                    if not (pos in occupied and loc.count(pos) >= 2):  # a stack is passed, never landed on
                         moves.append(move)
             for move, pos, seat_passed in passing:
                 if walls < 0:
                     t = board.size
                     walls = 0
                     for q in range(board.players):
-                        if t + q in loc and board.wall(q, loc):
+                        if t + q in occupied and board.wall(q, loc):
                             walls |= 1 << q
                 if walls >> seat_passed & 1:
                     continue  # a wall stands on the home the pawn would pass
-                if single or not (pos in loc and loc.count(pos) >= 2):
+                if single or not (pos in occupied and loc.count(pos) >= 2):
                     moves.append(move)
             for move, routes in routed:
                 if taken < 0:
                     f0 = board.finish(seat)
-                    taken = (f0 in loc) | (f0 + 1 in loc) << 1 | (f0 + 2 in loc) << 2 | (f0 + 3 in loc) << 3
+                    taken = ((f0 in occupied) | (f0 + 1 in occupied) << 1 | (f0 + 2 in occupied) << 2
+                             | (f0 + 3 in occupied) << 3)
                 pos = routes.get(taken)
                 if pos is None:
                     pos = routes[taken] = board.route(loc, table.pawn, move.steps[0], True, taken)
-                if pos >= 0 and (single or not (pos < board.size and pos in loc and loc.count(pos) >= 2)):
+                if pos >= 0 and (single or not (pos < board.size and pos in occupied and loc.count(pos) >= 2)):
                     moves.append(move)
     return moves or [DISCARD]
 
@@ -387,7 +390,8 @@ _SEVEN_SPLITS_MAX = 20_000  # entries kept before the memo starts afresh (a boun
 _GROUP_SPLITS: dict[Any, dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]]] = {}
 
 
-def seven_moves(board: Track, loc: list[int], player: int) -> list[PartnersMove]:
+def seven_moves(board: Track, loc: list[int], player: int, occupied: set[int] | None = None,
+                single: bool | None = None) -> list[PartnersMove]:
     """The 7 split in sort order (by pawns, then steps), fast. Pawns whose walks (start, spaces within reach, the
     pawn or wall that stops them) share nothing cannot affect each other, so they fall into independent groups: a
     lone pawn just lists its step counts, a group of pawns that can meet is searched in every order, and the
@@ -419,7 +423,10 @@ def seven_moves(board: Track, loc: list[int], player: int) -> list[PartnersMove]
                 mine |= reach.pop(i)
         groups.append(sorted(group))
         reach.append(mine)
-    parts = _seven_keys(board, loc, groups, paths)
+    if occupied is None or single is None:
+        occupied = set(loc)
+        single = len(occupied) - (BASE in occupied) == len(loc) - loc.count(BASE)
+    parts = _seven_keys(board, loc, groups, paths, occupied, single)
     key = None if parts is None else (board.players, *parts)
     if key is not None:
         known = _SEVEN_SPLITS.get(key)
@@ -476,7 +483,8 @@ def seven_moves(board: Track, loc: list[int], player: int) -> list[PartnersMove]
 
 
 def _seven_keys(board: Track, loc: list[int], groups: list[list[int]],
-                paths: dict[int, tuple[Sequence[int], int | None]]) -> list[Any] | None:
+                paths: dict[int, tuple[Sequence[int], int | None]], occupied: set[int],
+                single: bool) -> list[Any] | None:
     """What the 7 splits of each group depend on, when that is little enough to remember them by; None when the
     splits must be worked out afresh.
 
@@ -485,7 +493,6 @@ def _seven_keys(board: Track, loc: list[int], groups: list[list[int]],
     only be captured, which changes nothing for the group's walks, as long as no space holds two pawns (checked:
     then the splits are worked out afresh). On the track, away from the finish, only the distances count."""
     t = board.size
-    single = len(set(loc)) + loc.count(BASE) - (BASE in loc) == len(loc)
     parts: list[Any] = []
     for group in groups:
         if len(group) == 1:
@@ -502,19 +509,19 @@ def _seven_keys(board: Track, loc: list[int], groups: list[list[int]],
             # all on the track, too far from the finish zone to reach it: where the pawns stand counts only
             # relative to each other and to the homes they could pass (and whether a wall stands there)
             base = loc[group[0]]
-            walls = set()  # the walls within reach, by distance (a home without a wall changes nothing)
+            in_reach = set()  # the walls within reach, by distance (a home without a wall changes nothing)
             for p in group:
                 boundary = (loc[p] // SECTION + 1) * SECTION
                 if loc[p] + SEVEN >= boundary and board.wall((boundary // SECTION) % board.players, loc):
-                    walls.add((boundary - base) % t)
+                    in_reach.add((boundary - base) % t)
             # the splits name the group's pawns by their rank in it: the same for any pawns so placed
-            parts.append(("track", tuple(group), tuple((loc[p] - base) % t for p in group), *sorted(walls)))
+            parts.append(("track", tuple(group), tuple((loc[p] - base) % t for p in group), *sorted(in_reach)))
             continue
         f0 = board.finish(group[0] // PAWNS_PER_PLAYER)
-        taken = (f0 in loc) | (f0 + 1 in loc) << 1 | (f0 + 2 in loc) << 2 | (f0 + 3 in loc) << 3
+        taken = (f0 in occupied) | (f0 + 1 in occupied) << 1 | (f0 + 2 in occupied) << 2 | (f0 + 3 in occupied) << 3
         walls = 0
         for q in range(board.players):
-            if t + q in loc and board.wall(q, loc):
+            if t + q in occupied and board.wall(q, loc):
                 walls |= 1 << q
         parts.append(("near", walls, taken, *(loc[p] for p in group), *group))
     return parts
