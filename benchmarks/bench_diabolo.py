@@ -1,10 +1,11 @@
 """Benchmarks for Diabolo: random games per second, a long random sweep, and the search player against greedy.
 
-Run: /work/.venv/bin/python benchmarks/bench_diabolo.py [--games N] [--mcts SPEC] [--jobs J] [--sweep N] [--quick]
+Run: python benchmarks/bench_diabolo.py [--games N] [--mcts SPEC] [--jobs J] [--sweep N] [--quick] [--baseline DIR]
 
 Figures printed:
-- random AI games per second (the `random` agent of tower.games.ai in every seat), 4 players and a 3-5 player mix,
-  median of several runs (target >= 500 games/s);
+- random games per second through the public API (`rng.choice(state.legal_moves())`, `state.apply`), 4 players
+  and a 3-5 player mix, median of 5 runs (target >= 500 games/s); with --baseline DIR the same for the code in DIR
+  (before) and this checkout (after), run alternately;
 - the random sweep: 5000 games of 3-5 players must finish, with every card accounted for after every move;
 - the win rate of ONE information-set MCTS seat against THREE greedy seats in 4-player games. The MCTS seat
   rotates over the four seats; a shared first place counts as 1/k of a win. Base rate 25 %, the issue asks 55 %.
@@ -15,27 +16,15 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 from duel import seat_game
+from random_rate import print_rates
 
 from cardgames.diabolo import DiaboloState
-from tower.games.ai import make_agent
-
-
-def random_games_per_second(games: int, players: int | None, seed: int = 0) -> tuple[float, float]:
-    """Games per second with the random agent in every seat (`players=None`: cycle 3-5 players), by the wall
-    clock and by this process's CPU time (the shared machine is often loaded: the CPU figure is the steadier)."""
-    start, cpu = time.perf_counter(), time.process_time()
-    for i in range(games):
-        state = DiaboloState(players or 3 + i % 3, seed + i)
-        agent = make_agent("random", seed=seed + i)
-        while not state.is_over:
-            state.apply(agent.choose(state))
-    return games / (time.perf_counter() - start), games / (time.process_time() - cpu)
 
 
 def card_count(state: DiaboloState) -> int:
@@ -72,17 +61,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sweep", type=int, default=5000, help="random games in the 3-5 player sweep")
     parser.add_argument("--quick", action="store_true", help="small numbers, for a smoke run")
     parser.add_argument("--skip-random", action="store_true", help="only the MCTS-vs-greedy figure")
+    parser.add_argument("--random-games", type=int, default=300, help="games per run of random play (5 runs)")
+    parser.add_argument("--baseline", type=Path, help="a checkout to compare the random-game rate with (before)")
     args = parser.parse_args(argv)
     if args.quick:
-        args.games, args.sweep = 8, 100
+        args.games, args.sweep, args.random_games = 8, 100, 30
 
     if not args.skip_random:
-        for label, players in (("4 players", 4), ("3-5 players mixed", None)):
-            runs = [random_games_per_second(300, players, seed=1000 * r) for r in range(5)]
-            wall, cpu = [w for w, _ in runs], [c for _, c in runs]
-            print(f"random games/s, {label}: median {statistics.median(wall):.0f} wall-clock, "
-                  f"{statistics.median(cpu):.0f} per CPU-second (runs: " + ", ".join(f"{x:.0f}" for x in wall)
-                  + ")  target >= 500", flush=True)
+        print_rates("diabolo", [("4 players", 4, ()), ("3-5 players mixed", None, (3, 4, 5))], args.random_games,
+                    5, args.baseline, 500)
         t = time.perf_counter()
         moves = random_sweep(args.sweep)
         print(f"random sweep: {args.sweep} games of 3-5 players finished without error, cards conserved "

@@ -1,6 +1,10 @@
 """Partners benchmarks: random games per second, and the search team against the greedy team.
 
-Run: python benchmarks/bench_partners.py [--runs 5] [--games 20] [--duel 40] [--mcts SPEC] [--jobs 2]
+Random games go through the public API only (`rng.choice(state.legal_moves())`, `state.apply`): median of --runs
+runs of --games games (target >= 80 games/s); with --baseline DIR the same for the code in DIR (before) and this
+checkout (after), run alternately in fresh processes, so both see the same machine load.
+
+Run: python benchmarks/bench_partners.py [--runs 5] [--games 20] [--duel 40] [--mcts SPEC] [--jobs 2] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -9,32 +13,12 @@ import argparse
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from random_rate import print_rates
 
 from tower.games import new_game
 from tower.games.ai import make_agent
-
-
-def random_game(seed: int) -> int:
-    """One game of four random players to its end (a win: draws would need the move limit); its length."""
-    state = new_game("partners", seed=seed)
-    agent = make_agent("random", seed)
-    moves = 0
-    while not state.is_over:
-        state.apply(agent.choose(state))
-        moves += 1
-    assert len(state.result()["winners"]) == 2, "a random game hit the move limit"
-    return moves
-
-
-def random_rate(runs: int, games: int) -> tuple[float, float, float]:
-    """Median games/s (wall clock and CPU time) over `runs` runs of `games` games, and the median length."""
-    wall, cpu, lengths = [], [], []
-    for r in range(runs):
-        w0, c0 = time.perf_counter(), time.process_time()
-        lengths += [random_game(r * 1000 + g) for g in range(games)]
-        wall.append(games / (time.perf_counter() - w0))
-        cpu.append(games / (time.process_time() - c0))
-    return statistics.median(wall), statistics.median(cpu), statistics.median(lengths)
 
 
 def duel(args: tuple[int, str]) -> tuple[bool, float, int]:
@@ -65,11 +49,11 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--verbose", action="store_true", help="print each duel game as it ends")
+    ap.add_argument("--baseline", type=Path, help="a checkout to compare the random-game rate with (before)")
+    ap.add_argument("--warmup", type=int, default=20, help="random games played before the clock starts")
     a = ap.parse_args()
     if a.runs:
-        wall, cpu, length = random_rate(a.runs, a.games)
-        print(f"random games: median {wall:.1f} games/s wall clock, {cpu:.1f} games/s CPU time "
-              f"({a.runs} runs x {a.games} games, median {length:.0f} moves per game)")
+        print_rates("partners", [("4 players", 4, ())], a.games, a.runs, a.baseline, 80, a.warmup)
     if a.duel:
         seeds = [a.seed + i for i in range(a.duel)]
         t0 = time.perf_counter()

@@ -1,10 +1,12 @@
 """Benchmarks for In 7th Heaven: random games per second and the search player against greedy.
 
-Run: /work/.venv/bin/python benchmarks/bench_seventh_heaven.py [--games N] [--mcts SPEC] [--jobs J] [--quick]
-     [--skip-random] [--first-seed S]
+Run: python benchmarks/bench_seventh_heaven.py [--games N] [--mcts SPEC] [--jobs J] [--quick]
+     [--skip-random] [--first-seed S] [--baseline DIR]
 
 Figures printed:
-- random AI games per second (4 players, and a 2-6 player mix), median of several runs;
+- random games per second through the public API (`rng.choice(state.legal_moves())`, `state.apply`), 4 players
+  and a 2-6 player mix, median of 5 runs (target >= 500); with --baseline DIR the same for the code in DIR
+  (before) and this checkout (after), run alternately;
 - the full 2000-game random sweep over 2-6 players (every game must finish without error, cards conserved);
 - the win rate of ONE information-set MCTS seat against THREE greedy seats in 4-player games (the MCTS seat
   rotates over the four seats; base rate 25 %, the issue's target 55 %), and the slowest MCTS decision.
@@ -14,28 +16,15 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 from duel import seat_game
+from random_rate import print_rates
 
 from cardgames.seventh_heaven import SeventhHeavenState
-
-
-def random_games_per_second(games: int, players: int | None, seed: int = 0) -> tuple[float, float]:
-    """Games per wall-clock second and per CPU second with uniformly random legal moves.
-
-    `players=None` cycles 2-6 players. The CPU figure is what the code costs when the machine is shared.
-    """
-    wall, cpu = time.perf_counter(), time.process_time()
-    for i in range(games):
-        state = SeventhHeavenState(players or 2 + i % 5, seed + i)
-        rng = random.Random(seed + i)
-        while not state.is_over:
-            state.apply(rng.choice(state.legal_moves()))
-    return games / (time.perf_counter() - wall), games / (time.process_time() - cpu)
 
 
 def random_sweep(games: int) -> int:
@@ -67,17 +56,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sweep", type=int, default=2000, help="random games in the 2-6 player sweep")
     parser.add_argument("--quick", action="store_true", help="small numbers, for a smoke run")
     parser.add_argument("--skip-random", action="store_true", help="only the MCTS-vs-greedy figure")
+    parser.add_argument("--random-games", type=int, default=300, help="games per run of random play (5 runs)")
+    parser.add_argument("--baseline", type=Path, help="a checkout to compare the random-game rate with (before)")
     parser.add_argument("--first-seed", type=int, default=5000, help="seed of the first MCTS-vs-greedy game")
     args = parser.parse_args(argv)
     if args.quick:
-        args.games, args.sweep = 8, 100
+        args.games, args.sweep, args.random_games = 8, 100, 30
 
-    for label, players in (("4 players", 4), ("2-6 players mixed", None)) if not args.skip_random else ():
-        runs = [random_games_per_second(300, players, seed=1000 * r) for r in range(5)]
-        wall = statistics.median(r[0] for r in runs)
-        cpu = statistics.median(r[1] for r in runs)
-        print(f"random games/s, {label}: median {wall:.0f} wall-clock, {cpu:.0f} per CPU second "
-              f"(5 runs of 300 games; wall: " + ", ".join(f"{r[0]:.0f}" for r in runs) + ")  target >= 500")
+    if not args.skip_random:
+        print_rates("seventh-heaven", [("4 players", 4, ()), ("2-6 players mixed", None, (2, 3, 4, 5, 6))],
+                    args.random_games, 5, args.baseline, 500)
 
     if not args.skip_random:
         t = time.perf_counter()

@@ -1,34 +1,36 @@
-"""What the card games' moves share: a text form that is also the move's identity, and reading its first word."""
+"""What the card games' moves share: the kit's `Move` with its text worked out once, and reading a typed move's
+first word."""
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any
 
 from tower.games.base import Move
 from tower.games.errors import BadInput
 
 
-class TextMove(Move):
-    """A move whose text is computed once in `__post_init__` (`_set_text`): legal_moves() sorts by it, records
-    store it as the JSON form, and search hashes moves a lot. Subclasses still define `__hash__` in their own
-    body, or @dataclass would replace it with a field hash."""
+class CardMove(Move):
+    """A card game's move: the kit's one move style (`str` and `parse`; the JSON form is the text, from `Move`),
+    with the text computed once in `__post_init__` (`_set_text`), because legal_moves() sorts by it, records store
+    it and the search hashes moves a lot.
 
-    def _set_text(self, text: str, key: Any) -> None:
+    Subclasses are ``@dataclass(frozen=True)``: equality is the fields', the hash the text's (equal fields give
+    equal texts). A frozen dataclass would replace an inherited `__hash__`, so each subclass repeats
+    ``__hash__ = CardMove.__hash__`` in its body.
+    """
+
+    def _set_text(self, text: str) -> None:
         object.__setattr__(self, "_text", text)
-        object.__setattr__(self, "_hash", hash(key))
+        object.__setattr__(self, "_hash", hash(text))
 
     def __str__(self) -> str:
         return self._text  # type: ignore[attr-defined]
 
-    def sort_key(self) -> str:
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined]
+
+    def sort_key(self) -> Any:
         return self._text  # type: ignore[attr-defined]
-
-    def to_json(self) -> str:
-        return str(self)
-
-    @classmethod
-    def from_json(cls, data: Any) -> Self:
-        return cls.parse(data)
 
 
 def split_move(text: Any, verbs: tuple[str, ...] | dict[str, Any]) -> tuple[str, list[str]]:

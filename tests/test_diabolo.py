@@ -447,7 +447,8 @@ def test_the_ai_players_finish_a_game():
 def test_search_re_deals_lean_towards_what_the_others_placements_suggest(monkeypatch):
     """A player who put red cards on the angel side this round more likely holds red in a re-deal (greedy
     players keep the colours they lead); with the weight at 0 the re-deal is uniform."""
-    import cardgames.diabolo as diabolo
+    import cardgames.diabolo.search as search
+    from cardgames.diabolo.cards import KIND_COLOUR
 
     state = DiaboloState(4, 2)
     red = COLOUR_INDEX["red"]
@@ -455,11 +456,11 @@ def test_search_re_deals_lean_towards_what_the_others_placements_suggest(monkeyp
 
     def reds(seat: int) -> float:
         copies = [state.determinize(0, random.Random(i)) for i in range(400)]
-        return sum(sum(1 for k in c.hands[seat] if diabolo.KIND_COLOUR[k] == red) for c in copies) / 400
+        return sum(sum(1 for k in c.hands[seat] if KIND_COLOUR[k] == red) for c in copies) / 400
 
-    monkeypatch.setattr(diabolo, "INFER_WEIGHT", 0.7)
+    monkeypatch.setattr(search, "INFER_WEIGHT", 0.7)
     assert reds(1) > 2 * reds(2)
-    monkeypatch.setattr(diabolo, "INFER_WEIGHT", 0.0)
+    monkeypatch.setattr(search, "INFER_WEIGHT", 0.0)
     assert reds(1) == pytest.approx(reds(2), rel=0.25)
 
 

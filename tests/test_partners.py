@@ -17,6 +17,7 @@ from cardgames.partners import (
     parse_card,
     parse_pawn,
 )
+from cardgames.partners.moves import play_card, seven_moves, seven_search
 from tower.games import new_game, replay
 from tower.games.errors import BadInput, IllegalMove
 
@@ -456,7 +457,7 @@ def test_many_random_games_finish_with_a_winning_team():
 def test_the_six_player_edition_plays_three_teams_of_two():
     rng = random.Random(1)
     s = new_game("partners", players=6, seed=1)
-    assert s.teams() == [[0, 3], [1, 4], [2, 5]] and s.track == 96
+    assert s.teams() == [[0, 3], [1, 4], [2, 5]] and s.board.size == 96
     while not s.is_over:
         s.apply(rng.choice(s.legal_moves()))
     assert len(s.result()["winners"]) == 2
@@ -509,6 +510,96 @@ def test_a_player_view_hides_other_hands_and_determinize_agrees_with_it():
         s.apply(rng.choice(s.legal_moves()))
 
 
+def _walk_step_by_step(s: PartnersState, loc: list[int], pawn: int, n: int, bounce: bool) -> int:
+    """The rule text's walk, one space at a time (the reference the fast walk is checked against): the
+    destination, or a negative number when the walk is not allowed."""
+    t, fin = s.board.size, s.board.fin
+    owner = pawn // 4
+    f0, last = fin + FINISH * owner, (16 * owner - 1) % t
+    here = loc[pawn]
+    if here == BASE:
+        return -1
+    if here >= f0 and all(x in loc for x in range(here + 1, f0 + FINISH)):
+        return -1  # placed for good
+    others = loc[:pawn] + [-2] + loc[pawn + 1:]
+
+    def wall(q: int) -> bool:
+        return any(others[i] == t + q for i in range(4 * q, 4 * q + 4))
+
+    pos, forward, k = here, n > 0, abs(n)
+    while k:
+        if forward:
+            if pos >= fin:
+                nxt = pos + 1
+            elif pos >= t:
+                nxt = 16 * (pos - t)
+            elif pos == last:
+                nxt = f0
+            else:
+                nxt = (pos + 1) % t
+                if nxt % 16 == 0 and wall(nxt // 16):
+                    return -1
+            if nxt >= fin and (nxt == f0 + FINISH or nxt in others):
+                if not bounce:
+                    return -1
+                forward = False
+                continue
+            pos = nxt
+        else:
+            if pos >= fin:
+                pos = last if pos == f0 else pos - 1
+                if pos >= fin and pos in others:
+                    return -1  # no jumping in the finish zone
+            elif pos >= t:
+                pos = (16 * (pos - t) - 1) % t
+            else:
+                if pos % 16 == 0 and pos // 16 != owner and wall(pos // 16):
+                    return -1
+                pos = (pos - 1) % t
+        k -= 1
+    if pos < t and others.count(pos) >= 2:
+        return -1
+    return pos
+
+
+def test_the_fast_walk_and_the_remembered_moves_agree_with_the_rules_step_by_step():
+    """Walks near and in the finish zone are worked out by counting; the step moves of each pawn and place are
+    remembered; 7 splits are remembered by what they depend on. All must agree with the plain rules on positions
+    of random games (4 and 6 players), also after two pawns are put on one space (only a test can do that)."""
+    import cardgames.partners.moves as moves_module
+
+    rng = random.Random(8)
+    checked = 0
+    for seed in range(4):
+        s = new_game("partners", 4 if seed % 2 else 6, seed=200 + seed)
+        step = 0
+        while not s.is_over:
+            step += 1
+            if step % 3 == 0 and s.phase == "play":
+                position = s.clone()
+                if step % 9 == 0:  # a stack on the track, next to where pawns are
+                    on_board = [p for p, w in enumerate(position.loc) if 0 <= w < position.board.size]
+                    if len(on_board) >= 2:
+                        a, b = rng.sample(on_board, 2)
+                        position.loc[a] = position.loc[b]
+                        position._legal = None
+                for pawn in range(len(position.loc)):
+                    if position.loc[pawn] != BASE:
+                        for n in (1, 3, 5, 7, 9, 13, 14, -4):
+                            for bounce in (True, False):
+                                got = position.board.walk(position.loc[:], pawn, n, bounce, dry=True)
+                                want = _walk_step_by_step(position, position.loc, pawn, n, bounce)
+                                assert max(got, -1) == want, (position.loc, pawn, n, bounce)
+                                checked += 1
+                remembered = position.legal_moves()
+                for memo in (moves_module._STEP_TABLES, moves_module._SEVEN_SPLITS, moves_module._GROUP_SPLITS):
+                    memo.clear()
+                position._legal = None
+                assert position.legal_moves() == remembered, position.loc
+            s.apply(rng.choice(s.legal_moves()))
+    assert checked > 20_000
+
+
 def test_the_quick_seven_finds_exactly_what_trying_every_order_finds():
     rng = random.Random(5)
     checked = 0
@@ -518,11 +609,11 @@ def test_the_quick_seven_finds_exactly_what_trying_every_order_finds():
             if s.phase == "play":
                 p = s.current_player
                 outcomes = []
-                for moves in (s._seven_moves(p), s._seven_search(p)):
+                for moves in (seven_moves(s.board, s.loc, p), seven_search(s.board, s.loc, p)):
                     seen = set()
                     for m in moves:
                         loc = s.loc[:]
-                        assert s._play(p, m, loc) is None
+                        assert play_card(s.board, p, m, loc) is None
                         seen.add(tuple(loc))
                     assert len(seen) == len(moves)  # one move per distinct result
                     outcomes.append(seen)

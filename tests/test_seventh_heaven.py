@@ -28,8 +28,10 @@ def arrange(
     holder: dict[str, int | None] | None = None,
     hands: dict[int, list[str]] | None = None,
     turn: int = 0,
+    opening: bool = False,
 ) -> SeventhHeavenState:
-    """Put the table in a position the rule text describes (tests only)."""
+    """Put the table in a position the rule text describes (tests only); a position in the middle of the game
+    unless `opening` (then the first play of the game is still to come)."""
     for colour, space in (pos or {}).items():
         s.pos[COLOURS.index(colour)] = space
     for colour, player in (holder or {}).items():
@@ -37,6 +39,7 @@ def arrange(
     for player, cards in (hands or {}).items():
         s.hands[player] = [KIND[c] for c in cards]
     s.turn = turn
+    s.opening = opening
     s._legal = None
     return s
 
@@ -103,8 +106,69 @@ def test_track_length_colours_and_card_counts_are_options():
         game(3, colours=5)  # three players need six partner cards
 
 
+def test_the_special_spaces_are_a_rule_option():
+    s = game()
+    assert (s.board.jumps, s.board.must_swap, s.board.may_swap) == ({2: 5, 6: 9, 13: 10}, {4}, {8, 14})
+    assert s.view(0)["specials"] == {"jumps": {"2": 5, "6": 9, "13": 10}, "must_swap": [4], "may_swap": [8, 14]}
+    s = arrange(game(specials="3:7,5:must,7:may"), pos={"grey": 4}, holder=FOUR,
+                hands={0: ["red+3", "blue+5"], 1: ["grey+3"]})
+    s.apply(SeventhHeavenMove.parse("play red+3"))
+    assert where(s, "red") == 7 and s.phase == "play"  # a jump lands on 7 and triggers nothing more
+    s.apply(SeventhHeavenMove.parse("play grey+3"))
+    assert where(s, "grey") == 7 and s.phase == "swap" and "keep" in moves(s)  # 7 may swap
+    assert "7 may swap" in s.describe(0)
+    for bad in ("2:5,2:may", "0:must", "20:may", "4:maybe", "4-9", "5:5", "3:20"):
+        with pytest.raises(BadInput) as info:
+            game(specials=bad)
+        assert info.value.where == "$.options.specials", bad
+
+
 def test_the_youngest_player_seat_0_begins():
     assert game().current_player == 0
+
+
+OPENING_HAND = ["red+3", "white+5", "blue-1", "green>", "heart", "mushroom", "pepper", "grey+1"]
+
+
+def test_the_first_play_moves_a_partner_forward_with_a_one_to_five_card():
+    # "He plays face up any sympathy card with 1,2,3,4 or 5 movement points and moves the same colour partner
+    # figure forward": a coloured +1..+5 moves its pawn, a white one any pawn; no trade, back card, arrow or text
+    s = arrange(game(), holder=FOUR, hands={0: OPENING_HAND}, opening=True)
+    assert moves(s) == {"play red+3", "play grey+1"} | {f"play white+5 {c}" for c in COLOURS}
+    for text in ("trade grey+1", "play blue-1", "play green>", "play heart blue", "play mushroom 2", "play pepper"):
+        problem = s.explain(SeventhHeavenMove.parse(text))
+        assert problem is not None and problem.rule == "opening-forward-card", text
+    before = s.to_json()
+    with pytest.raises(IllegalMove):
+        s.apply(SeventhHeavenMove.parse("trade grey+1"))
+    assert s.to_json() == before
+    s.apply(SeventhHeavenMove.parse("play white+5 pink"))
+    assert where(s, "pink") == 5
+
+
+def test_a_first_player_without_a_one_to_five_card_may_open_with_any_card():
+    s = arrange(game(), holder=FOUR, hands={0: ["blue-1", "green>", "heart", "red-2"]}, opening=True)
+    assert "play heart blue" in moves(s) and "trade green>" in moves(s) and "play blue-1" in moves(s)
+    assert s.explain(SeventhHeavenMove.parse("trade green>")) is None
+
+
+def test_only_the_first_play_of_the_game_is_restricted():
+    s = arrange(game(), holder=FOUR, hands={0: ["red+3", "white+1"], 1: ["red+2", "heart"]}, opening=True)
+    s.apply(SeventhHeavenMove.parse("play red+3"))
+    assert s.current_player == 1 and "play heart red" in moves(s) and "trade red+2" in moves(s)
+    assert s.view(1)["opening"] is False
+
+
+def test_every_new_game_opens_with_a_forward_card_when_the_first_player_has_one():
+    for seed in range(40):
+        for players in (2, 4, 6):
+            s = game(players, seed)
+            forward = [KIND_NAME[k] for k in s.hands[0]
+                       if KIND_NAME[k][-2] == "+" and KIND_NAME[k][-1] in "12345"]
+            assert s.view(0)["opening"] is True
+            first = {str(m).split()[1] for m in s.legal_moves()}
+            assert first == (set(forward) or first) and all(str(m).startswith("play ") or not forward
+                                                             for m in s.legal_moves())
 
 
 # --- moving -------------------------------------------------------------------------------------------------

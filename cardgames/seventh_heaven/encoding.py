@@ -48,7 +48,7 @@ def codec() -> MoveCodec:
 
 
 def observation(view: dict[str, Any], player: int, players: int) -> np.ndarray:
-    from cardgames.seventh_heaven import COLOURS, KIND, KIND_NAME, MAY_SWAP, MUST_SWAP, SeventhHeavenState
+    from cardgames.seventh_heaven import COLOURS, KIND, KIND_NAME, SeventhHeavenState
 
     maxp, nk = SeventhHeavenState.max_players, len(KIND_NAME)
     rel = lambda q: None if q is None else (q - player) % players  # noqa: E731  seats as seen from the observer
@@ -67,8 +67,8 @@ def observation(view: dict[str, Any], player: int, players: int) -> np.ndarray:
     sizes = view["hand_sizes"]
     row.values((sizes[(player + k) % players] if k < players else 0 for k in range(maxp)), 20)
     row.values([view["deck"] / 200, view["discard_left"] / 3, view["refilling"], length / 40])
-    special = sorted(MUST_SWAP | MAY_SWAP)
-    row.onehot(special.index(view["swap_space"]) if view["swap_space"] in special else None, len(special))
+    swap = view["swap_space"]  # the special space asking for a swap: one the mover must or only may use
+    row.onehot(0 if swap in view["specials"]["must_swap"] else 1 if swap in view["specials"]["may_swap"] else None, 2)
     queue = {rel(q) for q in view["discard_queue"]}
     row.values(k in queue for k in range(maxp))
     arrived = {c: i for i, group in enumerate(view["arrivals"]) for c in group}

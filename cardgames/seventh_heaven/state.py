@@ -1,0 +1,740 @@
+"""A game of In 7th Heaven, in the rule text's order: set-up (partner cards face up, twelve sympathy cards each),
+the opening play, a turn (a card moves a pawn or exchanges a partner card), the special spaces, 7th Heaven and the
+next places, the end when the cards run out, the 2-3 player rules and the eight text cards; then the result, what
+each player sees and saving.
+
+The board is in board.py, the cards in cards.py, the move texts in moves.py, the AI players' hooks in search.py.
+Rulings where the texts are silent are listed in docs/seventh-heaven.md.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar, Self
+
+from cardgames.seventh_heaven.board import (
+    COLOUR_INDEX,
+    COLOURS,
+    MIN_TRACK,
+    PAIR_PLAYERS,
+    SPECIALS,
+    START,
+    TRACK_LENGTH,
+    make_board,
+)
+from cardgames.seventh_heaven.cards import (
+    ARROW_COPIES,
+    BACKWARD_COPIES,
+    CARDS3,
+    CLOUD,
+    CLOUD_STEPS,
+    FINGER,
+    FOOT,
+    FOOT_MAX,
+    FORWARD,
+    FORWARD_COPIES,
+    HAND_SIZE,
+    HEART,
+    KIND,
+    KIND_COLOUR,
+    KIND_NAME,
+    KIND_TYPE,
+    KIND_VALUE,
+    MUSHROOM,
+    MUSHROOM_MAX,
+    NUM,
+    PEPPER,
+    PEPPER_STEPS,
+    SNAIL,
+    SNAIL_STEPS,
+    TEXT,
+    THREE_CARDS,
+    WHITE,
+    WHITE_SETS,
+    build_deck,
+)
+from cardgames.seventh_heaven.moves import (
+    DISCARD,
+    OVER,
+    PLAY,
+    PLAY_CARD,
+    PLAY_ON,
+    SWAP,
+    TEXT_KEY,
+    TRADE_CARD,
+    SeventhHeavenMove,
+    mv,
+)
+from cardgames.seventh_heaven.search import SeventhHeavenSearch
+from tower.games.base import GameState, Move
+from tower.games.errors import BadInput, IllegalMove
+
+
+class SeventhHeavenState(SeventhHeavenSearch, GameState):
+    """The state of one game of In 7th Heaven."""
+
+    name: ClassVar[str] = "seventh-heaven"
+    title: ClassVar[str] = "In 7th Heaven"
+    credit: ClassVar[str] = "Wolfgang Kramer, FX Schmid 1989"
+    layout: ClassVar[str] = "heaven-track"
+    encoding: ClassVar[str | None] = "cardgames.seventh_heaven.encoding"
+    move_type: ClassVar[type[Move]] = SeventhHeavenMove
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 6
+    default_players: ClassVar[int] = 4
+    max_game_length: ClassVar[int] = 400  # every play or discard uses up one of the 99 cards; swaps follow plays
+    # the search player's settings, measured against greedy (docs/seventh-heaven.md): with the generic c = 0.7
+    # at 200 iterations it won 50.8 %, with these 62.9 % (n = 240)
+    search_exploration: ClassVar[float] = 1.0
+    search_iterations: ClassVar[int] = 600
+    default_options: ClassVar[dict[str, Any]] = {
+        "track_length": TRACK_LENGTH,
+        "colours": len(COLOURS),
+        "forward_copies": FORWARD_COPIES,
+        "backward_copies": BACKWARD_COPIES,
+        "white_sets": WHITE_SETS,
+        "arrow_copies": ARROW_COPIES,
+        "text_cards": True,
+        "hand_size": HAND_SIZE,
+        "play_for_places": True,
+        "specials": SPECIALS,
+    }
+    option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {
+        "track_length": tuple(range(MIN_TRACK, 41)),
+        "colours": (4, 5, 6),
+        "forward_copies": (1, 2, 3, 4),
+        "backward_copies": (0, 1, 2),
+        "white_sets": (0, 1, 2),
+        "arrow_copies": (0, 1, 2),
+        "hand_size": tuple(range(4, 21)),
+    }
+
+    def __init__(self, players: int, seed: int | None = 0, options: dict[str, Any] | None = None) -> None:
+        super().__init__(players, seed, options)
+        o = self.options
+        ncol = o["colours"]
+        self.pairs = players <= PAIR_PLAYERS  # the 2-3 player rules: two partners each
+        if ncol < players * (2 if self.pairs else 1):
+            raise BadInput(f"{ncol} colours are too few partner cards for {players} players", "$.options.colours")
+        self.board = make_board(o["track_length"], o["specials"])
+        self.length = o["track_length"]
+        self.ncol = ncol
+        self.pos = [START] * ncol  # all partner pawns start at the Garden Party
+        # partner cards, dealt face up: holder[colour] is a player, or -1 for a card lying beside the board
+        order = list(range(ncol))
+        self.rng.shuffle(order)
+        self.holder = [-1] * ncol
+        for i in range(players * (2 if self.pairs else 1)):
+            self.holder[order[i]] = i % players
+        deck = build_deck(o)
+        self.rng.shuffle(deck)
+        self.hands: list[list[int]] = []
+        for _ in range(players):
+            take = min(o["hand_size"], len(deck))
+            self.hands.append(deck[len(deck) - take:])
+            del deck[len(deck) - take:]
+        self.deck = deck  # face down; the top card is the last
+        self.discard: list[int] = []  # face up
+        self.turn = 0  # the youngest player begins: seat 0
+        #: no card played yet: the first play must move a partner forward with +1..+5 if the player can
+        self.opening = True
+        self.phase = PLAY
+        self.swap_space = 0  # the special space that asks for a swap (SWAP phase)
+        self.discard_queue: list[int] = []  # the three-cards card: players still to discard, first is acting
+        self.discard_left = 0
+        self.refilling = self.pairs  # 2-3 players refill to 12 until the first pawn reaches 7th Heaven
+        self.arrivals: list[list[int]] = []  # colours reaching 7th Heaven, grouped by move, in order
+        self.placed: list[list[int]] = []  # players reaching 7th Heaven (a first partner with 2-3 players)
+        self.complete: list[int] = []  # 2-3 players: those with both partners in 7th Heaven
+        self.end_reason = ""
+        #: every exchange of partner cards, public: (taker, colour taken, colour given, previous holder or -1)
+        self.exchanges: list[tuple[int, int, int, int]] = []
+        # Search copies stop once the winner is known: the places after the first never change the winner.
+        self.stop_at_winner = False
+        self._legal: list[SeventhHeavenMove] | None = None
+
+    # --- who is playing ---------------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int | None:
+        if self.phase == OVER:
+            return None
+        if self.phase == DISCARD:
+            return self.discard_queue[0]
+        return self.turn
+
+    def partners_of(self, player: int) -> list[int]:
+        """Colours of the partner cards `player` holds."""
+        return [c for c in range(self.ncol) if self.holder[c] == player]
+
+    def finished(self, player: int) -> bool:
+        """4-6 players: a player whose partner is in 7th Heaven takes no further part."""
+        return not self.pairs and any(player in group for group in self.placed)
+
+    def in_heaven(self, colour: int) -> bool:
+        return self.pos[colour] >= self.length
+
+    # --- legal moves --------------------------------------------------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate()
+        return list(legal)
+
+    def _gives(self, player: int) -> list[str]:
+        """What `player` may hand over in a swap: with 2-3 players he names it, else his one card."""
+        if not self.pairs:
+            return [""]
+        return [COLOURS[c] for c in range(self.ncol) if self.holder[c] == player and self.pos[c] < self.length]
+
+    def _takes(self, player: int) -> list[int]:
+        """Partner cards `player` may take: not his own, not one whose pawn is in 7th Heaven."""
+        return [c for c in range(self.ncol) if self.holder[c] != player and self.pos[c] < self.length]
+
+    def _generate(self) -> list[SeventhHeavenMove]:
+        if self.phase == OVER:
+            return []
+        p = self.current_player
+        assert p is not None
+        out: list[SeventhHeavenMove] = []
+        if self.phase == DISCARD:
+            out = [mv("discard", KIND_NAME[k]) for k in set(self.hands[p])]
+        elif self.phase == SWAP:
+            gives = self._gives(p)
+            out = [mv("swap", "", COLOURS[c], 0, g) for c in self._takes(p) for g in gives]
+            if self.swap_space not in self.board.must_swap or not out:
+                out.append(mv("keep"))
+        else:
+            out = (self.opening and self._opening_plays(p)) or self._plays(p)
+        out.sort(key=TEXT_KEY)  # unique by construction: one entry per distinct card and choice
+        return out
+
+    def _opening_plays(self, p: int) -> list[SeventhHeavenMove]:
+        """The first play of the game: a +1..+5 card, coloured or white, moving a partner forward ([] if the
+        player holds none; then any card may open)."""
+        out: list[SeventhHeavenMove] = []
+        for k in set(self.hands[p]):
+            if KIND_TYPE[k] == NUM and KIND_VALUE[k] in FORWARD:
+                if KIND_COLOUR[k] == WHITE:
+                    out.extend(PLAY_ON[k][c] for c in range(self.ncol) if self.pos[c] < self.length)
+                else:
+                    out.append(PLAY_CARD[k])
+        return out
+
+    def _plays(self, p: int) -> list[SeventhHeavenMove]:
+        length, pos = self.length, self.pos
+        out: list[SeventhHeavenMove] = []
+        gives = self._gives(p)
+        live = [c for c in range(self.ncol) if pos[c] < length]
+        holder, pairs = self.holder, self.pairs
+        for k in set(self.hands[p]):
+            name = KIND_NAME[k]
+            kind_type = KIND_TYPE[k]
+            c = KIND_COLOUR[k]
+            if kind_type != TEXT:
+                if c == WHITE:
+                    # a white joker moves any pawn not yet in 7th Heaven
+                    if live:
+                        on = PLAY_ON[k]
+                        out.extend([on[c2] for c2 in live])
+                    else:
+                        out.append(PLAY_CARD[k])
+                    continue
+                out.append(PLAY_CARD[k])  # moves its pawn; a dead card once that pawn is in 7th Heaven
+                if pos[c] < length and holder[c] != p:
+                    if pairs:
+                        out.extend([mv("trade", name, "", 0, g) for g in gives])
+                    else:
+                        out.append(TRADE_CARD[k])
+            elif k == HEART:
+                takes = self._takes(p)
+                if takes and gives:
+                    out.extend(mv("play", name, COLOURS[t], 0, g) for t in takes for g in gives)
+                else:
+                    out.append(PLAY_CARD[k])
+            elif k == MUSHROOM:
+                most = min(MUSHROOM_MAX, len(self.deck))
+                if most:
+                    out.extend(mv("play", name, "", n) for n in range(1, most + 1))
+                else:
+                    out.append(mv("play", name, "", 0))  # an empty deck: the mushroom brings nothing
+            elif k == FOOT:
+                leaders = self._front()
+                if leaders:
+                    out.extend(mv("play", name, COLOURS[c2], n) for c2 in leaders for n in range(1, FOOT_MAX + 1))
+                else:
+                    out.append(mv("play", name, "", 1))
+            elif k == FINGER:
+                mine = [COLOURS[c2] for c2 in self.partners_of(p) if pos[c2] < length]
+                if mine:
+                    out.extend(mv("play", name, col) for col in mine)
+                else:
+                    out.append(mv("play", name))
+            else:  # three cards, pepper pot, snail, cloud: no choice
+                out.append(PLAY_CARD[k])
+        return out
+
+    def _front(self) -> list[int]:
+        """The first partner pawns: nearest to 7th Heaven, not yet in it."""
+        live = [self.pos[c] for c in range(self.ncol) if self.pos[c] < self.length]
+        if not live:
+            return []
+        best = max(live)
+        return [c for c in range(self.ncol) if self.pos[c] == best]
+
+    def _back(self) -> list[int]:
+        """The last partner pawns (those furthest from 7th Heaven)."""
+        live = [self.pos[c] for c in range(self.ncol) if self.pos[c] < self.length]
+        if not live:
+            return []
+        worst = min(live)
+        return [c for c in range(self.ncol) if self.pos[c] == worst]
+
+    def _next_ahead(self, space: int) -> int | None:
+        """The nearest space ahead of `space` holding a pawn; pawns in 7th Heaven no longer count."""
+        ahead = [q for q in self.pos if space < q < self.length]
+        return min(ahead) if ahead else None
+
+    # --- why a move is illegal --------------------------------------------------------------------------
+    def explain(self, move: Move) -> IllegalMove | None:
+        if self.phase == OVER:
+            return IllegalMove("game-over", "the game is over")
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate()
+        for m in legal:
+            if m is move:  # one of the objects `legal_moves()` handed out (moves are made once each)
+                return None
+        if move in legal:  # an equal move, read from text
+            return None
+        return self._why(move)  # type: ignore[arg-type]
+
+    def _why(self, m: SeventhHeavenMove) -> IllegalMove:
+        p = self.current_player
+        assert p is not None
+        if self.phase == SWAP and m.verb not in ("swap", "keep"):
+            return IllegalMove("special-space-swap", f"first settle the partner swap of space {self.swap_space}")
+        if self.phase == DISCARD and m.verb != "discard":
+            return IllegalMove("three-cards", f"player {p} must first discard for the three-cards card")
+        if m.verb == "keep":
+            if self.phase == SWAP:
+                return IllegalMove("space-4-must-swap", "on space 4 you must swap your partner card")
+            return IllegalMove("keep-only-after-special-space", "keep answers a swap offered by space 8 or 14")
+        if m.verb == "swap" and self.phase != SWAP:
+            return IllegalMove(
+                "swap-needs-card", "swap only after landing on 4, 8 or 14; to exchange with a card use 'trade'"
+            )
+        if self.phase == PLAY and m.verb == "discard":
+            return IllegalMove("discard-only-for-three-cards", "cards are discarded only for the three-cards card")
+        if m.card and KIND[m.card] not in self.hands[p]:
+            return IllegalMove("card-not-in-hand", f"{m.card} is not in your hand")
+        if self.phase == PLAY and self.opening and self._opening_plays(p) and m in self._plays(p):
+            return IllegalMove("opening-forward-card", "the first play of the game moves a partner forward with a "
+                                                       "+1..+5 card (coloured or white) while you hold one")
+        k = KIND.get(m.card, -1)
+        colour = COLOUR_INDEX.get(m.colour, -1)
+        if m.verb == "trade":
+            if k < 0 or KIND_TYPE[k] == TEXT or KIND_COLOUR[k] == WHITE:
+                return IllegalMove("exchange-needs-coloured-card", "only a coloured number or arrow exchanges a partner")
+            if m.colour:
+                return IllegalMove("exchange-takes-card-colour", "the partner card taken is the card's colour")
+        if m.verb in ("trade", "swap") or k == HEART:
+            take = KIND_COLOUR[k] if m.verb == "trade" else colour
+            if take >= 0 and self.pos[take] >= self.length:
+                return IllegalMove("seventh-heaven-is-final", "a partner in 7th Heaven can no longer be swapped")
+            if take >= 0 and self.holder[take] == p:
+                return IllegalMove("swap-for-another-partner", "you already hold that partner card")
+            if self.pairs and not m.give:
+                return IllegalMove("choose-card-to-give", "with 2-3 players name the card you give: 'give <colour>'")
+            if not self.pairs and m.give:
+                return IllegalMove("give-only-with-2-3-players", "with 4-6 players you give your one partner card")
+            if m.give and m.give not in self._gives(p):
+                return IllegalMove("give-own-partner", f"you cannot give {m.give}: not yours or already in 7th Heaven")
+        if k >= 0 and KIND_TYPE[k] != TEXT:
+            if KIND_COLOUR[k] == WHITE and m.verb == "play" and not m.colour:
+                return IllegalMove("white-card-names-pawn", f"say which pawn {m.card} moves, e.g. 'play {m.card} red'")
+            if KIND_COLOUR[k] != WHITE and m.colour and m.verb == "play":
+                own = COLOURS[KIND_COLOUR[k]]
+                return IllegalMove("coloured-card-moves-own-colour", f"{m.card} moves only the {own} pawn")
+            if colour >= 0 and self.pos[colour] >= self.length:
+                return IllegalMove("seventh-heaven-is-final", "a pawn in 7th Heaven no longer moves")
+        if k == MUSHROOM:
+            return IllegalMove("mushroom-takes-1-to-4", f"take 1-{min(MUSHROOM_MAX, len(self.deck))} cards")
+        if k == FOOT:
+            return IllegalMove("foot-moves-first-pawn", "the foot moves a first pawn forward 1-3 spaces")
+        if k == FINGER:
+            return IllegalMove("finger-moves-your-partner", "the finger moves your own partner pawn")
+        if k == HEART:
+            return IllegalMove("heart-takes-another-partner", "name the partner card you take")
+        return IllegalMove("not-legal", f"{m} is not a legal move now")
+
+    # --- applying moves ---------------------------------------------------------------------------------
+    def _apply(self, move: Move) -> None:
+        m: SeventhHeavenMove = move  # type: ignore[assignment]
+        self._legal = None
+        self.opening = False  # the first move of a game is always the opening play
+        p = self.current_player
+        assert p is not None
+        if m.verb == "discard":
+            k = KIND[m.card]
+            self.hands[p].remove(k)
+            self.discard.append(k)
+            self.discard_left -= 1
+            if self.discard_left <= 0:
+                self._draw(p, THREE_CARDS)
+                self.discard_queue.pop(0)
+                self._next_discarder()
+            return
+        if m.verb in ("swap", "keep"):
+            if m.verb == "swap":
+                self._swap(p, COLOUR_INDEX[m.colour], m.give)
+            self.phase = PLAY
+            self.swap_space = 0
+            self._end_turn()
+            return
+        k = KIND[m.card]
+        self.hands[p].remove(k)
+        self.discard.append(k)
+        if m.verb == "trade":
+            self._swap(p, KIND_COLOUR[k], m.give)
+        else:
+            self._effect(p, k, m)
+        if self.phase == PLAY:
+            self._end_turn()
+
+    def _effect(self, p: int, k: int, m: SeventhHeavenMove) -> None:
+        """Carry out a played sympathy card."""
+        kind_type = KIND_TYPE[k]
+        pos, length = self.pos, self.length
+        if kind_type != TEXT:
+            c = KIND_COLOUR[k] if KIND_COLOUR[k] != WHITE else COLOUR_INDEX.get(m.colour, -1)
+            if c < 0 or pos[c] >= length:
+                return  # a card for a pawn in 7th Heaven has no significance
+            if kind_type == NUM:
+                self._move([c], pos[c] + KIND_VALUE[k])
+            else:
+                target = self._next_ahead(pos[c])
+                if target is not None:
+                    self._move([c], target)
+        elif k == HEART:
+            if m.colour:
+                self._swap(p, COLOUR_INDEX[m.colour], m.give)
+        elif k == MUSHROOM:
+            self._draw(p, m.n)
+        elif k == CARDS3:
+            self.discard_queue = [q for q in (*range(p, self.num_players), *range(p)) if not self.finished(q)]
+            self._next_discarder()
+        elif k == PEPPER:
+            back = self._back()
+            if back:
+                self._move(back, pos[back[0]] + PEPPER_STEPS)
+        elif k == SNAIL or k == CLOUD:
+            front = self._front()
+            if front:
+                self._move(front, pos[front[0]] - (SNAIL_STEPS if k == SNAIL else CLOUD_STEPS))
+        elif k == FOOT:
+            if m.colour:
+                c = COLOUR_INDEX[m.colour]
+                self._move([c], pos[c] + m.n)
+        elif k == FINGER and m.colour:
+            c = COLOUR_INDEX[m.colour]
+            company = any(pos[o] == pos[c] for o in range(self.ncol) if o != c)
+            target = None if company else self._next_ahead(pos[c])
+            if target is not None:
+                self._move([c], target)
+
+    def _move(self, colours: list[int], target: int) -> None:
+        """Move pawns (all on one space) to `target`, then carry out the space they land on."""
+        target = max(START, min(self.length, target))  # never behind the start; surplus points are lost
+        if target == self.pos[colours[0]]:
+            return
+        for c in colours:
+            self.pos[c] = target
+        if target >= self.length:
+            self._arrive(colours)
+        elif target in self.board.jumps:
+            for c in colours:
+                self.pos[c] = self.board.jumps[target]  # moves made by a special space trigger nothing further
+        elif target in self.board.must_swap or target in self.board.may_swap:
+            p = self.turn
+            if self._takes(p) and self._gives(p):
+                self.phase = SWAP
+                self.swap_space = target
+
+    def _arrive(self, colours: list[int]) -> None:
+        """Pawns reach 7th Heaven: their card holders are placed (who moved them does not matter)."""
+        self.arrivals.append(list(colours))
+        group: list[int] = []
+        for c in colours:
+            h = self.holder[c]
+            if h < 0:
+                continue
+            already = any(h in g for g in self.placed)
+            if not already and h not in group:
+                group.append(h)
+            if self.pairs and all(self.pos[o] >= self.length for o in self.partners_of(h)):
+                if h not in self.complete:
+                    self.complete.append(h)
+        if group:
+            self.placed.append(group)
+
+    def _swap(self, p: int, take: int, give: str) -> None:
+        """`p` takes partner card `take` and hands his own (or the named one) to its holder."""
+        if self.pairs:
+            mine = COLOUR_INDEX[give]
+        else:
+            mine = self.partners_of(p)[0]
+        self.exchanges.append((p, take, mine, self.holder[take]))
+        self.holder[mine] = self.holder[take]
+        self.holder[take] = p
+
+    def _draw(self, p: int, n: int) -> None:
+        n = min(n, len(self.deck))
+        if n > 0:
+            self.hands[p].extend(self.deck[-n:])
+            del self.deck[-n:]
+
+    def _next_discarder(self) -> None:
+        """Three cards: the next player discards 3 (all if fewer) and draws 3; empty hands just draw."""
+        while self.discard_queue:
+            q = self.discard_queue[0]
+            self.discard_left = min(THREE_CARDS, len(self.hands[q]))
+            if self.discard_left > 0:
+                self.phase = DISCARD
+                return
+            self._draw(q, THREE_CARDS)
+            self.discard_queue.pop(0)
+        self.phase = PLAY
+        self._end_turn()
+
+    def _end_turn(self) -> None:
+        p = self.turn
+        if self.refilling:
+            self._draw(p, self.options["hand_size"] - len(self.hands[p]))
+            if self.arrivals:
+                self.refilling = False  # the first arrival's turn was the last refill
+        if self._decided():
+            self.phase = OVER
+            self.end_reason = "seventh-heaven"
+            return
+        n = self.num_players
+        for step in range(1, n + 1):
+            q = (p + step) % n
+            if self.hands[q] and not self.finished(q):
+                self.turn = q
+                return
+        self.phase = OVER  # nobody can play any more: the last sympathy card has been played
+        self.end_reason = "cards-out"
+
+    def _decided(self) -> bool:
+        if self.pairs:
+            return bool(self.complete)
+        if not self.placed:
+            return False
+        if self.stop_at_winner or not self.options["play_for_places"]:
+            return True
+        unplaced = self.num_players - sum(len(g) for g in self.placed)
+        return unplaced <= 1
+
+    # --- the result ---------------------------------------------------------------------------------------
+    def _rank_key(self, p: int) -> tuple[int, int, int]:
+        """Smaller is better: both partners in (2-3 players), order of reaching 7th Heaven, nearest pawn."""
+        done = 0 if p in self.complete else 1
+        order = next((i for i, g in enumerate(self.placed) if p in g), len(self.placed) + 1)
+        near = max((self.pos[c] for c in self.partners_of(p)), default=-1)
+        if order <= len(self.placed) - 1:
+            near = 0  # placed players are ordered by arrival alone
+        return (done, order, -near)
+
+    def result(self) -> dict[str, Any]:
+        keys = [self._rank_key(p) for p in range(self.num_players)]
+        best = min(keys)
+        winners = [p for p in range(self.num_players) if keys[p] == best]
+        scores = [sum(1 for q in keys if q > keys[p]) for p in range(self.num_players)]
+        places: list[list[int]] = []
+        for key in sorted(set(keys)):
+            places.append([p for p in range(self.num_players) if keys[p] == key])
+        return {
+            "winners": winners,
+            "scores": scores,
+            "places": places,
+            "reason": self.end_reason,
+            "arrivals": [[COLOURS[c] for c in g] for g in self.arrivals],
+        }
+
+    # --- views --------------------------------------------------------------------------------------------
+    def public_view(self) -> dict[str, Any]:
+        """Pawns, partner cards (face up), the discard pile and every exchange of partner cards are public; hands
+        and the deck are not (only their sizes)."""
+        out: dict[str, Any] = {
+            "game": self.name,
+            "players": self.num_players,
+            "labels": [self.player_label(p) for p in range(self.num_players)],
+            "track_length": self.length,
+            "specials": {"jumps": {str(space): to for space, to in sorted(self.board.jumps.items())},
+                         "must_swap": sorted(self.board.must_swap), "may_swap": sorted(self.board.may_swap)},
+            "pawns": {COLOURS[c]: self.pos[c] for c in range(self.ncol)},
+            "partners": {COLOURS[c]: (self.holder[c] if self.holder[c] >= 0 else None) for c in range(self.ncol)},
+            "hand_sizes": [len(h) for h in self.hands],
+            "deck": len(self.deck),
+            "discard": [KIND_NAME[k] for k in self.discard],
+            "phase": self.phase,
+            "turn": self.turn,
+            "current_player": self.current_player,
+            "swap_space": self.swap_space,
+            "discard_queue": list(self.discard_queue),
+            "discard_left": self.discard_left,
+            "refilling": self.refilling,
+            "arrivals": [[COLOURS[c] for c in g] for g in self.arrivals],
+            "placed": [list(g) for g in self.placed],
+            "opening": self.opening,
+            "exchanges": [{"by": by, "took": COLOURS[take], "gave": COLOURS[give],
+                           "from": None if held < 0 else held} for by, take, give, held in self.exchanges],
+            "last_move": str(self.history[-1]) if self.history else None,
+        }
+        if self.phase == OVER:
+            out["result"] = self.result()
+        return out
+
+    def view(self, player: int) -> dict[str, Any]:
+        """The public view plus `player`'s own hand."""
+        return {**self.public_view(), "you": player, "hand": sorted(KIND_NAME[k] for k in self.hands[player])}
+
+    def outcome_text(self) -> str:
+        """Who won and why: "P1 wins: the blue partner reached 7th Heaven first; places: 1. P1, 2. P3 and P0"."""
+        r = self.result()
+        names = " and ".join(self.player_label(p) for p in r["winners"])
+        if self.pairs and self.complete:
+            why = "both partners reached 7th Heaven first"
+        elif r["reason"] != "cards-out" or (self.placed and r["winners"] == self.placed[0]):
+            why = f"the {' and '.join(r['arrivals'][0])} partner reached 7th Heaven first" if r["arrivals"] else ""
+        else:
+            why = "the cards ran out; nearest partner to 7th Heaven"
+        places = ", ".join(f"{i}. " + " and ".join(self.player_label(p) for p in group)
+                           for i, group in enumerate(r["places"], 1))
+        verb = "wins" if len(r["winners"]) == 1 else "share the win"
+        return f"{names} {verb}: {why}; places: {places}"
+
+    def describe(self, player: int) -> str:
+        v = self.view(player)
+        length = v["track_length"]
+        label = self.player_label
+        lines = [f"In 7th Heaven - you are {label(player)}" + (f", last move: {v['last_move']}" if v["last_move"] else "")]
+        lines.append(f"track: Garden Party 0 ... 7th Heaven {length}; {self.board.special_text()}")
+        by_space: dict[int, list[str]] = {}
+        for colour, space in v["pawns"].items():
+            by_space.setdefault(space, []).append(colour)
+        for space in sorted(by_space, reverse=True):
+            name = "7th Heaven" if space >= length else ("Garden Party" if space == START else f"space {space}")
+            owners = []
+            for colour in by_space[space]:
+                h = v["partners"][colour]
+                owners.append(f"{colour}({'you' if h == player else 'beside board' if h is None else label(h)})")
+            lines.append(f"  {name:>12}: {', '.join(owners)}")
+        mine = [c for c, h in v["partners"].items() if h == player]
+        lines.append(f"your partner card{'s' if len(mine) > 1 else ''}: {' and '.join(mine) or 'none'} - you win "
+                     f"by bringing {'these pawns' if len(mine) > 1 else 'this pawn'} to 7th Heaven, whoever moves it")
+        note = self._exchange_note(player, v["exchanges"])
+        if note:
+            lines.append(note)
+        lines.append("hands: " + ", ".join(f"{label(i)}={n}" for i, n in enumerate(v["hand_sizes"]))
+                     + f"; deck {v['deck']}")
+        lines.append("your hand: " + (" ".join(v["hand"]) or "(empty)"))
+        if v["discard"]:
+            lines.append("discard pile (top last): " + " ".join(v["discard"][-8:]))
+        if v["phase"] == OVER:
+            lines.append("game over: " + self.outcome_text())
+        elif v["phase"] == SWAP:
+            lines.append(f"{label(v['turn'])} landed on space {v['swap_space']}: 'swap <colour>'"
+                         + (" or 'keep'" if v["swap_space"] in self.board.may_swap else ""))
+        elif v["phase"] == DISCARD:
+            lines.append(f"three cards: {label(v['current_player'])} discards {v['discard_left']} more "
+                         "('discard <card>')")
+        elif v["opening"]:
+            lines.append(f"{label(v['turn'])} opens the game: the first card must move a partner forward with a "
+                         "+1..+5 card (coloured or white), unless the hand holds none")
+        else:
+            lines.append(f"{label(v['turn'])} to play a card")
+        return "\n".join(lines)
+
+    def _exchange_note(self, player: int, exchanges: list[dict[str, Any]]) -> str:
+        """Why `player`'s partner colour last changed, from the public exchange log ("" if it never did)."""
+        label = self.player_label
+        for e in reversed(exchanges):
+            if e["by"] == player:
+                whom = "from beside the board" if e["from"] is None else f"from {label(e['from'])}"
+                return f"your colour changed: you took the {e['took']} partner card {whom} and gave {e['gave']}"
+            if e["from"] == player:
+                return (f"your colour changed: {label(e['by'])} took your {e['took']} partner card and gave you "
+                        f"{e['gave']} in return")
+        return ""
+
+    # --- copies and saving --------------------------------------------------------------------------------
+    def clone(self) -> Self:
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.pos = self.pos[:]
+        new.holder = self.holder[:]
+        new.hands = [h[:] for h in self.hands]
+        new.deck = self.deck[:]
+        new.discard = self.discard[:]
+        new.discard_queue = self.discard_queue[:]
+        new.arrivals = [g[:] for g in self.arrivals]
+        new.placed = [g[:] for g in self.placed]
+        new.complete = self.complete[:]
+        new.exchanges = self.exchanges[:]
+        new.history = self.history[:]
+        new.options = dict(self.options)
+        new.rng = random.Random()
+        new.rng.setstate(self.rng.getstate())
+        new._legal = None
+        return new
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.base_json()
+        data.update(
+            pos=list(self.pos),
+            holder=list(self.holder),
+            hands=[[KIND_NAME[k] for k in h] for h in self.hands],
+            deck=[KIND_NAME[k] for k in self.deck],
+            discard=[KIND_NAME[k] for k in self.discard],
+            turn=self.turn,
+            phase=self.phase,
+            swap_space=self.swap_space,
+            discard_queue=list(self.discard_queue),
+            discard_left=self.discard_left,
+            refilling=self.refilling,
+            arrivals=[list(g) for g in self.arrivals],
+            placed=[list(g) for g in self.placed],
+            complete=list(self.complete),
+            end_reason=self.end_reason,
+            opening=self.opening,
+            exchanges=[list(e) for e in self.exchanges],
+        )
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        try:
+            state = cls(data["players"], data["seed"], data["options"])
+            state.load_base_json(data)
+            state.pos = [int(x) for x in data["pos"]]
+            state.holder = [int(x) for x in data["holder"]]
+            state.hands = [[KIND[name] for name in h] for h in data["hands"]]
+            state.deck = [KIND[name] for name in data["deck"]]
+            state.discard = [KIND[name] for name in data["discard"]]
+            state.turn = int(data["turn"])
+            state.phase = str(data["phase"])
+            state.swap_space = int(data["swap_space"])
+            state.discard_queue = [int(x) for x in data["discard_queue"]]
+            state.discard_left = int(data["discard_left"])
+            state.refilling = bool(data["refilling"])
+            state.arrivals = [list(g) for g in data["arrivals"]]
+            state.placed = [list(g) for g in data["placed"]]
+            state.complete = list(data["complete"])
+            state.end_reason = str(data["end_reason"])
+            state.opening = bool(data.get("opening", not state.history))
+            state.exchanges = [(int(a), int(b), int(c), int(d)) for a, b, c, d in data.get("exchanges", [])]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadInput(f"not a {cls.name} state: {exc}") from None
+        state._legal = None
+        return state
