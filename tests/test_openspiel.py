@@ -63,10 +63,12 @@ def test_text_options_travel_in_game_strings():
     again = pyspiel.load_game(str(game))
     assert again.tower_name == "diabolo" and again.prototype.values == [1, 2, 3, 4, 5, 6]
     assert str(again.new_initial_state()) == str(game.new_initial_state())
-    deck = ";".join(f"{card}:9" for card in ("heart", "1/14", "2", "3", "-4", "5", "6", "7", "8", "9", "10", "12",
+    deck = ";".join(f"{card}@9" for card in ("heart", "1/14", "2", "3", "-4", "5", "6", "7", "8", "9", "10", "12",
                                                "13", "switch"))
     game = tos.load_game("partners", deck=deck)
     assert set(pyspiel.load_game(str(game)).prototype.deck_counts.values()) == {9}
+    game = tos.load_game("seventh-heaven", players=3, specials="3:7;5:must;11:2")
+    assert pyspiel.load_game(str(game)).prototype.options["specials"] == "3:7,5:must,11:2"
 
 
 def test_bad_parameters_are_refused():

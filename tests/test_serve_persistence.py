@@ -65,7 +65,8 @@ def test_a_killed_server_resumes_every_game_exactly(tmp_path):
     for game, seats, seed in specs:
         g = api.create(game, seats=seats, seed=seed)
         games.append((g, game, len(seats), seed, {s["seat"]: s["token"] for s in g["seats"]}, []))
-    ai_only = api.create("seventh-heaven", seats=["ai:random"] * 3, seed=6)
+    # search players think a while per move, so this game is still going at the kill whatever the machine's speed
+    ai_only = api.create("diabolo", seats=["ai:mcts:time=0.3"] * 3, seed=6)
     stop = threading.Event()
     threads = [threading.Thread(target=bot, args=(url, g["id"], tokens, answered, stop, seed), daemon=True)
                for g, _, _, seed, tokens, answered in games]
@@ -88,6 +89,7 @@ def test_a_killed_server_resumes_every_game_exactly(tmp_path):
             assert unanswered <= {len(moves) - 1}, (game, unanswered)
     after_kill = {g["id"]: stored(db, g["id"]) for g, *_ in games}
     ai_moves = len(stored(db, ai_only["id"]))
+    assert ai_moves < 40, "the AI game ran too far before the kill to show it resumes"
 
     proc, url = start(db)
     try:

@@ -302,3 +302,15 @@ def test_a_spectators_card_scene_shows_no_hand_and_says_it_is_watching(game: str
     assert "watching" in scene.lines[0] and "(you)" not in " ".join(lb.text for lb in scene.labels)
     seat = scene_for_view(state.layout, state.view(1))
     assert f"you are {state.player_label(1)}" in seat.lines[0]
+
+
+def test_in_7th_heaven_the_track_shows_the_special_spaces_the_game_was_set_up_with() -> None:
+    from tower.games import new_game
+    from viewer.games import scene_for_view
+
+    standard = new_game("seventh-heaven", 3, seed=1)
+    texts = {lb.text for lb in scene_for_view(standard.layout, standard.view(0)).labels}
+    assert {"2->5", "4 swap!", "13->10"} <= texts
+    other = new_game("seventh-heaven", 3, seed=1, options={"specials": "3:7,5:must,11:2"})
+    texts = {lb.text for lb in scene_for_view(other.layout, other.view(0)).labels}
+    assert {"3->7", "5 swap!", "11->2"} <= texts and "2->5" not in texts

@@ -97,6 +97,23 @@ SEVENTH_SPECIALS = {2: ("green", "2->5"), 6: ("green", "6->9"), 13: ("red", "13-
                     4: ("purple", "4 swap!"), 8: ("yellow", "8 swap?"), 14: ("yellow", "14 swap?")}
 
 
+def seventh_specials(view: dict[str, Any]) -> dict[int, tuple[str, str]]:
+    """Space -> (tile colour, label) of the special spaces the game's view names (its `specials` option; the
+    standard ones for a view without them): jumps forward green, back red; a forced swap purple, a may-swap
+    yellow."""
+    spec = view.get("specials")
+    if not spec:
+        return SEVENTH_SPECIALS
+    out: dict[int, tuple[str, str]] = {}
+    for src, dst in spec.get("jumps", {}).items():
+        out[int(src)] = ("green" if int(dst) > int(src) else "red", f"{src}->{dst}")
+    for i in spec.get("must_swap", []):
+        out[int(i)] = ("purple", f"{i} swap!")
+    for i in spec.get("may_swap", []):
+        out[int(i)] = ("yellow", f"{i} swap?")
+    return out
+
+
 SEVENTH_PAWN_SCALE = 1.2
 
 
@@ -129,10 +146,11 @@ def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = (), names:
     length = int(view.get("track_length", 20))
     blocks, figures, labels = [], [], []
     positions = seventh_track(length)
+    specials = seventh_specials(view)
     for i, (x, y, z) in enumerate(positions):
-        colour = "gold" if i == length else ("grey" if i == 0 else SEVENTH_SPECIALS.get(i, ("tile",))[0])
+        colour = "gold" if i == length else ("grey" if i == 0 else specials.get(i, ("tile",))[0])
         blocks.append(_box(f"space-{i}", (x - 1, y - 1, 0), (2, 2, z), colour, "tile"))
-        text = "7th Heaven" if i == length else "start" if i == 0 else SEVENTH_SPECIALS.get(i, ("", ""))[1]
+        text = "7th Heaven" if i == length else "start" if i == 0 else specials.get(i, ("", ""))[1]
         if text:
             # outside the arc, so the label never covers the pawns standing on the space
             k = 1.3 if i else 1.45

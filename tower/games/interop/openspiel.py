@@ -74,13 +74,14 @@ def _game_type(game: str) -> pyspiel.GameType:
 
 def _os_value(value: Any) -> Any:
     """An option as an OpenSpiel parameter. OpenSpiel game strings read ``name(key=value,...)``, so a text
-    option writes its commas as semicolons and its equals signs as colons (``values=1;1;2``,
-    ``deck=heart:6;7:8``); `_tower_value` turns them back."""
-    return value.replace(",", ";").replace("=", ":") if isinstance(value, str) else value
+    option writes its commas as semicolons and its equals signs as at-signs (``values=1;1;2``,
+    ``deck=heart@6;7@8``); `_tower_value` turns them back. Colons pass as they are (In 7th Heaven's
+    ``specials=2:5;4:must``)."""
+    return value.replace(",", ";").replace("=", "@") if isinstance(value, str) else value
 
 
 def _tower_value(value: Any) -> Any:
-    return value.replace(";", ",").replace(":", "=") if isinstance(value, str) else value
+    return value.replace(";", ",").replace("@", "=") if isinstance(value, str) else value
 
 
 class TowerGame(pyspiel.Game):
