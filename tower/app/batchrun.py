@@ -3,6 +3,7 @@ arrive, and a progress bar (items done, rate, time left). Shared by `tower simul
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sys
 import time
@@ -92,45 +93,55 @@ def run_batch(fn: Task, items: list[Any], *, total: int, jobs: int | None, ray: 
               log: ResultLog | None, what: str, unit: str, quiet: bool) -> tuple[list[dict[str, Any]], float]:
     """Run the items still to do of a batch of `total`, streaming results to `log`; returns the new results and
     the seconds they took (after the runner started). Bad `--ray` is BadInput before any file is touched;
-    Ctrl-C stops the workers and keeps what arrived; a failed task ends in BatchStopped."""
-    from tqdm import tqdm
+    Ctrl-C stops the workers and keeps what arrived; a failed task ends in BatchStopped.
 
+    While it runs, stdout is stderr: Ray prints its notices (a worker lost and retried) to stdout from a thread
+    of its own, and stdout belongs to the command's report (`--json`: one document)."""
     done_before = len(log.done) if log else total - len(items)
-    if not quiet and ray is not None:
-        print(f"{what}: " + (f"connecting to Ray at {ray} ..." if ray else "starting a local Ray ..."), file=sys.stderr)
-    runner = open_runner(jobs, ray)
-    results: list[dict[str, Any]] = []
-    try:
-        if log:
-            log.open()
-        if not quiet:
-            print(f"{what}: {len(items)} {unit}s to run on {runner.name}"
-                  + (f" ({done_before} already in {log.path})" if log and done_before else ""), file=sys.stderr)
-        bar = tqdm(total=total, initial=done_before, desc=what, unit=unit, file=sys.stderr,
-                   disable=True if quiet else None, smoothing=0.1)
-        start = time.perf_counter()
-        try:
-            for chunk in run_items(runner, fn, items):
-                if log:
-                    log.append(chunk)
-                results.extend(chunk)
-                bar.update(len(chunk))
-        except TaskFailed as exc:
-            raise BatchStopped(str(exc), done_before + len(results)) from None
-        finally:
-            bar.close()
-        return results, time.perf_counter() - start
-    finally:
+    with contextlib.redirect_stdout(sys.stderr):
+        if not quiet and ray is not None:
+            print(f"{what}: " + (f"connecting to Ray at {ray} ..." if ray else "starting a local Ray ..."))
+        runner = open_runner(jobs, ray)
         try:
             if log:
-                log.close()
+                log.open()
+            if not quiet:
+                print(f"{what}: {len(items)} {unit}s to run on {runner.name}"
+                      + (f" ({done_before} already in {log.path})" if log and done_before else ""))
+            return _stream(runner, fn, items, log, done_before, total, what, unit, quiet)
         finally:
-            runner.close()
+            try:
+                if log:
+                    log.close()
+            finally:
+                runner.close()
+
+
+def _stream(runner: Any, fn: Task, items: list[Any], log: ResultLog | None, done_before: int, total: int,
+            what: str, unit: str, quiet: bool) -> tuple[list[dict[str, Any]], float]:
+    """The results as they arrive: into the file, the list and the progress bar."""
+    from tqdm import tqdm
+
+    results: list[dict[str, Any]] = []
+    bar = tqdm(total=total, initial=done_before, desc=what, unit=unit, file=sys.stderr,
+               disable=True if quiet else None, smoothing=0.1)
+    start = time.perf_counter()
+    try:
+        for chunk in run_items(runner, fn, items):
+            if log:
+                log.append(chunk)
+            results.extend(chunk)
+            bar.update(len(chunk))
+    except TaskFailed as exc:
+        raise BatchStopped(str(exc), done_before + len(results)) from None
+    finally:
+        bar.close()
+    return results, time.perf_counter() - start
 
 
 def stopped_line(command: str, exc: BatchStopped, log: ResultLog | None) -> str:
     """The one line printed when a run stops early: what failed, and how to go on."""
-    keep = (f"{exc.done} results are in {log.path}: continue with --resume {log.path}" if log
+    keep = (f"the results so far ({exc.done}) are in {log.path}: continue with --resume {log.path}" if log
             else "use --out FILE to keep results across a stop")
     return f"tower: {command}: stopped: {exc}; {keep}"
 
