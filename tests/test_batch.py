@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tower.app.batch import GameBatch, play_indexed, summarise, wilson
-from tower.app.batchrun import ChunkPlan, item_seed, run_batch, run_items
+from tower.app.batchrun import BatchStopped, ChunkPlan, item_seed, run_batch, run_items
 from tower.app.resultlog import FORMAT, ResultLog
 from tower.app.runners import InProcess, LocalPool
 from tower.games.errors import BadInput
@@ -130,8 +130,11 @@ def alive(pid: int) -> bool:
 def run_until(cmd: list[str], out: Path, lines: int, sig: int) -> tuple[subprocess.CompletedProcess, list[int]]:
     """Start `tower ...`, wait until `out` holds `lines` lines, then send `sig` to the driver; the finished
     process and the driver's child processes at that moment."""
-    proc = subprocess.Popen([PYTHON, "-m", "tower", *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    # Ctrl-C as a terminal sends it, even where this test runs in the background (which ignores SIGINT, and a
+    # child inherits that)
+    code = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "sys.argv = ['tower', *sys.argv[1:]]; runpy.run_module('tower', run_name='__main__')")
+    proc = subprocess.Popen([PYTHON, "-c", code, *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         if out.exists() and out.read_text().count("\n") >= lines:
@@ -295,3 +298,16 @@ def test_run_items_on_one_process_runs_each_item_once():
                                               [GameBatch("diabolo", ("ai:random",) * 3, 0).item(i) for i in range(7)])
             for r in chunk]
     assert sorted(seen) == list(range(7))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_task_that_fails_stops_the_run_naming_the_error(jobs, tmp_path):
+    batch = GameBatch("diabolo", ("ai:random",) * 3, 0)
+    log = ResultLog.create(str(tmp_path / "r.jsonl"), batch.header())
+    items = [batch.item(0), (1, ("no-such-game", ["ai:random"] * 3, 1, {}))]
+    with pytest.raises(BatchStopped) as err:
+        run_batch(play_indexed, items, total=2, jobs=jobs, ray=None, log=log, what="t", unit="game", quiet=True)
+    assert "no-such-game" in str(err.value)
+    # what finished before is in the file, whole
+    kept = [json.loads(t)["index"] for t in (tmp_path / "r.jsonl").read_text().splitlines()[1:]]
+    assert kept in ([], [0])

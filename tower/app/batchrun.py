@@ -70,23 +70,24 @@ def run_items(runner: Any, fn: Task, items: list[Any]) -> Iterator[list[dict[str
     while next_item < len(items) or pending:
         while next_item < len(items) and len(pending) < window:
             size = plan.size(len(items) - next_item)
-            try:
-                pending.append(runner.submit(fn, items[next_item: next_item + size]))
-            except (TaskFailed, BadInput):
-                raise
-            except Exception as exc:  # the in-process runner runs a chunk as it is submitted
-                raise TaskFailed(f"{type(exc).__name__}: {exc}") from exc
+            # (the in-process runner runs a chunk as it is submitted)
+            pending.append(_failing_as_task(runner.submit, fn, items[next_item: next_item + size]))
             next_item += size
-        try:
-            finished = runner.wait(pending)
-        except (TaskFailed, BadInput):
-            raise
-        except Exception as exc:  # an exception raised by a task (a bug): named, and the run stops cleanly
-            raise TaskFailed(f"{type(exc).__name__}: {exc}") from exc
-        for handle, (results, seconds) in finished:
+        for handle, (results, seconds) in _failing_as_task(runner.wait, pending):
             pending.remove(handle)
             plan.observe(len(results), seconds)
             yield results
+
+
+def _failing_as_task(call: Any, *args: Any) -> Any:
+    """`call(*args)`, with an exception raised by a task (a bug, or input only a game could find wrong) named in
+    a TaskFailed, as Ray reports it: the run stops cleanly, whatever runs it."""
+    try:
+        return call(*args)
+    except TaskFailed:
+        raise
+    except Exception as exc:
+        raise TaskFailed(f"{type(exc).__name__}: {exc}") from exc
 
 
 def run_batch(fn: Task, items: list[Any], *, total: int, jobs: int | None, ray: str | None,
