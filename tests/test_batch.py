@@ -311,3 +311,14 @@ def test_a_task_that_fails_stops_the_run_naming_the_error(jobs, tmp_path):
     # what finished before is in the file, whole
     kept = [json.loads(t)["index"] for t in (tmp_path / "r.jsonl").read_text().splitlines()[1:]]
     assert kept in ([], [0])
+
+
+def test_resume_with_more_games_extends_the_run_as_if_asked_for_at_first(tmp_path, tower_cli):
+    out = tmp_path / "games.jsonl"
+    base = ["simulate", "diabolo", "--players", "greedy,random,random", "--seed", "5"]
+    assert tower_cli([*base, "--games", "8", "--out", str(out), "--json"]).returncode == 0
+    extended = tower_cli([*base, "--games", "16", "--resume", str(out), "--json"])
+    whole = tower_cli([*base, "--games", "16", "--json"])
+    assert extended.returncode == whole.returncode == 0, extended.stderr + whole.stderr
+    assert sorted(r["index"] for r in result_lines(out)[1]) == list(range(16))
+    assert without_timing(json.loads(extended.stdout)) == without_timing(json.loads(whole.stdout))
