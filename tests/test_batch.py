@@ -322,3 +322,31 @@ def test_resume_with_more_games_extends_the_run_as_if_asked_for_at_first(tmp_pat
     assert extended.returncode == whole.returncode == 0, extended.stderr + whole.stderr
     assert sorted(r["index"] for r in result_lines(out)[1]) == list(range(16))
     assert without_timing(json.loads(extended.stdout)) == without_timing(json.loads(whole.stdout))
+
+
+def test_the_simulate_plot_draws_win_shares_with_intervals_and_game_lengths(tmp_path):
+    import imageio.v3 as iio
+    import numpy as np
+
+    from tower.app.plots import plot_games
+
+    batch = GameBatch("diabolo", ("ai:greedy", "ai:random", "ai:random"), 2)
+    results = [play_indexed(batch.item(i)) for i in range(6)]
+    summary = summarise("diabolo", list(batch.seats), results, 1.0)
+    path = tmp_path / "games.png"
+    plot_games(summary, results, str(path))
+    img = iio.imread(path)[..., :3].astype(int)
+    assert img.shape[:2] == (420, 1300)
+    near = lambda rgb: (np.abs(img - np.array(rgb)).sum(axis=-1) < 12)  # noqa: E731
+    assert near((0x5c, 0x6b, 0xc0)).sum() > 500  # the win-share bars
+    assert near((0x78, 0x90, 0x9c)).sum() > 500  # the length histogram
+    assert near((0, 0, 0)).sum() > 200  # axes, labels and the interval whiskers
+
+
+def test_plot_without_matplotlib_is_one_line_and_exit_2(tmp_path):
+    png = tmp_path / "p.png"
+    proc = run_main_in_python(["simulate", "diabolo", "--games", "2", "--plot", str(png)],
+                              before="sys.modules['matplotlib'] = None")
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[0] == "tower: --plot needs matplotlib: pip install matplotlib"
+    assert not png.exists()

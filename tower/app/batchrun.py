@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import sys
 import time
 from collections.abc import Iterator
@@ -154,6 +155,8 @@ def check_batch_flags(args) -> None:
     if args.out and args.resume:
         raise BadInput("--out and --resume: give one (--resume appends to the file it continues)", "")
     check_output_path(args.plot, "--plot")
+    if args.plot and importlib.util.find_spec("matplotlib") is None:  # it comes with VTK; said plainly if not
+        raise BadInput("--plot needs matplotlib: pip install matplotlib", "")
 
 
 def results_log(args, header: dict[str, Any]) -> ResultLog | None:

@@ -163,8 +163,9 @@ class RayRunner:
                              **quiet)
                 else:
                     ray.init(address=address, **quiet)
-            except (ConnectionError, ValueError, RuntimeError) as exc:
-                raise BadInput(f"--ray {address or ''}: cannot start or reach Ray: {exc}".replace("  ", " "),
+            except Exception as exc:  # Ray's errors for a bad address or a missing part (ray[client]) vary
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise BadInput(f"--ray {address or ''}: cannot start or reach Ray: {first}".replace("  ", " "),
                                "") from None
             self._started = True
         cpus = int(ray.cluster_resources().get("CPU", 1))
