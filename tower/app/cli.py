@@ -74,10 +74,22 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--games", type=int, required=True)
     s.add_argument("--players", help="e.g. greedy,greedy,random")
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--jobs", type=int, default=1)
     s.add_argument("--json", action="store_true")
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a rule option of the game (repeatable), e.g. track_length=30")
+    _batch_flags(s, "game")
+
+    s = sub.add_parser("sweep", help="stability verdicts of many builds: random ones or a folder's")
+    s.add_argument("folder", nargs="?", help="judge every build file (*.json) in this folder")
+    s.add_argument("--random", type=int, metavar="N", help="judge N random builds instead")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--kind", default="start,played", metavar="KINDS",
+                   help="random builds: start, played, boxes (comma-separated; default start,played)")
+    s.add_argument("--statics-only", action="store_true", help="skip the PyBullet judge")
+    s.add_argument("--disagreements", metavar="DIR", default="sweep-disagreements",
+                   help="where builds the two judges disagree on are written (default ./sweep-disagreements)")
+    s.add_argument("--json", action="store_true")
+    _batch_flags(s, "build")
 
     s = sub.add_parser("view", help="show a build, a saved game or a record")
     s.add_argument("file")
@@ -101,6 +113,16 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--gif", metavar="FILE")
     s.add_argument("--text", action="store_true", help="step through it in the terminal")
     return p
+
+
+def _batch_flags(s: argparse.ArgumentParser, unit: str) -> None:
+    """What `simulate` and `sweep` share: where the work runs, the results file, the plot."""
+    s.add_argument("--jobs", type=int, metavar="J", help=f"{unit}s at once (local processes, or Ray CPUs)")
+    s.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="run on Ray: the cluster at ADDRESS, or a local Ray started for the run")
+    s.add_argument("--out", metavar="FILE", help=f"stream one JSON line a {unit} to FILE")
+    s.add_argument("--resume", metavar="FILE", help="continue the interrupted run whose results are in FILE")
+    s.add_argument("--plot", metavar="PNG", help="write the run's charts")
 
 
 def main(argv: list[str] | None = None) -> int:
