@@ -95,12 +95,18 @@ def test_a_killed_server_resumes_every_game_exactly(tmp_path):
     try:
         api = Client(url)
         for g, game, players, seed, tokens, _ in games:
-            state = new_game(game, players, seed)
-            for text in after_kill[g["id"]]:
-                state.apply_text(text)
+            kept = after_kill[g["id"]]
             for seat, token in tokens.items():
                 answer = api.state(g["id"], token)
-                assert answer["n"] == len(after_kill[g["id"]])
+                if len(tokens) == players:
+                    assert answer["n"] == len(kept)
+                    texts = kept
+                else:  # an AI seat whose turn came at the kill takes it once the server is back
+                    texts = stored(db, g["id"])[:answer["n"]]
+                    assert answer["n"] >= len(kept) and texts[:len(kept)] == kept
+                state = new_game(game, players, seed)
+                for text in texts:
+                    state.apply_text(text)
                 assert answer["view"] == json.loads(json.dumps(state.view(seat)))
         # the AI-only game plays on by itself after the restart
         deadline = time.time() + 30
