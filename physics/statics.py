@@ -209,6 +209,7 @@ class _LP:
     def __init__(self, A: _Columns, c: np.ndarray, lo: np.ndarray, hi: np.ndarray, row_lo: np.ndarray,
                  row_hi: np.ndarray, options: dict[str, Any] | None = None) -> None:
         self.A, self.c, self.lo, self.hi, self.row_lo, self.row_hi = A, c, lo, hi, row_lo, row_hi
+        self.presolve = (HIGHS_OPTIONS if options is None else options).get("presolve") == "on"
         self.iterations = 0
         hc = _highs()
         self.h = None
@@ -263,7 +264,7 @@ class _LP:
         res = linprog(self.c, A_ub=A[ub] if ub.any() else None, b_ub=self.row_hi[ub] if ub.any() else None,
                       A_eq=A[eq] if eq.any() else None, b_eq=self.row_lo[eq] if eq.any() else None,
                       bounds=[(lo, None if math.isinf(hi) else hi) for lo, hi in zip(self.lo, self.hi, strict=True)],
-                      method="highs", options={"presolve": False})
+                      method="highs", options={"presolve": self.presolve})
         if res.status != 0:
             return None, None
         duals = np.zeros(self.A.rows)

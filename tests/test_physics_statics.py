@@ -246,3 +246,13 @@ def test_contact_corners_are_the_inset_rectangles_corners():
                     expected.append((i, *p, c.axis))
         got = [(int(i), *map(float, p), int(a)) for i, p, a in zip(idx, pts, axes, strict=True)]
         assert got == expected
+
+
+def test_without_scipys_highs_object_linprog_gives_the_same_margins(monkeypatch):
+    builds = [packed_tower(1), *falling_builds(2), [grid_box("a", (0, 0, 0), (2, 2, 1))]]
+    direct = [judge_statics(b) for b in builds]
+    monkeypatch.setattr(statics, "_hc", False)  # as with a SciPy that has no HiGHS object
+    for boxes, d in zip(builds, direct, strict=True):
+        r = judge_statics(boxes)
+        assert r.stable == d.stable
+        assert r.tilt_margin_deg == pytest.approx(d.tilt_margin_deg, abs=1e-6)
