@@ -304,21 +304,23 @@ def statics_timing(boxes: list[Box], runs: int) -> None:
           f"  (target <= {STATICS_TARGET_MS:g} ms); "
           f"margin {s.tilt_margin_deg:.2f} deg towards {[round(v, 3) for v in s.weakest_direction]}, "
           f"bounds {[round(v, 3) for v in s.margin_bounds_deg]}, {s.lps} LPs, {s.contacts} contacts", flush=True)
-    parallel = statics.PARALLEL_RAYS
-    try:
-        statics.PARALLEL_RAYS = False
-        ms1, cpu1, _ = median_ms(lambda: judge_statics(boxes), runs)
-    finally:
-        statics.PARALLEL_RAYS = parallel
+    one_thread = ""
+    if hasattr(statics, "PARALLEL_RAYS"):  # (versions before it had one thread only)
+        parallel = statics.PARALLEL_RAYS
+        try:
+            statics.PARALLEL_RAYS = False
+            ms1, cpu1, _ = median_ms(lambda: judge_statics(boxes), runs)
+        finally:
+            statics.PARALLEL_RAYS = parallel
+        one_thread = f"the same with the rays in one thread: median {ms1:.1f} ms wall ({cpu1:.1f} ms CPU); "
     others = [tower_35(seed)[0] for seed in range(1, 1 + max(5, runs))]
     cold = []
     for b in others:
         t = time.perf_counter()
         judge_statics(b)
         cold.append((time.perf_counter() - t) * 1000)
-    print(f"  the same with the rays in one thread: median {ms1:.1f} ms wall ({cpu1:.1f} ms CPU); "
-          f"start towers 1..{len(others)}, each judged once: median {statistics.median(cold):.1f} ms wall",
-          flush=True)
+    print(f"  {one_thread}start towers 1..{len(others)}, each judged once: median {statistics.median(cold):.1f} ms "
+          f"wall", flush=True)
 
 
 def main() -> int:
