@@ -233,8 +233,12 @@ def timed(*args, **kwargs):
     spent["statics_ms"], spent["dynamics_ms"] = v.statics.ms, v.dynamics.ms if v.dynamics else 0.0
     return v
 physics.judge = timed
-from tower.cli import main
-code = main(["check", sys.argv[1]])
+import runpy
+sys.argv = ["tower", "check", sys.argv[1]]
+try:
+    runpy.run_module("tower", run_name="__main__")  # python -m tower check FILE
+except SystemExit as e:
+    code = e.code
 sys.stderr.write("PHYSICS " + json.dumps(spent) + "\\n")
 sys.exit(code)
 """
