@@ -52,6 +52,14 @@ REST_TURN_DEG = 0.05
 #: faster than the rest threshold; builds balanced on a knife edge that Bullet's noise tips over were all moving
 #: 3x faster than the threshold (or more) before their collapse, on the 551 benchmark builds (docs/physics.md).
 REST_MIN_S = 0.25
+#: Recorded runs (record_trajectory=True: the viewer's what-if and collapse animations) keep the earlier rest test:
+#: every speed read under 0.5 mm/s and 0.5 deg/s at every check for 0.2 s, after at least 0.4 s. Under the
+#: solver's chatter it seldom fires once something has fallen, so an animation shows the fall and the settling
+#: (the viewer's collapse GIF is cut from it) and a build that stays put is recorded for 0.4 s, as before.
+TRAJECTORY_REST_SPEED_M_S = 0.0005
+TRAJECTORY_REST_SPIN_RAD_S = math.radians(0.5)
+TRAJECTORY_REST_WINDOW_S = 0.2
+TRAJECTORY_REST_MIN_S = 0.4
 #: Trajectory frames per second when recording (enough for a smooth viewer animation).
 TRAJECTORY_FPS = 30
 
@@ -139,8 +147,9 @@ def judge_dynamics(boxes: Sequence[Box], mu: float = DEFAULT_MU, seconds: float 
                    time_step: float = TIME_STEP_S, solver_iterations: int = SOLVER_ITERATIONS) -> DynamicsResult:
     """Simulate the build for `seconds` and report whether (and which) blocks moved past the collapse thresholds.
 
-    early_stop ends the run once a collapse is certain (not while recording: the viewer wants the whole fall) or
-    once every block has been at rest (REST_MOVE_M, REST_TURN_DEG) over the last REST_WINDOW_S, from REST_MIN_S on. Trajectory frames are {"t": s, "poses": {id: [[x, y, z],
+    early_stop ends the run once a collapse is certain or once every block has been at rest (REST_MOVE_M,
+    REST_TURN_DEG) over the last REST_WINDOW_S, from REST_MIN_S on. While recording, it ends the run only at rest,
+    by the earlier test (TRAJECTORY_REST_*): the viewer wants the whole fall. Trajectory frames are {"t": s, "poses": {id: [[x, y, z],
     [qx, qy, qz, qw]]}} with box centres in metres, at TRAJECTORY_FPS, including t = 0.
     """
     t0 = time.perf_counter()
@@ -176,6 +185,9 @@ def judge_dynamics(boxes: Sequence[Box], mu: float = DEFAULT_MU, seconds: float 
         window_checks = max(1, round(REST_WINDOW_S / (CHECK_EVERY * time_step)))
         min_rest_step = round(REST_MIN_S / time_step)
         history: deque[list[tuple]] = deque(maxlen=window_checks + 1)  # poses at the last regular checks
+        rec_rest_steps = max(1, round(TRAJECTORY_REST_WINDOW_S / time_step))
+        rec_min_step = round(TRAJECTORY_REST_MIN_S / time_step)
+        moving_at = 0  # recorded runs: the last checked step at which something was still moving
         max_disp = [0.0] * len(boxes)
         max_turn = [0.0] * len(boxes)
         trajectory: list[dict] | None = [] if record_trajectory else None
@@ -201,6 +213,15 @@ def judge_dynamics(boxes: Sequence[Box], mu: float = DEFAULT_MU, seconds: float 
             if frame:
                 trajectory.append({"t": step * time_step,
                                    "poses": {boxes[k].id: [list(pos), list(q)] for k, (pos, q) in enumerate(poses)}})
+            if trajectory is not None:  # recorded run: the earlier rest test (TRAJECTORY_REST_*)
+                for body in ids:
+                    v, w = pb.getBaseVelocity(body, physicsClientId=cid)
+                    if math.hypot(*v) > TRAJECTORY_REST_SPEED_M_S or math.hypot(*w) > TRAJECTORY_REST_SPIN_RAD_S:
+                        moving_at = step
+                        break
+                if early_stop and step - moving_at >= rec_rest_steps and step >= rec_min_step:
+                    break
+                continue
             if not regular:
                 continue
             history.append(poses)
@@ -210,8 +231,7 @@ def judge_dynamics(boxes: Sequence[Box], mu: float = DEFAULT_MU, seconds: float 
                     math.dist(pos, p0) <= REST_MOVE_M and _turn_between_deg(q0, q) <= REST_TURN_DEG
                     for (pos, q), (p0, q0) in zip(poses, history[0], strict=True)):
                 break
-            if trajectory is None and (max(max_disp, default=0.0) > COLLAPSE_MOVE_MM
-                                       or max(max_turn, default=0.0) > COLLAPSE_TURN_DEG):
+            if max(max_disp, default=0.0) > COLLAPSE_MOVE_MM or max(max_turn, default=0.0) > COLLAPSE_TURN_DEG:
                 break
     finally:
         pb.disconnect(physicsClientId=cid)

@@ -129,3 +129,13 @@ def test_turn_between_two_orientations():
     assert _turn_between_deg(about_z(0), (0.0, 0.0, 0.0, -1.0)) == pytest.approx(0, abs=1e-9)  # q and -q
     tilt = (math.sin(math.radians(1)), 0.0, 0.0, math.cos(math.radians(1)))  # 2 degrees about x
     assert _turn_between_deg(about_z(90), tilt) > 89
+
+
+def test_a_recorded_fall_goes_on_after_the_collapse_is_certain():
+    # the verdict run stops once the collapse is certain; the viewer's recording shows the fall and the settling
+    boxes = [cube("a", 0, 0), cube("b", 0.03, E)]
+    verdict = judge_dynamics(boxes)
+    recorded = judge_dynamics(boxes, record_trajectory=True)
+    assert verdict.collapsed and recorded.collapsed
+    assert recorded.trajectory[-1]["t"] > verdict.simulated_s + 0.2
+    assert recorded.max_displacement_mm > verdict.max_displacement_mm
