@@ -549,7 +549,9 @@ def _quick_fall(boxes: Sequence[Box], contacts: Sequence[Contact], inset: float,
 
 def _nearest_on_hull(pts: np.ndarray, p: np.ndarray) -> np.ndarray | None:
     """The point of the convex hull of the 2-D points nearest to p, or None when p lies in the hull."""
-    pts = np.unique(pts.round(12), axis=0)
+    # the distinct points in lexicographic order, as np.unique(..., axis=0) gives them (which would import numpy.ma,
+    # ~17 ms, on its first call in a process)
+    pts = np.array(sorted(set(map(tuple, pts.round(12).tolist()))))
 
     def cross(o, a, b) -> float:
         return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
