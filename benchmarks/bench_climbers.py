@@ -1,6 +1,6 @@
 """Benchmarks for The Climbers: move generation, random games, the search player (targets in docs/benchmarks.md).
 
-Run: /work/.venv/bin/python benchmarks/bench_climbers.py [--runs N] [--games N] [--mcts-games N] [--mcts SPEC]
+Run: python benchmarks/bench_climbers.py [--runs N] [--games N] [--mcts-games N] [--mcts SPEC]
      [--jobs J] [--thousand]
 
 Figures printed (medians; the machine's load average is printed alongside, as these 2-core machines are shared):

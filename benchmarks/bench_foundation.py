@@ -1,6 +1,6 @@
 """Benchmarks for the Climbers foundation: reading and checking a build, and generating start towers.
 
-Run: /work/.venv/bin/python benchmarks/bench_foundation.py [--runs N] [--towers N]
+Run: python benchmarks/bench_foundation.py [--runs N] [--towers N]
 
 Figures printed (medians over several runs, with the spread):
 - load + validate a 35-block build file: read, parse, schema checks (tower.climbers.build.load_build) and the legality

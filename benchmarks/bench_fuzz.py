@@ -1,6 +1,6 @@
 """Fuzz run: many generated hostile inputs through every loader, counting clean errors, accepted inputs and crashes.
 
-Run: /work/main/.venv/bin/python benchmarks/bench_fuzz.py [--inputs N] [--seed S] [--only NAME ...]
+Run: python benchmarks/bench_fuzz.py [--inputs N] [--seed S] [--only NAME ...]
 
 The inputs come from `tests/hostile.py` (the same generators the hypothesis tests draw from), through a seeded
 `random.Random`: damaged documents (a wrong type at any JSON path, keys dropped or added, wrong format versions,

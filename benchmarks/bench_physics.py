@@ -1,9 +1,16 @@
-"""Physics benchmarks (targets in docs/benchmarks.md): statics and dynamics verdict times on a 35-block tower, and how often the
-two judges agree on random builds. Prints medians.
+"""Physics benchmarks (targets in docs/benchmarks.md): statics and dynamics verdict times on a 35-block tower, the whole
+`tower check` command and the share of it spent in physics, and how often the two judges agree on random builds.
+Prints medians, with the targets.
 
     python benchmarks/bench_physics.py               # all figures
     python benchmarks/bench_physics.py --quick       # fewer runs, 100 random builds
     python benchmarks/bench_physics.py --drift       # the time-step / iteration drift table of docs/physics.md
+    python benchmarks/bench_physics.py --save-reference old.json   # per-build results of the 500 agreement
+    python benchmarks/bench_physics.py --compare old.json          # builds and start towers 0..50, or a
+                                                     # comparison with such a file (margins, verdicts)
+
+To compare two versions of `physics`, save a reference with the other version first on the path
+(`PYTHONPATH=/path/to/other/checkout python benchmarks/bench_physics.py --save-reference old.json --builds 500`).
 
 Also: the ratio of our PyBullet verdict against a straightforward settle (1000 Hz, 50 iterations, Bullet's
 defaults otherwise, 2 s simulated, no early stop) measured in the same run, and a sweep of legal builds (start
@@ -13,19 +20,28 @@ towers and builds reached in random Climbers games) that must all stand in both 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 from physics import Box, grid_box, judge_dynamics, judge_statics
 from physics.builds import column, packed_tower, random_build
-from physics.verdict import STABLE_MARGIN_DEG
+from physics.verdict import STABLE_MARGIN_DEG, combine
 
 #: Seed of the random-build generator (agreement figure) and of the towers.
 SEED = 2026
+#: Targets: statics verdict + tilt margin of a 35-block start tower (median wall ms) and the whole
+#: `tower check FILE` command on a start tower, statics and PyBullet (median wall s).
+STATICS_TARGET_MS = 40.0
+CHECK_TARGET_S = 1.2
+#: Start towers in the reference sweep (seeds 0..50).
+REFERENCE_TOWERS = 51
 
 
 def tower_35(seed: int = 0) -> tuple[list[Box], str]:
@@ -50,17 +66,30 @@ def median_ms(fn, runs: int) -> tuple[float, float, object]:
     return statistics.median(wall), statistics.median(cpu), out
 
 
-def _agreement_case(i: int) -> tuple[int, int, float, float, bool, bool, tuple[str, ...], float]:
-    """One random build: (index, blocks, signed margin, signed margin without the COM inset, statics stands,
-    dynamics collapsed, moved ids, max displacement mm)."""
+def agreement_build(i: int) -> list[Box]:
+    """Random build i of the agreement sweep."""
     rng = random.Random(SEED * 1000 + i)
-    n = rng.randint(2, 40)
-    boxes = random_build(rng, n)
+    return random_build(rng, rng.randint(2, 40))
+
+
+def _judged(name: str, boxes: list[Box]) -> dict:
+    """Both judges' answers on one build, as a plain dict (the reference-file row)."""
     s = judge_statics(boxes)
     # a build that falls only because of the 1 mm inset balances on a knife edge: decided by noise, not mechanics
     bare = s.tilt_margin_deg if s.stable else judge_statics(boxes, com_inset=0.0).tilt_margin_deg
     d = judge_dynamics(boxes)
-    return i, n, s.tilt_margin_deg, bare, s.stable, d.collapsed, d.moved, d.max_displacement_mm
+    return {"name": name, "blocks": len(boxes), "stable": s.stable, "margin": s.tilt_margin_deg, "bare": bare,
+            "bounds": list(s.margin_bounds_deg), "lps": s.lps, "statics_ms": s.ms, "collapsed": d.collapsed,
+            "moved": list(d.moved), "displacement_mm": d.max_displacement_mm, "simulated_s": d.simulated_s,
+            "dynamics_ms": d.ms, "verdict": combine(s, d)}
+
+
+def _agreement_case(i: int) -> dict:
+    return _judged(f"build {i}", agreement_build(i))
+
+
+def _tower_case(seed: int) -> dict:
+    return _judged(f"start tower {seed}", tower_35(seed)[0])
 
 
 def non_marginal(margin: float, bare: float, stable: bool) -> bool:
@@ -69,25 +98,59 @@ def non_marginal(margin: float, bare: float, stable: bool) -> bool:
     return margin >= STABLE_MARGIN_DEG if stable else bare <= -STABLE_MARGIN_DEG
 
 
-def agreement(n_builds: int, jobs: int) -> None:
+def agreement(n_builds: int, jobs: int) -> list[dict]:
     t = time.perf_counter()
     with ProcessPoolExecutor(jobs) as ex:
         rows = list(ex.map(_agreement_case, range(n_builds), chunksize=4))
-    clear = [r for r in rows if non_marginal(r[2], r[3], r[4])]
-    agree = [r for r in clear if r[4] == (not r[5])]
-    all_agree = sum(r[4] == (not r[5]) for r in rows)
-    stands = sum(r[4] for r in clear)
+    clear = [r for r in rows if non_marginal(r["margin"], r["bare"], r["stable"])]
+    agree = [r for r in clear if r["stable"] == (not r["collapsed"])]
+    all_agree = sum(r["stable"] == (not r["collapsed"]) for r in rows)
+    stands = sum(r["stable"] for r in clear)
     print(f"judges agree: {100 * len(agree) / max(len(clear), 1):.1f} % of {len(clear)} non-marginal builds "
           f"({stands} stand with margin >= {STABLE_MARGIN_DEG:g} deg, {len(clear) - stands} fall needing >= "
           f"{STABLE_MARGIN_DEG:g} deg even without the inset); disagreements {len(clear) - len(agree)}; "
           f"all {n_builds} builds: {100 * all_agree / n_builds:.1f} % "
           f"[{time.perf_counter() - t:.0f} s, {jobs} jobs]  (target >= 99 %)")
-    for i, n, margin, bare, stable, collapsed, moved, disp in rows:
-        if stable == collapsed:
-            print(f"  {'disagreement' if non_marginal(margin, bare, stable) else 'marginal'}: build {i} ({n} blocks)"
-                  f" statics {'stands' if stable else 'falls'} margin {margin:.2f} deg (no inset {bare:.2f});"
-                  f" dynamics {'collapsed' if collapsed else 'stood'}, max displacement {disp:.1f} mm, "
-                  f"moved {list(moved)[:6]}")
+    lps = sorted(r["lps"] for r in rows)
+    print(f"  statics LPs per verdict over these builds: median {statistics.median(lps):g}, "
+          f"total {sum(lps)}; dynamics simulated {sum(r['simulated_s'] for r in rows):.1f} s in all "
+          f"(median {statistics.median(r['simulated_s'] for r in rows):.3f} s)")
+    for r in rows:
+        if r["stable"] == r["collapsed"]:
+            kind = "disagreement" if non_marginal(r["margin"], r["bare"], r["stable"]) else "marginal"
+            print(f"  {kind}: {r['name']} ({r['blocks']} blocks) statics {'stands' if r['stable'] else 'falls'} "
+                  f"margin {r['margin']:.2f} deg (no inset {r['bare']:.2f}); dynamics "
+                  f"{'collapsed' if r['collapsed'] else 'stood'}, max displacement {r['displacement_mm']:.1f} mm, "
+                  f"moved {r['moved'][:6]}")
+    return rows
+
+
+def reference_rows(n_builds: int, jobs: int, agreement_rows: list[dict] | None = None) -> list[dict]:
+    """Both judges on the agreement builds and on start towers 0..REFERENCE_TOWERS-1."""
+    with ProcessPoolExecutor(jobs) as ex:
+        if agreement_rows is None:
+            agreement_rows = list(ex.map(_agreement_case, range(n_builds), chunksize=4))
+        towers = list(ex.map(_tower_case, range(REFERENCE_TOWERS), chunksize=2))
+    return agreement_rows + towers
+
+
+def compare(rows: list[dict], path: str) -> None:
+    """What changed against a reference file: stands/falls, margins, collapsed flags, verdicts."""
+    with open(path) as f:
+        ref = {r["name"]: r for r in json.load(f)}
+    both = [(r, ref[r["name"]]) for r in rows if r["name"] in ref]
+    if not both:
+        print(f"compare: no build of {path} was judged here")
+        return
+    diffs = sorted(((abs(r["margin"] - o["margin"]), r["name"]) for r, o in both), reverse=True)
+    print(f"against {path} ({len(both)} builds): max |margin difference| {diffs[0][0]:.2g} deg ({diffs[0][1]}), "
+          f"{sum(d > 0.05 for d, _ in diffs)} builds differ by more than 0.05 deg; "
+          f"stands/falls differ on {[r['name'] for r, o in both if r['stable'] != o['stable']]}; "
+          f"dynamics collapsed differs on {[r['name'] for r, o in both if r['collapsed'] != o['collapsed']]}; "
+          f"verdict differs on {[r['name'] for r, o in both if r['verdict'] != o['verdict']]}")
+    for what in ("lps", "simulated_s", "statics_ms", "dynamics_ms"):
+        new, old = sum(r[what] for r, _ in both), sum(o[what] for _, o in both)
+        print(f"  {what}: {old:.1f} -> {new:.1f} in all")
 
 
 def straightforward_settle(boxes: list[Box], seconds: float = 2.0) -> float:
@@ -154,6 +217,74 @@ def legal_sweep(n: int, jobs: int) -> None:
         print(f"  FAILED: {len(collapses)} legal builds came out `collapses`")
 
 
+#: Run inside `python -c` by check_timing(): `tower check FILE` as the CLI runs it, with physics.judge wrapped to
+#: time the physics (its own import included; numpy, which the rules import anyway, is imported first).
+CHECK_PROBE = """
+import json, sys, time
+import numpy
+t, c = time.perf_counter(), time.process_time()
+import physics
+spent = {"import": time.perf_counter() - t, "import_cpu": time.process_time() - c}
+judge = physics.judge
+def timed(*args, **kwargs):
+    t, c = time.perf_counter(), time.process_time()
+    v = judge(*args, **kwargs)
+    spent["judge"], spent["judge_cpu"] = time.perf_counter() - t, time.process_time() - c
+    spent["statics_ms"], spent["dynamics_ms"] = v.statics.ms, v.dynamics.ms if v.dynamics else 0.0
+    return v
+physics.judge = timed
+import runpy
+sys.argv = ["tower", "check", sys.argv[1]]
+try:
+    runpy.run_module("tower", run_name="__main__")  # python -m tower check FILE
+except SystemExit as e:
+    code = e.code
+sys.stderr.write("PHYSICS " + json.dumps(spent) + "\\n")
+sys.exit(code)
+"""
+
+
+def check_timing(runs: int) -> None:
+    """`tower check FILE` on start tower 0 as a whole command (median wall and CPU), and the part spent in physics
+    (its import and the judge call, measured inside a second, instrumented run of the same command)."""
+    import resource  # noqa: PLC0415
+
+    def child_cpu() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "tower0.json")
+        made = subprocess.run([sys.executable, "-m", "tower", "new", "--seed", "0", "-o", path],
+                              capture_output=True, text=True)
+        if made.returncode != 0:
+            print(f"tower check: skipped (tower new failed: {made.stderr.strip()[:200]})")
+            return
+        walls, cpus, parts = [], [], []
+        for _ in range(runs):
+            t, c = time.perf_counter(), child_cpu()
+            p = subprocess.run([sys.executable, "-m", "tower", "check", path], capture_output=True, text=True)
+            walls.append(time.perf_counter() - t)
+            cpus.append(child_cpu() - c)
+            q = subprocess.run([sys.executable, "-c", CHECK_PROBE, path], capture_output=True, text=True)
+            line = [x for x in q.stderr.splitlines() if x.startswith("PHYSICS ")]
+            if p.returncode not in (0, 1) or not line:
+                print(f"tower check: skipped (exit {p.returncode}: {(p.stderr or q.stderr).strip()[-300:]})")
+                return
+            parts.append(json.loads(line[-1][len("PHYSICS "):]))
+    wall, cpu = statistics.median(walls), statistics.median(cpus)
+
+    def med(key: str) -> float:
+        return statistics.median(s[key] for s in parts)
+
+    physics_s, physics_cpu = med("import") + med("judge"), med("import_cpu") + med("judge_cpu")
+    print(f"tower check (start tower 0, statics + PyBullet): median {wall:.2f} s wall, {cpu:.2f} s CPU over {runs} "
+          f"runs  (target <= {CHECK_TARGET_S:g} s); physics {physics_s:.2f} s wall ({100 * physics_s / wall:.0f} %),"
+          f" {physics_cpu:.2f} s CPU ({100 * physics_cpu / cpu:.0f} %): import physics {1000 * med('import'):.0f} ms,"
+          f" statics {med('statics_ms'):.0f} ms, dynamics (pybullet import and connect included) "
+          f"{med('dynamics_ms'):.0f} ms", flush=True)
+
+
 def drift_table() -> None:
     """Max displacement over 2 s for builds that must stand, per time step and iteration count."""
     builds = [("column of 10 cubes", column(10)), ("packed tower", packed_tower(0))]
@@ -172,45 +303,79 @@ def drift_table() -> None:
         print(f"| 1/{1 / dt:.0f} s | {it} | " + " | ".join(cells) + f" | {cpu:.2f} |", flush=True)
 
 
+def statics_timing(boxes: list[Box], runs: int) -> None:
+    """Median statics verdict time on one tower (as the issue measures it), with the rays in parallel and in
+    sequence, and over distinct towers (every build judged once: nothing carried over between calls)."""
+    import physics.statics as statics  # noqa: PLC0415
+
+    judge_statics(boxes)  # warm-up: imports, caches
+    ms, cpu, s = median_ms(lambda: judge_statics(boxes), runs)
+    print(f"statics verdict + tilt margin (35 blocks): median {ms:.1f} ms wall ({cpu:.1f} ms CPU) over {runs} runs"
+          f"  (target <= {STATICS_TARGET_MS:g} ms); "
+          f"margin {s.tilt_margin_deg:.2f} deg towards {[round(v, 3) for v in s.weakest_direction]}, "
+          f"bounds {[round(v, 3) for v in s.margin_bounds_deg]}, {s.lps} LPs, {s.contacts} contacts", flush=True)
+    one_thread = ""
+    if hasattr(statics, "PARALLEL_RAYS"):  # (versions before it had one thread only)
+        parallel = statics.PARALLEL_RAYS
+        try:
+            statics.PARALLEL_RAYS = False
+            ms1, cpu1, _ = median_ms(lambda: judge_statics(boxes), runs)
+        finally:
+            statics.PARALLEL_RAYS = parallel
+        one_thread = f"the same with the rays in one thread: median {ms1:.1f} ms wall ({cpu1:.1f} ms CPU); "
+    others = [tower_35(seed)[0] for seed in range(1, 1 + max(5, runs))]
+    cold = []
+    for b in others:
+        t = time.perf_counter()
+        judge_statics(b)
+        cold.append((time.perf_counter() - t) * 1000)
+    print(f"  {one_thread}start towers 1..{len(others)}, each judged once: median {statistics.median(cold):.1f} ms "
+          f"wall", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--drift", action="store_true")
     ap.add_argument("--builds", type=int, default=None)
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument("--save-reference", metavar="FILE", help="write per-build results of both judges")
+    ap.add_argument("--compare", metavar="FILE", help="compare per-build results with a saved reference")
     args = ap.parse_args()
     if args.drift:
         drift_table()
+        return 0
+    n_builds = (100 if args.quick else 500) if args.builds is None else args.builds
+    if args.save_reference:  # results only, no timings
+        rows = reference_rows(n_builds, args.jobs)
+        with open(args.save_reference, "w") as f:
+            json.dump(rows, f)
+        print(f"wrote {args.save_reference}: {len(rows)} builds")
         return 0
     boxes, source = tower_35(0)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"35-block tower from {source}: {len(boxes)} boxes; load average {load:.1f} on {os.cpu_count()} CPUs "
           f"(wall times include other processes' load; CPU times do not)", flush=True)
-    runs = 5 if args.quick else 21
-    judge_statics(boxes)  # warm-up: imports, caches
-    ms, cpu, s = median_ms(lambda: judge_statics(boxes), runs)
-    print(f"statics verdict + tilt margin (35 blocks): median {ms:.1f} ms wall ({cpu:.1f} ms CPU) over {runs} runs"
-          f"  (target <= 50 ms); "
-          f"margin {s.tilt_margin_deg:.2f} deg towards {[round(v, 3) for v in s.weakest_direction]}, "
-          f"bounds {[round(v, 3) for v in s.margin_bounds_deg]}, {s.lps} LPs, {s.contacts} contacts", flush=True)
+    statics_timing(boxes, 5 if args.quick else 21)
     runs = 3 if args.quick else 7
     judge_dynamics(boxes, seconds=0.05)
     ms, cpu, d = median_ms(lambda: judge_dynamics(boxes, seconds=2.0, early_stop=False), runs)
     print(f"dynamics verdict (35 blocks, 2 s simulated in full): median {ms:.0f} ms wall ({cpu:.0f} ms CPU) over "
-          f"{runs} runs  "
-          f"(target <= 1.5 s); max displacement {d.max_displacement_mm:.2f} mm", flush=True)
+          f"{runs} runs; max displacement {d.max_displacement_mm:.2f} mm", flush=True)
     ms, cpu, d = median_ms(lambda: judge_dynamics(boxes, seconds=2.0), runs)
     print(f"dynamics verdict (35 blocks, default early stop at rest): median {ms:.0f} ms wall ({cpu:.0f} ms CPU) "
           f"over {runs} runs, "
           f"stopped at {d.simulated_s:.2f} s simulated", flush=True)
+    check_timing(3 if args.quick else 7)
     base = [straightforward_settle(boxes) for _ in range(1 if args.quick else 3)]
     ours = median_ms(lambda: judge_dynamics(boxes, seconds=2.0), 1 if args.quick else 3)[0] / 1000
     print(f"straightforward settle (1000 Hz, 50 iterations, 2 s, no early stop): median {statistics.median(base):.1f} s "
           f"over {len(base)} runs; our verdict {ours:.2f} s: {statistics.median(base) / ours:.0f}x faster", flush=True)
     legal_sweep(20 if args.quick else 100, args.jobs)
-    n_builds = (100 if args.quick else 500) if args.builds is None else args.builds
     if n_builds > 0:  # --builds 0: timings only
-        agreement(n_builds, args.jobs)
+        rows = agreement(n_builds, args.jobs)
+        if args.compare:
+            compare(reference_rows(n_builds, args.jobs, rows), args.compare)
     return 0
 
 

@@ -1,6 +1,6 @@
 """Soak: `tower simulate` over all four games with `--jobs 2`, again and again, watching for errors and memory growth.
 
-Run: /work/main/.venv/bin/python benchmarks/soak.py [--minutes 10] [--run-seconds 90] [--interval 1] [--players SPEC]
+Run: python benchmarks/soak.py [--minutes 10] [--run-seconds 90] [--interval 1] [--players SPEC]
 
 Each run is one `tower simulate GAME --games N --jobs 2 --json --seed S` process; the games rotate and every run
 gets new seeds. N is sized from the game's measured speed so a run lasts about --run-seconds (the pool's worker

@@ -66,22 +66,26 @@ def contact_corners(contacts: Sequence[Contact], inset: float) -> tuple[np.ndarr
     Returns (contact index per corner, corner points (k, 3), normal axis per corner). A rectangle narrower than
     2 * inset shrinks to its mid-line (it can then carry no moment across that direction), never inverts.
     """
-    idx, pts, axes = [], [], []
-    for c_i, c in enumerate(contacts):
-        others = [k for k in range(3) if k != c.axis]
-        spans = []
-        for lo_, hi_ in ((c.rect[0], c.rect[1]), (c.rect[2], c.rect[3])):
-            a, b = lo_ + inset, hi_ - inset
-            if a > b:
-                a = b = (lo_ + hi_) / 2
-            spans.append((a, b))
-        for u in spans[0]:
-            for v in spans[1]:
-                p = [0.0, 0.0, 0.0]
-                p[c.axis] = c.plane
-                p[others[0]] = u
-                p[others[1]] = v
-                idx.append(c_i)
-                pts.append(p)
-                axes.append(c.axis)
-    return np.array(idx, dtype=int), np.array(pts, dtype=float).reshape(-1, 3), np.array(axes, dtype=int)
+    k = len(contacts)
+    if k == 0:
+        return np.zeros(0, dtype=int), np.zeros((0, 3)), np.zeros(0, dtype=int)
+    rect = np.array([c.rect for c in contacts], dtype=float)
+    axis = np.array([c.axis for c in contacts], dtype=int)
+    plane = np.array([c.plane for c in contacts], dtype=float)
+    lo_, hi_ = rect[:, 0::2], rect[:, 1::2]  # (k, 2): the two in-plane spans
+    a, b = lo_ + inset, hi_ - inset
+    thin = a > b
+    mid = (lo_ + hi_) / 2
+    a, b = np.where(thin, mid, a), np.where(thin, mid, b)
+    # corners (u, v) in the order (a0, a1), (a0, b1), (b0, a1), (b0, b1)
+    u = np.stack([a[:, 0], a[:, 0], b[:, 0], b[:, 0]], axis=1).ravel()
+    v = np.stack([a[:, 1], b[:, 1], a[:, 1], b[:, 1]], axis=1).ravel()
+    ax = np.repeat(axis, 4)
+    pts = np.empty((4 * k, 3))
+    rows = np.arange(4 * k)
+    first = np.where(ax == 0, 1, 0)  # the lower of the two in-plane coordinates
+    second = np.where(ax == 2, 1, 2)
+    pts[rows, ax] = np.repeat(plane, 4)
+    pts[rows, first] = u
+    pts[rows, second] = v
+    return np.repeat(np.arange(k), 4), pts, ax

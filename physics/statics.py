@@ -10,18 +10,24 @@ lambda * m * g * d on every block with lambda = tan(theta). The loads l = lambda
 convex set C in the plane (a projection of the LP's feasible set). The margin is the radius of the largest disc
 around 0 inside C: min over directions of the ray length r(d) = max{lambda : lambda d in C}, one LP per direction,
 searched with certified bounds (docs/physics.md).
+
+Speed (docs/physics.md, "Solver"): the LP matrices are assembled directly as compressed columns (no scipy.sparse),
+SciPy's HiGHS extension is loaded without the rest of scipy.optimize, the two friction-pyramid turns' ray chains run
+on two threads (HiGHS releases the GIL), and a build that provably falls skips the rays.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from physics.contacts import TABLE, TOUCH_TOL_M, Contact, contact_corners, find_contacts
 from physics.model import Box
@@ -33,31 +39,32 @@ COM_INSET_M = 0.001
 #: Sides of the friction pyramid (inscribed in the Coulomb cone). It is turned for each LP so that generators
 #: point along, against and across the load direction: friction that resists the tilt (sliding) is exact;
 #: components at 45 degrees to it are understated by up to 1 - cos(pi/4) = 29 % (never overstated). 4 sides keep
-#: the 35-block LP half the size of 8 (measured 2x faster); warm starts do not help (the LP is very degenerate:
-#: hundreds of pivots between neighbouring directions), so LP size is what counts.
+#: the 35-block LP half the size of 8 (measured 2x faster).
 FRICTION_SIDES = 4
 #: Directions sampled first (every 45 degrees: the axes and diagonals, where axis-aligned builds are weakest).
 INITIAL_DIRECTIONS = 8
 #: The weakest-direction search stops when its certified lower and upper bounds on the margin are this close
 #: (degrees); far below the 1-degree band that separates `stable` from `marginal`.
 TILT_TOL_DEG = 0.05
-#: At most this many ray LPs (8 initial + refinements): each costs ~4-8 ms for 35 blocks. Polygonal (tipping)
+#: At most this many ray LPs (8 initial + refinements): each costs ~3-5 ms for 35 blocks. Polygonal (tipping)
 #: limits certify within the first 8-10; curved ones (whole-build sliding) stop here with their bounds reported.
 MAX_RAY_LPS = 12
-#: HiGHS options: presolve costs more than it saves on these small, well-scaled LPs (measured ~30 % slower).
-HIGHS_OPTIONS = {"presolve": False}
-
-#: Re-solve each friction-pyramid turn's model from the previous basis (only the load column changes): the LP is
-#: so degenerate that this still takes ~60 % of a cold solve's pivots, but saves ~15 % of the 35-block time.
+#: HiGHS options. Presolve costs more than it saves on these small LPs (measured ~30 % slower). HiGHS's own
+#: scaling stays on although the problem is already scaled to order-1 numbers: without it the 551 benchmark builds
+#: took 12 % less CPU in all, but the 35-block start tower 28 % more pivots, and the LPs would stop at other
+#: (equally optimal) vertices than before, changing the reported failure mechanisms.
+HIGHS_OPTIONS: dict[str, Any] = {"output_flag": False, "presolve": "off"}
+#: The rescue and mechanism LPs of a falling build are posed with the options `linprog(method="highs")` uses:
+#: their optima are not unique, and these reproduce the vertex (so the margin) earlier versions reported.
+LINPROG_OPTIONS: dict[str, Any] = {"output_flag": False, "presolve": "on", "simplex_strategy": 1}
+#: Re-solve each friction-pyramid turn's model from the previous basis (only the load column changes). The LP is
+#: very degenerate, so a ray 90 degrees on still takes 45-105 % of a cold solve's pivots; over 51 start towers the
+#: warm starts took 20 % fewer pivots in all than cold solves, and the model is built once per turn.
 WARM_START = True
-
-try:  # SciPy's bundled HiGHS object: lets one model be re-solved from the previous basis (warm start)
-    from scipy.optimize._highspy import _core as _hc
-
-    _HAVE_HIGHS = hasattr(_hc, "_Highs") and hasattr(_hc, "HighsLp")
-except ImportError:  # pragma: no cover - older/newer SciPy: fall back to linprog, one cold solve per LP
-    _hc = None
-    _HAVE_HIGHS = False
+#: The 8 initial rays come in two chains, one per friction-pyramid turn (axes / diagonals), that share nothing:
+#: the second chain runs on a worker thread while the first runs here (HiGHS releases the GIL while it solves),
+#: when the process may use more than one CPU. Same LPs, same order within each chain: same results either way.
+PARALLEL_RAYS = True
 #: Cap on the load multiplier (tan 89.4 deg): keeps every LP bounded; no real build reaches it.
 LAMBDA_CAP = 100.0
 #: lambda >= -STABLE_TOL counts as standing: solver noise on the normalised (order-1) problem is ~1e-9.
@@ -66,6 +73,65 @@ STABLE_TOL = 1e-7
 MECHANISM_REL_TOL = 1e-3
 #: Sides of the polygon norm used to find the smallest rescuing tilt of a falling build (error <= 1 - cos(pi/16)).
 RESCUE_NORM_SIDES = 16
+#: Matrix entries smaller than this are dropped when the columns are assembled: cos(pi/2) = 6e-17 and the like are
+#: rounding noise, and HiGHS would otherwise warn about (and drop) them itself. Real coefficients are order 1.
+ZERO_COEFF = 1e-13
+
+_INF = math.inf
+_HIGHS_MODULE = "scipy.optimize._highspy._core"
+_hc: Any = None  # SciPy's HiGHS extension module once loaded; False when it is not available
+_hc_lock = threading.Lock()
+
+
+def _load_highs_extension() -> Any:
+    """SciPy's bundled HiGHS extension (`_Highs`, `HighsLp`), without importing scipy.optimize.
+
+    `import scipy.optimize` loads ~500 ms of modules the judge never uses (the package imports every optimiser);
+    the HiGHS extension itself loads in ~5 ms. It is loaded from its file under its own module name and registered
+    in sys.modules, so a later `import scipy.optimize` finds and reuses it instead of initialising it twice. Any
+    surprise (another SciPy layout) falls back to the normal import; without the object at all (older SciPy)
+    the LPs go through `linprog`.
+    """
+    mod = sys.modules.get(_HIGHS_MODULE)
+    if mod is None:
+        try:
+            import importlib.machinery  # noqa: PLC0415
+            import importlib.util  # noqa: PLC0415
+
+            spec = importlib.util.find_spec("scipy")
+            folder = os.path.join(os.path.dirname(spec.origin), "optimize", "_highspy")
+            suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+            path = next(os.path.join(folder, f) for f in sorted(os.listdir(folder))
+                        if f.startswith("_core.") and f.endswith(suffixes))
+            loader = importlib.machinery.ExtensionFileLoader(_HIGHS_MODULE, path)
+            mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(_HIGHS_MODULE, loader,
+                                                                                   origin=path))
+            sys.modules[_HIGHS_MODULE] = mod
+            loader.exec_module(mod)
+        except Exception:  # noqa: BLE001 - any other layout: the normal import
+            sys.modules.pop(_HIGHS_MODULE, None)
+            try:
+                from scipy.optimize._highspy import _core as mod  # noqa: PLC0415
+            except ImportError:
+                return False
+    return mod if hasattr(mod, "_Highs") and hasattr(mod, "HighsLp") else False
+
+
+def _highs() -> Any:
+    """The HiGHS extension module, or False (then every LP goes through scipy's linprog)."""
+    global _hc
+    if _hc is None:
+        with _hc_lock:
+            if _hc is None:
+                _hc = _load_highs_extension()
+    return _hc
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -87,7 +153,7 @@ class StaticsResult:
     contacts: int = 0
 
     def to_json(self, detail: bool = False) -> dict:
-        """The SPEC section 4 `statics` object (plus evidence when `detail`)."""
+        """The `statics` object of the stability verdict (docs/formats.md) (plus evidence when `detail`)."""
         d = {"stable": self.stable, "tilt_margin_deg": round(self.tilt_margin_deg, 2),
              "weakest_direction": [round(self.weakest_direction[0], 4) + 0.0, round(self.weakest_direction[1], 4) + 0.0],
              "ms": round(self.ms, 1)}
@@ -97,32 +163,117 @@ class StaticsResult:
         return d
 
 
-def _solve(A: sp.csc_matrix, b_eq: np.ndarray, c: np.ndarray, lo: np.ndarray,
-           hi: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """min c.x s.t. A x = b_eq, lo <= x <= hi: (x, row duals), or (None, None) unless optimal.
+@dataclass
+class _Columns:
+    """A sparse matrix in compressed-column form (the layout HiGHS takes as it is)."""
 
-    Uses SciPy's HiGHS object directly when present (skips linprog's input checks: ~20 % of a 35-block solve).
+    rows: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+
+    @property
+    def cols(self) -> int:
+        return len(self.indptr) - 1
+
+    @staticmethod
+    def hstack(parts: Sequence[_Columns]) -> _Columns:
+        starts, offset = [np.zeros(1, dtype=np.int64)], 0
+        for p in parts:
+            starts.append(p.indptr[1:] + offset)
+            offset += p.indptr[-1]
+        return _Columns(parts[0].rows, np.concatenate(starts),
+                        np.concatenate([p.indices for p in parts]), np.concatenate([p.data for p in parts]))
+
+    @staticmethod
+    def single(rows: int, index: np.ndarray, values: np.ndarray) -> _Columns:
+        keep = np.abs(values) > ZERO_COEFF
+        return _Columns(rows, np.array([0, int(keep.sum())], dtype=np.int64), index[keep].astype(np.int32),
+                        values[keep].astype(float))
+
+    def shifted(self, offset: int, rows: int) -> _Columns:
+        """The same columns with every row index moved down by offset, in a matrix of `rows` rows."""
+        return _Columns(rows, self.indptr, self.indices + np.int32(offset), self.data)
+
+    def scipy(self) -> Any:  # only for the linprog fallback
+        import scipy.sparse as sp  # noqa: PLC0415
+
+        return sp.csc_matrix((self.data, self.indices, self.indptr), shape=(self.rows, self.cols))
+
+
+class _LP:
+    """One HiGHS model, min c.x s.t. row_lo <= A x <= row_hi, lo <= x <= hi, kept for re-solves.
+
+    Without SciPy's HiGHS object it keeps the arrays and solves each time with linprog (cold).
     """
-    if not _HAVE_HIGHS:
-        res = linprog(c, A_eq=A, b_eq=b_eq, bounds=np.column_stack([lo, hi]), method="highs",
-                      options=HIGHS_OPTIONS)
-        return (np.asarray(res.x), np.asarray(res.eqlin.marginals)) if res.status == 0 else (None, None)
-    lp = _hc.HighsLp()
-    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
-    lp.a_matrix_.format_ = _hc.MatrixFormat.kColwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    lp.col_cost_, lp.col_lower_, lp.col_upper_ = c, lo, hi
-    lp.row_lower_, lp.row_upper_ = b_eq, b_eq
-    h = _hc._Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("presolve", "off")
-    h.passModel(lp)
-    h.run()
-    if h.getModelStatus() != _hc.HighsModelStatus.kOptimal:
-        return None, None
-    sol = h.getSolution()
-    return np.asarray(sol.col_value), np.asarray(sol.row_dual)
+
+    def __init__(self, A: _Columns, c: np.ndarray, lo: np.ndarray, hi: np.ndarray, row_lo: np.ndarray,
+                 row_hi: np.ndarray, options: dict[str, Any] | None = None) -> None:
+        self.A, self.c, self.lo, self.hi, self.row_lo, self.row_hi = A, c, lo, hi, row_lo, row_hi
+        self.presolve = (HIGHS_OPTIONS if options is None else options).get("presolve") == "on"
+        self.iterations = 0
+        hc = _highs()
+        self.h = None
+        if hc:
+            h = hc._Highs()
+            for k, v in (HIGHS_OPTIONS if options is None else options).items():
+                h.setOptionValue(k, v)
+            if options is None:  # the array overload: no per-element conversion (~4x faster than a HighsLp)
+                h.passModel(A.cols, A.rows, len(A.data), int(hc.MatrixFormat.kColwise),
+                            int(hc.ObjSense.kMinimize), 0.0, c, lo, hi, row_lo, row_hi,
+                            A.indptr.astype(np.int32), A.indices, A.data, np.zeros(A.cols, dtype=np.int32))
+            else:  # exactly the HighsLp linprog passes (no integrality vector at all)
+                lp = hc.HighsLp()
+                lp.num_col_, lp.num_row_ = A.cols, A.rows
+                lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.cols, A.rows
+                lp.a_matrix_.format_ = hc.MatrixFormat.kColwise
+                lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
+                lp.col_cost_, lp.col_lower_, lp.col_upper_ = c, lo, hi
+                lp.row_lower_, lp.row_upper_ = row_lo, row_hi
+                h.passModel(lp)
+            self.h = h
+
+    def set_column(self, col: int, rows: np.ndarray, values: np.ndarray) -> None:
+        """Rewrite one column's entries in `rows` (a zero value removes the entry)."""
+        values = np.where(np.abs(values) > ZERO_COEFF, values, 0.0)
+        if self.h is not None:
+            for r, v in zip(rows.tolist(), values.tolist(), strict=True):
+                self.h.changeCoeff(r, col, v)
+            return
+        A, keep = self.A, values != 0
+        a, b = A.indptr[col], A.indptr[col + 1]
+        A.indices = np.concatenate([A.indices[:a], rows[keep].astype(np.int32), A.indices[b:]])
+        A.data = np.concatenate([A.data[:a], values[keep], A.data[b:]])
+        A.indptr = A.indptr.copy()
+        A.indptr[col + 1:] += int(keep.sum()) - (b - a)
+
+    def solve(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(x, row duals) when optimal, else (None, None)."""
+        if self.h is not None:
+            h = self.h
+            h.run()
+            self.iterations += h.getInfo().simplex_iteration_count
+            if h.getModelStatus() != _hc.HighsModelStatus.kOptimal:
+                return None, None
+            sol = h.getSolution()
+            return np.asarray(sol.col_value), np.asarray(sol.row_dual)
+        from scipy.optimize import linprog  # noqa: PLC0415
+
+        A = self.A.scipy().tocsr()
+        eq = self.row_lo == self.row_hi
+        ub = ~eq
+        res = linprog(self.c, A_ub=A[ub] if ub.any() else None, b_ub=self.row_hi[ub] if ub.any() else None,
+                      A_eq=A[eq] if eq.any() else None, b_eq=self.row_lo[eq] if eq.any() else None,
+                      bounds=[(lo, None if math.isinf(hi) else hi) for lo, hi in zip(self.lo, self.hi, strict=True)],
+                      method="highs", options={"presolve": self.presolve})
+        if res.status != 0:
+            return None, None
+        duals = np.zeros(self.A.rows)
+        if eq.any():
+            duals[eq] = res.eqlin.marginals
+        if ub.any():
+            duals[ub] = res.ineqlin.marginals
+        return np.asarray(res.x), duals
 
 
 class _Problem:
@@ -135,154 +286,208 @@ class _Problem:
         n = len(boxes)
         self.n = n
         masses = np.array([b.mass for b in boxes], dtype=float)
-        sizes = np.array([b.size for b in boxes], dtype=float)
+        lo = np.array([b.lo for b in boxes], dtype=float).reshape(-1, 3)
+        sizes = np.array([b.size for b in boxes], dtype=float).reshape(-1, 3)
         # lengths in units of the mean box size, forces in units of the mean weight: order-1 coefficients
         self.L = float(sizes.mean())
         self.m = masses / masses.mean()
-        centres = np.array([b.centre for b in boxes], dtype=float)
+        centres = lo + sizes / 2
         self.contacts: list[Contact] = find_contacts(boxes) if contacts is None else contacts
         c_idx, pts, axes = contact_corners(self.contacts, inset)
-        a = np.array([self.contacts[k].a for k in c_idx], dtype=int)
-        b = np.array([self.contacts[k].b for k in c_idx], dtype=int)
-        self.horizontal = axes == 2
-        # unit-force columns per corner: normal (along +axis on b) and, for horizontal contacts, tangential x / y
-        self.N = self._columns(a, b, pts, np.eye(3)[axes], centres)
-        h = self.horizontal
-        self.Tx = self._columns(a[h], b[h], pts[h], np.tile([1.0, 0, 0], (h.sum(), 1)), centres)
-        self.Ty = self._columns(a[h], b[h], pts[h], np.tile([0, 1.0, 0], (h.sum(), 1)), centres)
-        self.Nh = self.N[:, np.flatnonzero(h)]
-        self.Nv = self.N[:, np.flatnonzero(~h)]
+        a = np.array([c.a for c in self.contacts], dtype=np.int64)[c_idx]
+        b = np.array([c.b for c in self.contacts], dtype=np.int64)[c_idx]
+        arm_a = np.zeros_like(pts)
+        on_body = a != TABLE
+        arm_a[on_body] = (pts[on_body] - centres[a[on_body]]) / self.L
+        arm_b = (pts - centres[b]) / self.L
+        h = axes == 2
+        self.horizontal = h
+        # vertical (side) contacts: normal force only, along +axis on b
+        rows, vals = self._entries(a[~h], b[~h], arm_a[~h], arm_b[~h], np.eye(3)[axes[~h]])
+        self.Nv = self._compress(rows, vals)
+        # horizontal contacts: the normal and the two tangential unit forces, combined per pyramid turn
+        ah, bh, eye = a[h], b[h], np.eye(3)
+        self._h_rows, self._h_normal = self._entries(ah, bh, arm_a[h], arm_b[h], np.tile(eye[2], (len(ah), 1)))
+        self._h_tx = self._entries(ah, bh, arm_a[h], arm_b[h], np.tile(eye[0], (len(ah), 1)))[1]
+        self._h_ty = self._entries(ah, bh, arm_a[h], arm_b[h], np.tile(eye[1], (len(ah), 1)))[1]
         self.b_eq = np.zeros(6 * n)
         self.b_eq[2::6] = self.m  # contact forces carry the weight: sum f = m g e_z
-        self._gen: dict[float, sp.csc_matrix] = {}
-        self._models: dict[float, object] = {}
+        self._load_rows = np.column_stack([6 * np.arange(n), 6 * np.arange(n) + 1]).ravel().astype(np.int32)
+        self._gen: dict[float, _Columns] = {}
+        self._models: dict[float, _LP] = {}
+        self.lps = 0
+        self._lock = threading.Lock()
 
-    def _columns(self, a: np.ndarray, b: np.ndarray, pts: np.ndarray, f: np.ndarray,
-                 centres: np.ndarray) -> sp.csc_matrix:
-        """Sparse (6n x k) matrix: column k = force f[k] at pts[k] on body b[k] and its reaction on body a[k]."""
-        k = len(a)
-        rows, cols, vals = [], [], []
-        for body, sign in ((b, 1.0), (a, -1.0)):
-            ok = body != TABLE
-            if not ok.any():
-                continue
-            kk = np.flatnonzero(ok)
-            r = (pts[kk] - centres[body[kk]]) / self.L
-            ff = sign * f[kk]
-            m = np.cross(r, ff)
-            base = 6 * body[kk]
-            for comp in range(3):
-                rows += [base + comp, base + 3 + comp]
-                cols += [kk, kk]
-                vals += [ff[:, comp], m[:, comp]]
-        if not rows:
-            return sp.csc_matrix((6 * self.n, k))
-        return sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                             shape=(6 * self.n, k))
+    def _entries(self, a: np.ndarray, b: np.ndarray, arm_a: np.ndarray, arm_b: np.ndarray,
+                 f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per column k, the 12 (row, value) pairs of a unit force f[k] at a corner (lever arms arm_a/arm_b from
+        the two centres) on body b[k] and its reaction on body a[k]: 6 force/moment rows per body, the lower
+        body index first. The table's (a = TABLE) entries come last with the row index 6n (dropped later)."""
+        six = np.arange(6)
+        on_a = np.concatenate([-f, -np.cross(arm_a, f)], axis=1)
+        on_b = np.concatenate([f, np.cross(arm_b, f)], axis=1)
+        rows_a = np.where((a == TABLE)[:, None], 6 * self.n, 6 * a[:, None] + six)
+        rows_b = 6 * b[:, None] + six
+        a_first = ((a != TABLE) & (a < b))[:, None]
+        rows = np.concatenate([np.where(a_first, rows_a, rows_b), np.where(a_first, rows_b, rows_a)], axis=1)
+        vals = np.concatenate([np.where(a_first, on_a, on_b), np.where(a_first, on_b, on_a)], axis=1)
+        return rows, vals
 
-    def generators(self, phi: float = 0.0) -> sp.csc_matrix:
-        """All contact-force columns with the friction pyramid turned so that one generator lies at angle phi."""
-        key = round(phi % (2 * math.pi / FRICTION_SIDES), 12)
+    def _compress(self, rows: np.ndarray, vals: np.ndarray) -> _Columns:
+        """(k, 12) entries (rows ascending within each column) -> compressed columns without the zeros and the
+        table's rows."""
+        n6 = 6 * self.n
+        valid = (np.abs(vals) > ZERO_COEFF) & (rows < n6)
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(valid.sum(axis=1), out=indptr[1:])
+        return _Columns(n6, indptr, rows[valid].astype(np.int32), vals[valid])
+
+    @staticmethod
+    def _key(phi: float) -> float:
+        return round(phi % (2 * math.pi / FRICTION_SIDES), 12)
+
+    def generators(self, phi: float = 0.0) -> _Columns:
+        """All contact-force columns with the friction pyramid turned so that one generator lies at angle phi:
+        the side contacts' normals, then generator j of every horizontal corner for j = 0..FRICTION_SIDES-1."""
+        key = self._key(phi)
         if key not in self._gen:
-            blocks = [self.Nv]
+            vals = []
             for j in range(FRICTION_SIDES):
                 t = key + 2 * math.pi * j / FRICTION_SIDES
-                blocks.append(self.Nh + self.mu * (math.cos(t) * self.Tx + math.sin(t) * self.Ty))
-            self._gen[key] = sp.hstack(blocks, format="csc")
+                # n + mu (cos t tx + sin t ty), evaluated in this order (the judge's results do not depend on
+                # the last bit, but its pivots do, and identical matrices keep results comparable across versions)
+                vals.append(self._h_normal + self.mu * (math.cos(t) * self._h_tx + math.sin(t) * self._h_ty))
+            rows = np.concatenate([self._h_rows] * FRICTION_SIDES)
+            self._gen[key] = _Columns.hstack([self.Nv, self._compress(rows, np.concatenate(vals))])
         return self._gen[key]
 
     def load(self, d: tuple[float, float]) -> np.ndarray:
-        """The column of a horizontal load multiplier in direction d (body force lambda m g d on every block)."""
-        col = np.zeros(6 * self.n)
-        col[0::6] = self.m * d[0]
-        col[1::6] = self.m * d[1]
-        return col
+        """The values, on rows _load_rows, of a horizontal load multiplier in direction d (body force
+        lambda m g d on every block)."""
+        return np.column_stack([self.m * d[0], self.m * d[1]]).ravel()
+
+    def load_column(self, d: tuple[float, float]) -> _Columns:
+        return _Columns.single(6 * self.n, self._load_rows, self.load(d))
 
     def ray(self, phi: float) -> tuple[float | None, np.ndarray | None]:
         """Largest lambda with the load lambda * (cos phi, sin phi) in equilibrium (None: infeasible) and the
-        duals of the equilibrium rows (the blocks' virtual velocities in the failure mode)."""
-        G = self.generators(phi)
-        if _HAVE_HIGHS and WARM_START:
-            return self._ray_warm(phi, G)
-        A = sp.hstack([G, sp.csc_matrix(self.load((math.cos(phi), math.sin(phi)))[:, None])], format="csc")
-        k = A.shape[1]
-        c = np.zeros(k)
-        c[-1] = -1.0
-        lo = np.zeros(k)
-        hi = np.full(k, np.inf)
-        lo[-1], hi[-1] = -LAMBDA_CAP, LAMBDA_CAP
-        x, duals = _solve(A, self.b_eq, c, lo, hi)
-        return (None, None) if x is None else (float(x[-1]), duals)
+        duals of the equilibrium rows (the blocks' virtual velocities in the failure mode).
 
-    def _ray_warm(self, phi: float, G: sp.csc_matrix) -> tuple[float | None, np.ndarray | None]:
-        """Like ray(), keeping one HiGHS model per friction-pyramid turn: a new direction only rewrites the load
-        column, and HiGHS restarts from the previous optimal basis."""
-        key = round(phi % (2 * math.pi / FRICTION_SIDES), 12)
-        k = G.shape[1]
-        h = self._models.get(key)
-        if h is None:
-            A = sp.hstack([G, sp.csc_matrix(self.load((math.cos(phi), math.sin(phi)))[:, None])], format="csc")
-            lp = _hc.HighsLp()
-            lp.num_col_, lp.num_row_ = k + 1, A.shape[0]
-            lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = k + 1, A.shape[0]
-            lp.a_matrix_.format_ = _hc.MatrixFormat.kColwise
-            lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
+        One HiGHS model per friction-pyramid turn: a new direction only rewrites the load column, and HiGHS
+        restarts from the previous optimal basis (WARM_START)."""
+        G = self.generators(phi)
+        key = self._key(phi)
+        k = G.cols
+        d = (math.cos(phi), math.sin(phi))
+        lp = self._models.get(key) if WARM_START else None
+        if lp is None:
             c = np.zeros(k + 1)
-            c[-1] = -1.0
-            lp.col_cost_ = c
-            lp.col_lower_ = np.concatenate([np.zeros(k), [-LAMBDA_CAP]])
-            lp.col_upper_ = np.concatenate([np.full(k, np.inf), [LAMBDA_CAP]])
-            lp.row_lower_, lp.row_upper_ = self.b_eq, self.b_eq
-            h = _hc._Highs()
-            h.setOptionValue("output_flag", False)
-            h.setOptionValue("presolve", "off")
-            h.passModel(lp)
-            self._models[key] = h
+            c[k] = -1.0
+            lo = np.zeros(k + 1)
+            hi = np.full(k + 1, _INF)
+            lo[k], hi[k] = -LAMBDA_CAP, LAMBDA_CAP
+            lp = _LP(_Columns.hstack([G, self.load_column(d)]), c, lo, hi, self.b_eq, self.b_eq)
+            if WARM_START:
+                self._models[key] = lp
         else:
-            cx, cy = math.cos(phi), math.sin(phi)
-            for i in range(self.n):
-                h.changeCoeff(6 * i, k, float(self.m[i] * cx))
-                h.changeCoeff(6 * i + 1, k, float(self.m[i] * cy))
-        h.run()
-        if h.getModelStatus() != _hc.HighsModelStatus.kOptimal:
-            return None, None
-        sol = h.getSolution()
-        return float(sol.col_value[k]), np.asarray(sol.row_dual)
+            lp.set_column(k, self._load_rows, self.load(d))
+        x, duals = lp.solve()
+        with self._lock:  # two chains may count at once
+            self.lps += 1
+        return (None, None) if x is None else (float(x[k]), duals)
+
+    def initial_rays(self) -> dict[float, tuple[float | None, np.ndarray | None]]:
+        """The INITIAL_DIRECTIONS rays, as two chains (one per friction-pyramid turn, each on its own model) run
+        side by side when PARALLEL_RAYS allows. A chain stops at its first ray that shows the build cannot stand
+        unloaded (r < 0 or infeasible): the margin then comes from rescue(), not from the rays. Each chain's LPs
+        and their order do not depend on the threads, so neither do the results."""
+        chains: dict[float, list[float]] = {}
+        for k in range(INITIAL_DIRECTIONS):
+            phi = 2 * math.pi * k / INITIAL_DIRECTIONS
+            chains.setdefault(self._key(phi), []).append(phi)
+        rays: dict[float, tuple[float | None, np.ndarray | None]] = {}
+
+        def run(chain: list[float]) -> None:
+            for phi in chain:
+                rays[phi] = self.ray(phi)
+                r = rays[phi][0]
+                if r is None or r < -STABLE_TOL:
+                    return
+
+        todo = list(chains.values())
+        if PARALLEL_RAYS and len(todo) > 1 and _highs() and _cpus() > 1:
+            errors: list[BaseException] = []
+
+            def worker() -> None:
+                try:
+                    for chain in todo[1:]:
+                        run(chain)
+                except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+                    errors.append(e)
+
+            th = threading.Thread(target=worker, name="statics-rays", daemon=True)
+            th.start()
+            try:
+                run(todo[0])
+            finally:
+                th.join()
+            if errors:
+                raise errors[0]
+        else:
+            for chain in todo:
+                run(chain)
+        return rays
 
     def rescue(self) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The smallest horizontal load (lx, ly) (polygon norm) that holds a falling build, or None, and duals."""
+        """The smallest horizontal load (lx, ly) (polygon norm) that holds a falling build, or None, and duals.
+
+        The polygon norm's minimiser is not unique (a whole edge of the 16-gon can be optimal), and the reported
+        margin is the Euclidean length of the vertex HiGHS stops at; the LP is therefore posed exactly as
+        `linprog(method="highs")` poses it (polygon rows first, LINPROG_OPTIONS), so the vertex, and the margin,
+        are the ones earlier versions reported."""
         G = self.generators()
-        k = G.shape[1]
-        A = sp.hstack([G, sp.csc_matrix(self.load((1, 0))[:, None]), sp.csc_matrix(self.load((0, 1))[:, None]),
-                       sp.csc_matrix((6 * self.n, 1))], format="csc")
-        ang = 2 * np.pi * np.arange(RESCUE_NORM_SIDES) / RESCUE_NORM_SIDES
-        A_ub = np.zeros((RESCUE_NORM_SIDES, k + 3))
-        A_ub[:, k], A_ub[:, k + 1], A_ub[:, k + 2] = np.cos(ang), np.sin(ang), -1.0
+        k, n6, s = G.cols, 6 * self.n, RESCUE_NORM_SIDES
+        ang = 2 * np.pi * np.arange(s) / s
+        eq_rows = self._load_rows + s
+        cols = [G.shifted(s, s + n6)]
+        for d, trig in (((1.0, 0.0), np.cos(ang)), ((0.0, 1.0), np.sin(ang))):
+            cols.append(_Columns.single(s + n6, np.concatenate([np.arange(s), eq_rows]),
+                                        np.concatenate([trig, self.load(d)])))
+        cols.append(_Columns.single(s + n6, np.arange(s), -np.ones(s)))
         c = np.zeros(k + 3)
         c[-1] = 1.0
-        bounds = [(0, None)] * k + [(-LAMBDA_CAP, LAMBDA_CAP)] * 2 + [(0, None)]
-        res = linprog(c, A_ub=A_ub, b_ub=np.zeros(RESCUE_NORM_SIDES), A_eq=A, b_eq=self.b_eq, bounds=bounds,
-                      method="highs")
-        if res.status != 0:
+        lo = np.concatenate([np.zeros(k), [-LAMBDA_CAP, -LAMBDA_CAP, 0.0]])
+        hi = np.concatenate([np.full(k, _INF), [LAMBDA_CAP, LAMBDA_CAP, _INF]])
+        x, duals = _LP(_Columns.hstack(cols), c, lo, hi, np.concatenate([np.full(s, -_INF), self.b_eq]),
+                       np.concatenate([np.zeros(s), self.b_eq]), LINPROG_OPTIONS).solve()
+        self.lps += 1
+        if x is None:
             return None, None
-        return res.x[k:k + 2], np.asarray(res.eqlin.marginals)
+        return x[k:k + 2], duals[s:]
 
     def unbalanced(self) -> np.ndarray:
-        """Per body, the smallest extra force+moment (L1, normalised) equilibrium needs: nonzero = cannot rest."""
+        """Per body, the smallest extra force+moment (L1, normalised) equilibrium needs: nonzero = cannot rest.
+        (Posed as linprog poses it, like rescue(): its optimum is not unique either.)"""
         G = self.generators()
-        k = G.shape[1]
-        eye = sp.identity(6 * self.n, format="csc")
-        A = sp.hstack([G, eye, -eye], format="csc")
-        c = np.concatenate([np.zeros(k), np.ones(12 * self.n)])
-        res = linprog(c, A_eq=A, b_eq=self.b_eq, bounds=(0, None), method="highs")
-        s = np.abs(res.x[k:k + 6 * self.n]) + np.abs(res.x[k + 6 * self.n:])
+        k, n6 = G.cols, 6 * self.n
+        eye = np.arange(n6, dtype=np.int32)
+        one = _Columns(n6, np.arange(n6 + 1, dtype=np.int64), eye, np.ones(n6))
+        minus = _Columns(n6, np.arange(n6 + 1, dtype=np.int64), eye, -np.ones(n6))
+        A = _Columns.hstack([G, one, minus])
+        c = np.concatenate([np.zeros(k), np.ones(2 * n6)])
+        x, _ = _LP(A, c, np.zeros(k + 2 * n6), np.full(k + 2 * n6, _INF), self.b_eq, self.b_eq,
+                   LINPROG_OPTIONS).solve()
+        self.lps += 1
+        if x is None:  # cannot happen (the slacks make it feasible); blame every body rather than none
+            return np.ones(self.n)
+        s = np.abs(x[k:k + n6]) + np.abs(x[k + n6:])
         return s.reshape(self.n, 6).sum(axis=1)
 
     def mechanism(self, duals: np.ndarray | None) -> tuple[str, ...]:
         """Blocks that move in the failure mode: the LP duals are the blocks' virtual velocities (by size)."""
         if duals is None or self.n == 0:
             return ()
-        v = np.abs(duals).reshape(self.n, 6).max(axis=1)
+        v = np.abs(duals[:6 * self.n]).reshape(self.n, 6).max(axis=1)
         if v.max() <= 0:
             return ()
         order = np.argsort(-v)
@@ -344,7 +549,9 @@ def _quick_fall(boxes: Sequence[Box], contacts: Sequence[Contact], inset: float,
 
 def _nearest_on_hull(pts: np.ndarray, p: np.ndarray) -> np.ndarray | None:
     """The point of the convex hull of the 2-D points nearest to p, or None when p lies in the hull."""
-    pts = np.unique(pts.round(12), axis=0)
+    # the distinct points in lexicographic order, as np.unique(..., axis=0) gives them (which would import numpy.ma,
+    # ~17 ms, on its first call in a process)
+    pts = np.array(sorted(set(map(tuple, pts.round(12).tolist()))))
 
     def cross(o, a, b) -> float:
         return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
@@ -397,8 +604,8 @@ def stands(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_
     # must hold the unloaded build, or the two functions could differ on builds balanced at the friction limit
     for phi in (0.0, math.pi / FRICTION_SIDES):
         G = prob.generators(phi)
-        k = G.shape[1]
-        x, _ = _solve(G, prob.b_eq, np.zeros(k), np.zeros(k), np.full(k, np.inf))
+        k = G.cols
+        x, _ = _LP(G, np.zeros(k), np.zeros(k), np.full(k, _INF), prob.b_eq, prob.b_eq).solve()
         if x is None:
             return False
     return True
@@ -410,37 +617,35 @@ def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float
     boxes = list(boxes)
     if not boxes:
         return StaticsResult(True, 90.0, (1.0, 0.0), 0.0, (90.0, 90.0))
-    prob = _Problem(boxes, mu, com_inset)
+    contacts = find_contacts(boxes)
+    prob = _Problem(boxes, mu, com_inset, contacts)
 
     def ms() -> float:
         return (time.perf_counter() - t0) * 1000
 
-    rays: dict[float, tuple[float | None, np.ndarray | None]] = {}
-    for k in range(INITIAL_DIRECTIONS):
-        phi = 2 * math.pi * k / INITIAL_DIRECTIONS
-        rays[phi] = prob.ray(phi)
-    lps = INITIAL_DIRECTIONS
+    # a box that provably falls (virtual work, no LP) skips the rays: their only use would be to find that out
+    rays = {} if _quick_fall(boxes, contacts, com_inset) else prob.initial_rays()
     # the directions come in opposite pairs sharing one friction pyramid: r(d) >= 0 and r(-d) >= 0 put both
     # lambda d and -mu d in C, hence 0 by convexity; conversely 0 in C makes every r >= 0
-    if any(r is None or r < -STABLE_TOL for r, _ in rays.values()):
+    if not rays or any(r is None or r < -STABLE_TOL for r, _ in rays.values()):
         lam, duals = prob.rescue()
-        lps += 1
         if lam is None:
             s = prob.unbalanced()
-            lps += 1
             order = np.argsort(-s)
             mech = tuple(boxes[i].id for i in order if s[i] > MECHANISM_REL_TOL * max(s.max(), 1e-300))
-            return StaticsResult(False, -90.0, (0.0, 0.0), ms(), (-90.0, -90.0), mech, lps, len(prob.contacts))
+            return StaticsResult(False, -90.0, (0.0, 0.0), ms(), (-90.0, -90.0), mech, prob.lps,
+                                 len(prob.contacts))
         norm = float(np.hypot(*lam))
         # the rescue LP minimises a 16-gon norm: the Euclidean minimum lies between these bounds
         lo_deg, hi_deg = -_deg(norm), -_deg(norm * math.cos(math.pi / RESCUE_NORM_SIDES))
         fall = (float(-lam[0] / norm), float(-lam[1] / norm)) if norm > 0 else (0.0, 0.0)
-        return StaticsResult(False, min(lo_deg, -1e-9), fall, ms(), (lo_deg, hi_deg), prob.mechanism(duals), lps,
-                             len(prob.contacts))
+        return StaticsResult(False, min(lo_deg, -1e-9), fall, ms(), (lo_deg, hi_deg), prob.mechanism(duals),
+                             prob.lps, len(prob.contacts))
 
     # weakest direction: the ray ends p_k lie in C, so the triangle (0, p_k, p_k+1) does too and the margin in
     # that sector is at least the distance from 0 to the chord (lower bound); the smallest ray is an upper bound.
     # Refine the sector with the lowest bound at the chord's nearest point (exact in one step on a polygon edge).
+    ray_lps = len(rays)
     while True:
         phis = sorted(rays)
         pts = [np.array([math.cos(p), math.sin(p)]) * max(rays[p][0], 0.0) for p in phis]
@@ -451,7 +656,7 @@ def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float
             dist, near = _segment_distance(pts[j], pts[(j + 1) % len(phis)])
             if dist < lower:
                 lower, x, i = dist, near, j
-        if _deg(upper) - _deg(lower) <= TILT_TOL_DEG or lps >= MAX_RAY_LPS:
+        if _deg(upper) - _deg(lower) <= TILT_TOL_DEG or ray_lps >= MAX_RAY_LPS:
             break
         a, b = phis[i], phis[(i + 1) % len(phis)]
         if b <= a:
@@ -460,7 +665,8 @@ def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float
         if not 1e-6 < (cand - a) % (2 * math.pi) < (b - a) - 1e-6:  # nearest point at a corner: bisect
             cand = ((a + b) / 2) % (2 * math.pi)
         r, duals = prob.ray(cand)
-        lps += 1
+        ray_lps += 1
         rays[cand] = (r if r is not None else 0.0, duals)
     return StaticsResult(True, _deg(upper), (math.cos(upper_phi), math.sin(upper_phi)), ms(),
-                         (_deg(lower), _deg(upper)), prob.mechanism(rays[upper_phi][1]), lps, len(prob.contacts))
+                         (_deg(lower), _deg(upper)), prob.mechanism(rays[upper_phi][1]), prob.lps,
+                         len(prob.contacts))

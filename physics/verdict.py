@@ -11,14 +11,14 @@ from physics.statics import COM_INSET_M, StaticsResult, judge_statics
 from physics.units import DEFAULT_MU
 
 #: A build that stands with less tilt margin than this (degrees) is `marginal`: a table bumped or a block placed a
-#: millimetre off can tip it. SPEC section 4.
+#: millimetre off can tip it (docs/formats.md).
 STABLE_MARGIN_DEG = 1.0
 
 STABLE, MARGINAL, COLLAPSES = "stable", "marginal", "collapses"
 
 
 def combine(statics: StaticsResult, dynamics: DynamicsResult | None) -> str:
-    """SPEC rule: `stable` when both judges say it stands and the tilt margin is >= 1 degree, `collapses` when
+    """The verdict rule: `stable` when both judges say it stands and the tilt margin is >= 1 degree, `collapses` when
     both say it falls, `marginal` otherwise. Without dynamics (statics only) the statics judge decides alone:
     stands with margin >= 1 degree -> stable, falls -> collapses, stands with less margin -> marginal."""
     stands = [statics.stable] + ([] if dynamics is None else [not dynamics.collapsed])
@@ -42,7 +42,7 @@ class Verdict:
         return self.verdict == STABLE
 
     def to_json(self, detail: bool = False) -> dict:
-        """The SPEC section 4 `stability` object; `dynamics` is null when only statics was asked for."""
+        """The `stability` object of docs/formats.md; `dynamics` is null when only statics was asked for."""
         return {"verdict": self.verdict, "statics": self.statics.to_json(detail),
                 "dynamics": None if self.dynamics is None else self.dynamics.to_json(detail)}
 

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import math
+import random
+import subprocess
+import sys
 
+import numpy as np
 import pytest
 
-from physics import Box, judge_statics, remove
-from physics.builds import column
+from physics import Box, judge_statics, remove, statics
+from physics.builds import column, packed_tower, random_build
+from physics.contacts import contact_corners, find_contacts
 from physics.statics import COM_INSET_M, TILT_TOL_DEG
 from physics.units import DEFAULT_MU, UNIT_M, WOOD_DENSITY, grid_box
 
@@ -146,3 +151,109 @@ def test_floating_box_falls_and_empty_build_stands():
 def test_remove_unknown_id_raises():
     with pytest.raises(KeyError):
         remove([cube("a", 0, 0)], ["zz"])
+
+
+# --- how the judge computes (same answers whichever way) -------------------------------------------------------
+def falling_builds(count: int) -> list[list[Box]]:
+    out, seed = [], 0
+    while len(out) < count:
+        rng = random.Random(seed)
+        boxes = random_build(rng, rng.randint(4, 25), care=0.3)
+        if not judge_statics(boxes).stable:
+            out.append(boxes)
+        seed += 1
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 3, 7])
+def test_the_ray_chains_give_the_same_answer_in_parallel_and_in_sequence(monkeypatch, seed):
+    boxes = packed_tower(seed) if seed == 0 else random_build(random.Random(seed), 20, care=1.0)
+    monkeypatch.setattr(statics, "PARALLEL_RAYS", True)
+    monkeypatch.setattr(statics, "_cpus", lambda: 2)
+    both = judge_statics(boxes)
+    monkeypatch.setattr(statics, "PARALLEL_RAYS", False)
+    one = judge_statics(boxes)
+    assert (both.stable, both.tilt_margin_deg, both.margin_bounds_deg, both.weakest_direction, both.lps,
+            both.mechanism) == (one.stable, one.tilt_margin_deg, one.margin_bounds_deg, one.weakest_direction,
+                                one.lps, one.mechanism)
+
+
+def test_a_build_that_provably_falls_skips_the_rays_with_the_same_answer(monkeypatch):
+    for boxes in falling_builds(4):
+        fast = judge_statics(boxes)
+        monkeypatch.setattr(statics, "_quick_fall", lambda *a, **k: False)
+        slow = judge_statics(boxes)
+        monkeypatch.undo()
+        assert not fast.stable and not slow.stable
+        assert fast.tilt_margin_deg == slow.tilt_margin_deg
+        assert fast.weakest_direction == slow.weakest_direction
+        assert fast.lps <= slow.lps
+
+
+def test_the_rescue_lp_stops_at_the_vertex_linprog_finds():
+    # the 16-gon norm's minimiser is not unique; the reported margin is that of the vertex linprog would return
+    sp = pytest.importorskip("scipy.sparse")
+    linprog = pytest.importorskip("scipy.optimize").linprog
+    for boxes in falling_builds(3):
+        prob = statics._Problem(boxes, DEFAULT_MU, COM_INSET_M)
+        lam, _ = prob.rescue()
+        G = prob.generators()
+        G = sp.csc_matrix((G.data, G.indices, G.indptr), shape=(G.rows, G.cols))
+        k, n6, s = G.shape[1], 6 * len(boxes), statics.RESCUE_NORM_SIDES
+        lx, ly = np.zeros(n6), np.zeros(n6)
+        lx[0::6], ly[1::6] = prob.m, prob.m
+        A_eq = sp.hstack([G, sp.csc_matrix(lx[:, None]), sp.csc_matrix(ly[:, None]), sp.csc_matrix((n6, 1))])
+        ang = 2 * np.pi * np.arange(s) / s
+        A_ub = np.zeros((s, k + 3))
+        A_ub[:, k], A_ub[:, k + 1], A_ub[:, k + 2] = np.cos(ang), np.sin(ang), -1.0
+        c = np.zeros(k + 3)
+        c[-1] = 1.0
+        bounds = [(0, None)] * k + [(-statics.LAMBDA_CAP, statics.LAMBDA_CAP)] * 2 + [(0, None)]
+        res = linprog(c, A_ub=A_ub, b_ub=np.zeros(s), A_eq=A_eq, b_eq=prob.b_eq, bounds=bounds, method="highs")
+        if lam is None:
+            assert res.status != 0
+        else:
+            assert lam == pytest.approx(res.x[k:k + 2], abs=1e-9)
+
+
+def test_the_judge_loads_no_optimiser_but_highs_and_leaves_scipy_usable():
+    # (a falling build: the virtual-work test's hull runs too; numpy.ma alone costs ~17 ms to import)
+    code = ("import sys, physics; from physics.units import grid_box; "
+            "r = physics.judge_statics([grid_box('a', (0, 0, 0), (2, 2, 2)), grid_box('b', (1, 0, 2), (2, 2, 2))]); "
+            "print(sorted(m for m in ('scipy.optimize', 'scipy.sparse', 'numpy.ma') if m in sys.modules)); "
+            "from scipy.optimize import linprog; print(linprog([1, 1], A_ub=[[-1, -1]], b_ub=[-1]).fun)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["[]", "1.0"]
+
+
+def test_contact_corners_are_the_inset_rectangles_corners():
+    for seed in range(20):
+        rng = random.Random(seed)
+        boxes = random_build(rng, rng.randint(1, 30))
+        boxes.append(Box("thin", (0.3, 0.3, 0.0), (0.0015, 0.01, 0.01), 0.001))  # narrower than 2 insets
+        contacts = find_contacts(boxes)
+        idx, pts, axes = contact_corners(contacts, INSET)
+        expected = []
+        for i, c in enumerate(contacts):
+            spans = []
+            for lo, hi in ((c.rect[0], c.rect[1]), (c.rect[2], c.rect[3])):
+                a, b = lo + INSET, hi - INSET
+                spans.append((a, b) if a <= b else ((lo + hi) / 2,) * 2)
+            u_axis, v_axis = [k for k in range(3) if k != c.axis]
+            for u in spans[0]:
+                for v in spans[1]:
+                    p = [0.0, 0.0, 0.0]
+                    p[c.axis], p[u_axis], p[v_axis] = c.plane, u, v
+                    expected.append((i, *p, c.axis))
+        got = [(int(i), *map(float, p), int(a)) for i, p, a in zip(idx, pts, axes, strict=True)]
+        assert got == expected
+
+
+def test_without_scipys_highs_object_linprog_gives_the_same_margins(monkeypatch):
+    builds = [packed_tower(1), *falling_builds(2), [grid_box("a", (0, 0, 0), (2, 2, 1))]]
+    direct = [judge_statics(b) for b in builds]
+    monkeypatch.setattr(statics, "_hc", False)  # as with a SciPy that has no HiGHS object
+    for boxes, d in zip(builds, direct, strict=True):
+        r = judge_statics(boxes)
+        assert r.stable == d.stable
+        assert r.tilt_margin_deg == pytest.approx(d.tilt_margin_deg, abs=1e-6)
