@@ -50,6 +50,7 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--load", help="resume a saved game record")
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a rule option of the game (repeatable), e.g. support=physical")
+    s.add_argument("--build", metavar="FILE", help="start from this tower-build/1 file (The Climbers)")
 
     s = sub.add_parser("simulate", help="AI-vs-AI batch statistics")
     s.add_argument("game", choices=GAMES)
@@ -60,6 +61,7 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a rule option of the game (repeatable), e.g. track_length=30")
+    s.add_argument("--build", metavar="FILE", help="start every game from this tower-build/1 file (The Climbers)")
 
     s = sub.add_parser("view", help="show a build, a saved game or a record")
     s.add_argument("file")

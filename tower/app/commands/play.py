@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tower.app.seats import parse_options, parse_players
+from tower.app.seats import build_options, parse_options, parse_players
 from tower.app.stability import statics_stands
 from tower.app.textplay import text_loop
 from tower.games.errors import BadInput
@@ -12,6 +12,8 @@ def run(args) -> int:
     from tower.games import load_record, new_game
     from tower.games.ai import make_agent
 
+    if args.load and args.build:
+        raise BadInput("--build starts a new game: it cannot go with --load", "")
     if args.load:
         state = load_record(args.load, judge=statics_stands)
         seats = parse_players(args.players, args.game) if args.players else ["human"] * state.num_players
@@ -19,8 +21,10 @@ def run(args) -> int:
             raise BadInput(f"the record is a {state.name} game, not {args.game}", "$.game", args.load)
     else:
         seats = parse_players(args.players, args.game)
-        state = new_game(args.game, len(seats), args.seed, parse_options(args.option, args.game),
-                         judge=statics_stands)
+        options = parse_options(args.option, args.game)
+        if args.build:
+            options = build_options(args.build, args.game, len(seats), options)
+        state = new_game(args.game, len(seats), args.seed, options, judge=statics_stands)
     if not args.text:
         try:
             from viewer.play_window import play_window

@@ -8,7 +8,7 @@ from typing import Any
 
 from tower.app.batch import play_one, summarise
 from tower.app.output import EXIT_OK, print_json
-from tower.app.seats import parse_options, parse_players
+from tower.app.seats import build_options, parse_options, parse_players
 from tower.games.errors import BadInput
 
 
@@ -24,6 +24,8 @@ def run(args) -> int:
     if "human" in seats:
         raise BadInput("--players: simulate plays AIs only (no 'human')", "")
     options = parse_options(args.option, args.game)
+    if args.build:
+        options = build_options(args.build, args.game, len(seats), options)
     jobs = [(args.game, seats, args.seed + i, options) for i in range(args.games)]
     start = time.perf_counter()
     results: list[dict[str, Any]] = []
