@@ -90,7 +90,7 @@ class ClimbersState(GameState):
         placed: dict[int, Cell] = {}
         where = "$.blocks"
         if build is None and self.options["start"] is not None:
-            build = check_start_build(self.options["start"], players)
+            build = _start_build(self.options["start"], players)
             where = "$.options.start.blocks"
         elif build is None:
             build = random_start_tower(self.rng.getrandbits(32))
@@ -123,10 +123,7 @@ class ClimbersState(GameState):
         if not isinstance(options, dict) or options.get("start") is None:
             return super().resolve_options(options)
         out = super().resolve_options({k: v for k, v in options.items() if k != "start"})
-        try:
-            check_start_build(options["start"], None)
-        except BadInput as exc:
-            raise BadInput(exc.what, "$.options.start" + exc.where[1:]) from None
+        _start_build(options["start"], None)
         out["start"] = options["start"]
         return out
 
@@ -565,6 +562,14 @@ def _rising(parent: dict[int, int], preds: dict[int, list[int]], h: list[int],
                 toward[q] = s
                 frontier.append(q)
     return rising, toward
+
+
+def _start_build(doc: Any, players: int | None) -> Build:
+    """The `start` option's build, checked (`setup.check_start_build`); errors name their place in the options."""
+    try:
+        return check_start_build(doc, players)
+    except BadInput as exc:
+        raise BadInput(exc.what, "$.options.start" + exc.where[1:]) from None
 
 
 def _nearest_free(heights: np.ndarray, cell: tuple[int, int], taken: set[tuple[int, int]]) -> tuple[int, int]:

@@ -19,10 +19,10 @@ if TYPE_CHECKING:
 #: One letter per colour on the map (dark-blue is "d": "b" would leave people guessing which blue).
 LETTERS = {"red": "r", "yellow": "y", "dark-blue": "d", "light-blue": "l", "purple": "p", "grey": "g"}
 STEPS = {
-    "figure1": "move your figure (fig X,Y,Z [ladders]), skip to the block move, or pass the whole turn",
-    "block": "move one block (block ID X,Y,Z SXxSYxSZ COLOUR)",
-    "figure2": "move your figure again (fig X,Y,Z [ladders]) or skip",
-    "stone": "lay your blocking stone (stone ID) or skip",
+    "figure1": "move the figure, skip to the block move, or pass the turn",
+    "block": "move one block",
+    "figure2": "move the figure again, or skip",
+    "stone": "lay the blocking stone, or skip",
 }
 
 
@@ -55,8 +55,9 @@ def height_map(state: ClimbersState) -> list[str]:
 
 def legend(state: ClimbersState) -> str:
     seats = ", ".join(f"{q} {state.colours[q]}" for q in range(state.num_players))
-    return ("map: a column's height and top colour (r red, y yellow, d dark-blue, l light-blue, p purple, g grey;\n"
-            f"  . the table), then the figure standing there ({seats}) or # for a block under a stone")
+    return ("map: x to the right, y up; each column's height and top colour (r red, y yellow, d dark-blue,\n"
+            "  l light-blue, p purple, g grey; . the table), then # for a block under a stone or a figure:\n"
+            f"  {seats}; 'help' shows how to type moves")
 
 
 def describe(state: ClimbersState, player: int) -> str:
@@ -66,8 +67,9 @@ def describe(state: ClimbersState, player: int) -> str:
     if state.over:
         head += ": the game is over. " + outcome(state)
     else:
-        head += (f": {state.player_label(state.player)} to play, step {state.phase}: {STEPS[state.phase]}"
-                 + ("  [LAST CHANCE]" if state.last_chance else ""))
+        head += (f": {state.player_label(state.player)} to play ({state.phase}: {STEPS[state.phase]})"
+                 + ("\nLAST CHANCE: nobody climbed above all the others last round; unless this player does now, "
+                    "the game ends" if state.last_chance else ""))
     lines = [head, *height_map(state), legend(state)]
     for q in range(state.num_players):
         x, y, z = state.figures[q]
@@ -106,13 +108,14 @@ def describe(state: ClimbersState, player: int) -> str:
 
 
 def _wrapped(head: str, items: list[str], tail: str = "", width: int = 100) -> str:
+    """`head` and the items, comma separated, in lines of at most `width` characters."""
     lines, line = [], head
-    for item in items:
-        if len(line) + len(item) + 1 > width and line.strip():
+    for item in [*items, tail] if tail else items:
+        if len(line) + len(item) + 2 > width and line.strip():
             lines.append(line.rstrip())
             line = " " * 4
         line += item + ", "
-    lines.append((line.rstrip(", ") + (", " + tail if tail else "")).rstrip())
+    lines.append(line.rstrip(", "))
     return "\n".join(lines)
 
 
