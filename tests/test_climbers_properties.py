@@ -12,7 +12,7 @@ import random
 import pytest
 
 from tower.climbers.blocks import COLOURS, GREY, placements_shapes
-from tower.climbers.figures import Ground, enterable, flat, ladder_bits, walk
+from tower.climbers.figures import Ground, enterable, flat, ladder_bits, rises, walk
 from tower.climbers.game import ClimbersState
 from tower.climbers.legality import check_build
 from tower.climbers.moves import ClimbersMove
@@ -220,6 +220,9 @@ def continuation_exists(state: ClimbersState, first: ClimbersMove) -> bool:
     return False
 
 
+M_SKIP = ClimbersMove("skip")
+
+
 def midgame(seed: int, turns: int) -> ClimbersState:
     """A 3-player game played at random for `turns` turns, then to the next first figure step."""
     state = ClimbersState(3, seed)
@@ -276,3 +279,43 @@ def test_in_the_block_step_exactly_the_moves_that_leave_a_way_up_are_listed(seed
         board.move(i, m.cell, m.size, faces)
         figures = [next((b for a, b in m.pushes if a == f), f) for f in state.figures]
         assert rises_anywhere(state, board, figures, ladders, above) == (m in listed), m
+
+
+@pytest.mark.parametrize("seed,turns", [(516, 5), (21, 5), (33, 8), (3, 12)])
+def test_the_patched_search_after_a_block_move_agrees_with_a_search_from_scratch(seed: int, turns: int) -> None:
+    """`Riser.rises_after` patches the changed columns into the ground and reuses the pieces of free table; a
+    search on a board rebuilt from scratch must give the same answer, for figures anywhere on the tower."""
+    state = midgame(seed, turns)
+    if state.is_over:
+        pytest.skip("the game ended first")
+    p = state.player
+    riser = state._riser(p)
+    rng = random.Random(seed)
+    moves = list(state.block_moves(net_height=False)) if state.phase == "block" else []
+    if not moves:
+        state.apply(M_SKIP)
+        moves = list(state.block_moves(net_height=False))
+        riser = state._riser(p)
+    ladders = ladder_bits(state.short[p], state.long[p])
+    spots = [state.figures[p]] + [m.cell for m in state.figure_moves(p, net_height=False) if m.kind == "fig"][:6]
+    for m in rng.sample(moves, min(150, len(moves))):
+        i = state.index[m.block]
+        board = state.board.copy()
+        faces = next(f for s, t, f in placements_shapes(tuple(int(v) for v in board.size[i]),
+                                                        tuple(int(v) for v in board.faces[i]))
+                     if s == m.size and t == m.top)
+        board.move(i, m.cell, m.size, faces)
+        figures = [next((b for a, b in m.pushes if a == f), f) for f in state.figures]
+        fast = riser.rises_after(i, m.cell, m.size, m.top, m.pushes, state.figures[p], ladders)[0]
+        assert fast == rises_anywhere(state, board, figures, ladders, riser.above), m
+        spot = rng.choice(spots)
+        if (spot[0], spot[1]) in {(f[0], f[1]) for q, f in enumerate(figures) if q != p} or \
+                m.cell[0] <= spot[0] < m.cell[0] + m.size[0] and m.cell[1] <= spot[1] < m.cell[1] + m.size[1]:
+            continue
+        moved = list(figures)
+        moved[p] = (spot[0], spot[1], int(board.heights[spot[0], spot[1]]))
+        others = [f[:2] for q, f in enumerate(moved) if q != p]
+        ok = enterable(board, COLOURS.index(state.colours[p]), state.blocked(), others)
+        fresh = Ground(board.heights, ok, state.options["descent"] == "free")
+        assert rises(fresh, flat(*spot[:2]), ladders, riser.above) == rises_anywhere(state, board, moved, ladders,
+                                                                                      riser.above), (m, spot)

@@ -103,26 +103,14 @@ def placements(board: Board, last_moved: int | None, stoned: set[int], physical:
             over = (hi != lo) & (hi > 0) & free if physical else None
             foot[(fx, fy)] = ({k: n for n, k in enumerate(ks)}, hi, ok, over)  # type: ignore[assignment]
         for k, (i, old, shp) in enumerate(infos):
+            found: dict[Size, list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]]] = {}
             for size, top, _faces in shp:
-                fx, fy, fz = size
-                pos, hi_all, ok_all, over_all = foot[(fx, fy)]
-                hi = hi_all[pos[k]]
                 sid = shape_ids.setdefault((size, top), len(shapes))
                 if sid == len(shapes):
                     shapes.append((size, top))
-                fits = hi + fz <= Z_MAX
-                same = None
-                if size == old[1] and x0 <= old[0][0] < x1 and y0 <= old[0][1] < y1:
-                    same = (old[0][0] - x0, old[0][1] - y0)  # a block must end somewhere else
-                for mask, overhang in ((ok_all[pos[k]], False), (None if over_all is None else over_all[pos[k]], True)):
-                    if mask is None:
-                        continue
-                    mask = mask & fits
-                    if same is not None:
-                        mask[same] = False
-                    xs, ys = np.nonzero(mask)
-                    if len(xs):
-                        parts.append((i, xs + x0, ys + y0, hi[xs, ys], sid, overhang))
+                if size not in found:  # the positions depend on the extents only, not on the colour up
+                    found[size] = _positions(foot[size[:2]], k, size, old, (x0, y0), (x1, y1))
+                parts.extend((i, xs, ys, zs, sid, overhang) for xs, ys, zs, overhang in found[size])
     if parts:
         counts = [len(p[1]) for p in parts]
         block = np.repeat(np.array([p[0] for p in parts], dtype=np.int32), counts)
@@ -139,6 +127,28 @@ def placements(board: Board, last_moved: int | None, stoned: set[int], physical:
     extents = sizes[shape] if len(shape) else np.zeros((0, 3), dtype=np.int32)
     return Placements(block, x, y, z, shape, overhang, shapes, sizes, tops, x + extents[:, 0], y + extents[:, 1],
                       z + extents[:, 2])
+
+
+def _positions(foot: tuple[dict[int, int], np.ndarray, np.ndarray, np.ndarray | None], k: int, size: Size,
+               old: tuple[Cell, Size], lo: tuple[int, int],
+               hi_corner: tuple[int, int]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]]:
+    """The positions (x, y, z arrays, on the whole board) where the k-th lifted block fits with extents `size`,
+    from its footprint's window passes: resting fully, and (support=physical) overhanging."""
+    pos, hi_all, ok_all, over_all = foot
+    hi = hi_all[pos[k]]
+    fits = hi + size[2] <= Z_MAX
+    out = []
+    for mask, overhang in ((ok_all[pos[k]], False), (None if over_all is None else over_all[pos[k]], True)):
+        if mask is None:
+            continue
+        mask = mask & fits
+        (ox, oy, _), old_size = old
+        if size == old_size and lo[0] <= ox < hi_corner[0] and lo[1] <= oy < hi_corner[1]:
+            mask[ox - lo[0], oy - lo[1]] = False  # a block must end somewhere else
+        xs, ys = np.nonzero(mask)
+        if len(xs):
+            out.append((xs + lo[0], ys + lo[1], hi[xs, ys], overhang))
+    return out
 
 
 @dataclass(frozen=True)
@@ -181,9 +191,17 @@ def legal_table(pl: Placements, board: Board, figures: list[Cell], stands: Stand
     plain = keep & ~pushing & ~pl.overhang
     extra: list[ClimbersMove] = []
     extra_rows: list[int] = []
+    pushes: dict[tuple[int, int, int, Size], list] = {}  # the ways to push do not depend on the colour up
     for r in np.flatnonzero(keep & (pushing != pl.overhang)).tolist():
-        more = ([row_move(pl, board.ids, r)] if stands is not None and stands(r) else []) if pl.overhang[r] \
-            else pushing_moves(pl, board, figures, r)
+        if pl.overhang[r]:
+            more = [row_move(pl, board.ids, r)] if stands is not None and stands(r) else []
+        else:
+            size, top = pl.shapes[int(pl.shape[r])]
+            i, origin = int(pl.block[r]), (int(pl.x[r]), int(pl.y[r]), int(pl.z[r]))
+            key = (i, *origin[:2], size)
+            if key not in pushes:
+                pushes[key] = list(push_options(board, i, origin, size, figures))
+            more = [ClimbersMove.block_move(board.ids[i], origin, size, top, way) for way in pushes[key]]
         extra += more
         extra_rows += [r] * len(more)
     return BlockTable(pl, np.flatnonzero(plain), extra, extra_rows)
@@ -202,15 +220,6 @@ def figure_masks(pl: Placements, board: Board, figures: list[Cell]) -> tuple[np.
         else:
             keep &= ~cover
     return keep, pushing
-
-
-def pushing_moves(pl: Placements, board: Board, figures: list[Cell], r: int) -> list[ClimbersMove]:
-    """The moves of row r, one for each way to push the figures it covers aside."""
-    size, top = pl.shapes[int(pl.shape[r])]
-    origin = (int(pl.x[r]), int(pl.y[r]), int(pl.z[r]))
-    block = board.ids[int(pl.block[r])]
-    return [ClimbersMove.block_move(block, origin, size, top, pushes)
-            for pushes in push_options(board, int(pl.block[r]), origin, size, figures)]
 
 
 def push_options(board: Board, i: int, origin: Cell, size: Size,

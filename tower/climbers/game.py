@@ -44,6 +44,7 @@ from tower.games.base import GameState, Judge
 from tower.games.errors import BadInput, IllegalMove
 
 PHASES = ("figure1", "block", "figure2", "stone")
+CROP = 4  # table cells round the construction and the figure that a figure's searches look at
 SKIP, PASS = ClimbersMove("skip"), ClimbersMove("pass")
 
 
@@ -231,11 +232,18 @@ class ClimbersState(GameState):
 
     # --- figure moves ------------------------------------------------------------------------------------------
     def ground(self, p: int) -> Ground:
-        """Where player p's figure may walk now (the other figures are in the way)."""
+        """Where player p's figure may walk now (the other figures are in the way), cut to the construction and
+        the figure with a margin of CROP table cells: further out the table only joins table to table, and a
+        ring that wide cannot be cut twice by the other four figures at most, so the cut changes no walk."""
         def make() -> Ground:
             others = [f[:2] for q, f in enumerate(self.figures) if q != p]
             ok = enterable(self.board, COLOURS.index(self.colours[p]), self.blocked(), others)  # type: ignore[arg-type]
-            return Ground(self.heights, ok, self.options["descent"] == "free")
+            xs, ys = np.nonzero(self.heights)
+            x, y, _ = self.figures[p]
+            inside = np.zeros_like(ok)
+            inside[max(0, min(xs.min(initial=x), x) - CROP):max(xs.max(initial=x), x) + CROP + 1,
+                   max(0, min(ys.min(initial=y), y) - CROP):max(ys.max(initial=y), y) + CROP + 1] = True
+            return Ground(self.heights, ok & inside, self.options["descent"] == "free")
         return self._cached(("ground", p), make)
 
     def _table_walk(self, p: int) -> dict[int, int]:

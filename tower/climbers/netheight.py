@@ -78,19 +78,21 @@ class Riser:
         return self._lifted[i]
 
     def rises_after(self, i: int, origin: Cell, size: Cell, top: int, pushes: tuple[tuple[Cell, Cell], ...],
-                    figure: Cell, ladders: int) -> tuple[bool, dict[int, int] | None]:
+                    figure: Cell, ladders: int, walks: list | None = None,
+                    explore: bool = True) -> tuple[bool, dict[int, int] | None]:
         """Whether the figure on `figure` with `ladders` left can get above the start height after block i is
-        put at `origin` (extents `size`, colour `top` up, pushing `pushes`). Returns the answer and, when it is
-        no, what the search explored (column -> ladder sets reached, as bits)."""
+        put at `origin` (extents `size`, colour `top` up, pushing `pushes`; with no extents, only lifted off).
+        Returns the answer and, when it is no and `explore` is asked for, what the search explored (column ->
+        ladder sets reached, as bits)."""
         heights: dict[int, int] = {}
         ok: dict[int, bool] = {}
         cols, hs, enter = self._vacated(i)
         for k, h, e in zip(cols, hs, enter, strict=True):
             heights[k] = h
             ok[k] = e
-        z = origin[2] + size[2]
+        z = origin[2] + size[2] if size else 0
         standable = top in self._standable_tops
-        for x in range(origin[0], origin[0] + size[0]):
+        for x in range(origin[0], origin[0] + (size[0] if size else 0)):
             for y in range(origin[1], origin[1] + size[1]):
                 k = flat(x, y)
                 heights[k] = z
@@ -104,15 +106,66 @@ class Riser:
         ground = self.ground.patched(heights, ok)
         if ground.h[start] > self.above:
             return True, None
-        seen: dict[int, int] = {}
-        found = rises(ground, start, ladders, self.above, seen)
+        seen: dict[int, int] | None = {} if explore else None
+        found = rises(ground, start, ladders, self.above, seen, _goals(walks, heights.keys() | ok.keys()))
         return found, None if found else seen
 
-    def _row_rises(self, r: int, figure: Cell, ladders: int) -> tuple[bool, dict[int, int] | None]:
+    def _row_rises(self, r: int, figure: Cell, ladders: int, walks: list | None = None,
+                   explore: bool = True) -> tuple[bool, dict[int, int] | None]:
         pl = self.pl
         size, top = pl.shapes[int(pl.shape[r])]
         origin = (int(pl.x[r]), int(pl.y[r]), int(pl.z[r]))
-        return self.rises_after(int(pl.block[r]), origin, size, top, (), figure, ladders)
+        return self.rises_after(int(pl.block[r]), origin, size, top, (), figure, ladders, walks, explore)
+
+    def _table_spared(self, rows: np.ndarray, walks: list) -> np.ndarray:
+        """Per row of `rows`: sure to keep a rise, because its block is laid on the table without splitting a
+        piece of free table (the figure walks round it), and neither that nor lifting the block changes a block
+        column of a known rising walk or a table cell where it steps on or off a block."""
+        pl = self.pl
+        pieces = self.ground.pieces()
+        h, ok = self.ground.h, self.ground.ok
+        out = np.zeros(len(rows), dtype=bool)
+        done: dict[tuple, bool] = {}
+        for n, r in enumerate(rows.tolist()):
+            if pl.z[r] != 0:
+                continue
+            i, x0, y0, x1, y1 = int(pl.block[r]), int(pl.x[r]), int(pl.y[r]), int(pl.x1[r]), int(pl.y1[r])
+            key = (i, x0, y0, x1, y1)
+            if key not in done:
+                cells = [flat(x, y) for x in range(x0, x1) for y in range(y0, y1)]
+                left = self._vacated(i)[0]
+                touched = {*cells, *left}
+                near = any(x0 - 1 <= k // W - 1 <= x1 and y0 - 1 <= k % W - 1 <= y1 for k in left)
+                done[key] = (not near and any(not touched & fixed for _, _, fixed in walks)
+                             and not pieces.splits(cells, h, ok))
+            out[n] = done[key]
+        return out
+
+    def _lifting_fails(self, figure: Cell, ladders: int, rows: np.ndarray) -> np.ndarray:
+        """Rows (of `rows`, pushing nobody) sure to leave no rise: their block, only lifted off, leaves none, and
+        the figure cannot step onto it at its new place from anywhere it then reaches (every walk avoiding the
+        new place is a walk of the tower with the block lifted off). One search per block, not per row."""
+        pl = self.pl
+        out = np.zeros(len(pl), dtype=bool)
+        lift = _max_rise(ladders)
+        free = self.ground.free_descent
+        start = flat(figure[0], figure[1])
+        standable = np.isin(pl.tops, self._standable_tops)[pl.shape]
+        for i in np.unique(pl.block[rows]).tolist():
+            cols, hs, enter = self._vacated(i)
+            ground = self.ground.patched(dict(zip(cols, hs, strict=True)), dict(zip(cols, enter, strict=True)))
+            seen: dict[int, int] = {}
+            if rises(ground, start, ladders, self.above, seen):
+                continue
+            bits = np.zeros(W * W, dtype=np.int64)
+            for k in seen:
+                bits[k] = 1 << ground.h[k]
+            mine = rows[pl.block[rows] == i]
+            z1 = pl.z1.astype(np.int64)
+            onto = standable & _ring_has(pl, self._footprints(), bits.reshape(W, W), z1 - lift,
+                                         np.full_like(z1, 62) if free else z1 + 1, mine)
+            out[mine[~onto[mine]]] = True
+        return out
 
     # --- the masks of the cheap tests ---------------------------------------------------------------------------
     def _touches(self, grid: np.ndarray, name: str) -> np.ndarray:
@@ -204,7 +257,7 @@ class Riser:
         h = self.ground.h
         n = len(self.board)
         enter, leave = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-        for i in range(n):
+        for i in np.unique(self.pl.block).tolist():  # the blocks that can move
             cols, hs, oks = self._vacated(i)
             inside = set(cols)
             for t, ht, ok in zip(cols, hs, oks, strict=True):
@@ -248,10 +301,16 @@ class Riser:
             spared = np.zeros(len(pl), dtype=bool)
             for s in highs[:8]:
                 spared |= ~self._touches(_walk_grid(parent, s), "walk")
+            walks: list | None = [_walk_states(parent, s, self.ground.h) for s in highs[:8]]
+            rest = rows[~spared[rows]]
+            spared[rest] = self._table_spared(rest, walks)
             kept[rows] = spared[rows]
-            todo = rows[~spared[rows]]
             searched = np.ones(len(pl), dtype=bool)  # every pushing or overhanging move is searched
+            searched[rows[spared[rows]]] = False
+            searched &= ~self._lifting_fails(figure, ladders, rows[~spared[rows]])
+            todo = rows[searched[rows]]
         else:
+            walks = None
             reach = _reach(self.ground, k0, ladders)
             searched = np.zeros(len(pl), dtype=bool)
             searched[self.candidates(reach, ladders, np.arange(len(pl)))] = True
@@ -262,11 +321,11 @@ class Riser:
         for r in todo.tolist():
             key = self._row_key(r)
             if key not in tried:
-                tried[key] = self._row_rises(r, figure, ladders)[0]
+                tried[key] = self._row_rises(r, figure, ladders, walks, explore=False)[0]
             kept[r] = tried[key]
         extra, extra_rows = [], []
         for m, r in zip(table.extra, table.extra_rows, strict=True):
-            if searched[r] and self._move_rises(m, figure, ladders):
+            if searched[r] and self._move_rises(m, figure, ladders, walks):
                 extra.append(m)
                 extra_rows.append(r)
         return BlockTable(pl, np.flatnonzero(kept), extra, extra_rows)
@@ -369,9 +428,10 @@ class Riser:
                 failed.setdefault(key, []).append(explored)
         return False
 
-    def _move_rises(self, move: ClimbersMove, figure: Cell, ladders: int) -> bool:
+    def _move_rises(self, move: ClimbersMove, figure: Cell, ladders: int,
+                    walks: list | None = None) -> bool:
         return self.rises_after(self.board.index[move.block], move.cell, move.size, move.top,  # type: ignore[arg-type,index]
-                                move.pushes, figure, ladders)[0]
+                                move.pushes, figure, ladders, walks)[0]
 
     def _row_key(self, r: int) -> tuple:
         pl = self.pl
@@ -387,14 +447,19 @@ def _max_rise(ladders: int) -> int:
 
 
 def _ring_has(pl: Placements, feet: dict[tuple[int, int], np.ndarray], bits: np.ndarray, lo: np.ndarray,
-              hi: np.ndarray) -> np.ndarray:
-    """Per row: whether a column beside its new footprint (orthogonally) has a height in [lo, hi]; `bits` is the
-    padded board with bit h set where a column of height h counts, `feet` the rows of each footprint."""
+              hi: np.ndarray, only: np.ndarray | None = None) -> np.ndarray:
+    """Per row (of `only`, or all): whether a column beside its new footprint (orthogonally) has a height in
+    [lo, hi]; `bits` is the padded board with bit h set where a column of height h counts, `feet` the rows of
+    each footprint."""
     out = np.zeros(len(pl), dtype=bool)
     lo = np.clip(lo, 0, 62)
     hi = np.clip(hi, -1, 62)
     band = np.where(hi >= lo, (np.left_shift(np.int64(1), hi + 1) - 1) ^ (np.left_shift(np.int64(1), lo) - 1), 0)
     for (fx, fy), rows in feet.items():
+        if only is not None:
+            rows = np.intersect1d(rows, only, assume_unique=True)
+            if not len(rows):
+                continue
         col = window_or(bits, 1, fy)
         row = window_or(bits, fx, 1)
         x, y = pl.x[rows], pl.y[rows]
@@ -417,6 +482,42 @@ def _walk_length(parent: dict[int, int], s: int) -> int:
         s = parent[s]
         n += 1
     return n
+
+
+def _walk_states(parent: dict[int, int], s: int,
+                 h: list[int]) -> tuple[dict[int, int], list[tuple[int, int, int]], set[int]]:
+    """A rising walk: the last place of each column on it; its steps on blocks as (place, column, the ladder
+    sets, as bits, that do at least as well as the walk's there), for `_goals`; and the columns a block move
+    must leave alone for the walk to stay open when the table is walked round (its block columns, its start,
+    and the table cells where it steps on or off a block), for `Riser._table_spared`."""
+    states = []
+    while s != -1:
+        states.append(s)
+        s = parent[s]
+    states.reverse()
+    cols = [st >> 2 for st in states]
+    last = {k: j for j, k in enumerate(cols)}
+    fixed = {k for k in cols if h[k] > 0} | {cols[0]}
+    fixed |= {cols[j] for j in range(len(cols)) if h[cols[j]] == 0 and
+              ((j > 0 and h[cols[j - 1]] > 0) or (j + 1 < len(cols) and h[cols[j + 1]] > 0))}
+    return last, [(j, k, _SUPERSETS[st & 3]) for j, (k, st) in enumerate(zip(cols, states, strict=True))
+                  if h[k] > 0], fixed
+
+
+def _goals(walks: list[tuple[dict[int, int], list[tuple[int, int, int]]]] | None,
+           changed: set[int]) -> dict[int, int] | None:
+    """Where a search may stop, sure of a rise: on a known rising walk after the last column a block move changed
+    (from there on the walk is intact), with at least the ladders the walk had there (block tops only: a piece
+    of free table is left by its border anyway)."""
+    if not walks:
+        return None
+    goals: dict[int, int] = {}
+    for last, steps, _ in walks:
+        cut = max((last[k] for k in changed if k in last), default=-1)
+        for j, k, bits in steps:
+            if j > cut:
+                goals[k] = goals.get(k, 0) | bits
+    return goals
 
 
 def _walk_grid(parent: dict[int, int], s: int) -> np.ndarray:

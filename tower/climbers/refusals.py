@@ -62,6 +62,9 @@ def _why_figure(state: ClimbersState, p: int, move: ClimbersMove) -> tuple[str, 
     for lad in move.ladders:
         if not (state.short[p] if lad == "short" else state.long[p]):
             return "ladder-used", f"the {lad} ladder of {state.colours[p]} is already used"
+    if z == 0 and not state._near()[x, y]:
+        return "far-from-tower", ("on the table a figure walks freely, so only table cells next to the tower (one "
+                                  "step from a block, diagonals included) are offered")
     if not state.ground(p).ok[flat(x, y)]:
         b = int(state.topb[x, y])
         if b in state.blocked():
@@ -70,9 +73,6 @@ def _why_figure(state: ClimbersState, p: int, move: ClimbersMove) -> tuple[str, 
             return "cell-occupied", f"another figure stands on {dest}"
         return "wrong-colour", (f"{state.colours[p]} may stand only on {state.colours[p]}, grey or the table; "
                                 f"{state.ids[b]} shows {COLOURS[state.block_top_colour(b)]}")
-    if z == 0 and not state._near()[x, y]:
-        return "far-from-tower", ("on the table a figure walks freely, so only table cells next to the tower (one "
-                                  "step from a block, diagonals included) are offered")
     if move in state.figure_moves(p, net_height=False):
         if state.phase == "figure1":
             return "net-height", ("this move leaves the figure no higher than it began the turn (height "
