@@ -17,7 +17,7 @@ Two stages, because the figures change more often than the blocks do:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import product
 
 import numpy as np
@@ -45,6 +45,7 @@ class Placements:
     x1: np.ndarray  # the far corner: x + extent along x
     y1: np.ndarray
     z1: np.ndarray  # the new top
+    cache: dict = field(default_factory=dict, compare=False, repr=False)  # what is derived (`movelist`)
 
     def __len__(self) -> int:
         return len(self.block)
@@ -192,6 +193,7 @@ def legal_table(pl: Placements, board: Board, figures: list[Cell], stands: Stand
     extra: list[ClimbersMove] = []
     extra_rows: list[int] = []
     pushes: dict[tuple[int, int, int, Size], list] = {}  # the ways to push do not depend on the colour up
+    faces: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for r in np.flatnonzero(keep & (pushing != pl.overhang)).tolist():
         if pl.overhang[r]:
             more = [row_move(pl, board.ids, r)] if stands is not None and stands(r) else []
@@ -200,7 +202,7 @@ def legal_table(pl: Placements, board: Board, figures: list[Cell], stands: Stand
             i, origin = int(pl.block[r]), (int(pl.x[r]), int(pl.y[r]), int(pl.z[r]))
             key = (i, *origin[:2], size)
             if key not in pushes:
-                pushes[key] = list(push_options(board, i, origin, size, figures))
+                pushes[key] = list(push_options(board, i, origin, size, figures, faces))
             more = [ClimbersMove.block_move(board.ids[i], origin, size, top, way) for way in pushes[key]]
         extra += more
         extra_rows += [r] * len(more)
@@ -222,12 +224,15 @@ def figure_masks(pl: Placements, board: Board, figures: list[Cell]) -> tuple[np.
     return keep, pushing
 
 
-def push_options(board: Board, i: int, origin: Cell, size: Size,
-                 figures: list[Cell]) -> Iterator[tuple[tuple[Cell, Cell], ...]]:
+def push_options(board: Board, i: int, origin: Cell, size: Size, figures: list[Cell],
+                 faces: dict[tuple[int, int], list[tuple[int, int]]] | None = None,
+                 ) -> Iterator[tuple[tuple[Cell, Cell], ...]]:
     """Ways to push the figures that block i, put at `origin` with extents `size`, would cover onto free cells
-    of the same top face (cells the block leaves uncovered, once block i itself is lifted off)."""
+    of the same top face (cells the block leaves uncovered, once block i itself is lifted off). `faces` keeps
+    the cells of each top face (by block, and the block lifted off it) between calls."""
     x0, y0, _ = origin
-    covered = sorted((x, y, z) for x, y, z in figures if x0 <= x < x0 + size[0] and y0 <= y < y0 + size[1])
+    x1, y1 = x0 + size[0], y0 + size[1]
+    covered = sorted((x, y, z) for x, y, z in figures if x0 <= x < x1 and y0 <= y < y1)
     occupied = {(x, y) for x, y, _ in figures}
     zi = int(board.origin[i, 2])
     per_fig: list[list[Cell]] = []
@@ -235,22 +240,30 @@ def push_options(board: Board, i: int, origin: Cell, size: Size,
         b = int(board.topb[x, y])
         if b == i:  # cannot happen: nothing stands on a movable block
             return
-        fx, fy = board.footprint(b)
-        top = board.topb[fx, fy]
-        face = top == b
-        if zi > 0 and zi == board.top(b):  # block i lies on b: lifting it uncovers more of b's face
-            face |= top == i
-        # cells the new block leaves uncovered
-        face[max(0, x0 - fx.start):max(0, x0 + size[0] - fx.start),
-             max(0, y0 - fy.start):max(0, y0 + size[1] - fy.start)] = False
-        free = [(fx.start + int(cx), fy.start + int(cy), z) for cx, cy in zip(*np.nonzero(face), strict=True)
-                if (fx.start + int(cx), fy.start + int(cy)) not in occupied]
+        lifted = i if zi > 0 and zi == board.top(b) else -1  # block i lies on b: lifting it uncovers more of b
+        face = _face(board, b, lifted, occupied, faces)
+        free = [(cx, cy, z) for cx, cy in face if not (x0 <= cx < x1 and y0 <= cy < y1)]
         if not free:
             return
         per_fig.append(free)
     for targets in product(*per_fig):
         if len(set(targets)) == len(targets):
             yield tuple(sorted(zip(covered, targets, strict=True)))
+
+
+def _face(board: Board, b: int, lifted: int, occupied: set[tuple[int, int]],
+          faces: dict[tuple[int, int], list[tuple[int, int]]] | None) -> list[tuple[int, int]]:
+    """The cells of block b's top that show (block `lifted` taken off it) and carry no figure, x first."""
+    if faces is not None and (b, lifted) in faces:
+        return faces[(b, lifted)]
+    fx, fy = board.footprint(b)
+    top = board.topb[fx, fy]
+    shows = (top == b) | (top == lifted) if lifted >= 0 else top == b
+    cells = [(fx.start + int(cx), fy.start + int(cy)) for cx, cy in zip(*np.nonzero(shows), strict=True)]
+    cells = [c for c in cells if c not in occupied]
+    if faces is not None:
+        faces[(b, lifted)] = cells
+    return cells
 
 
 def lifted_top(board: Board, i: int) -> tuple[np.ndarray, np.ndarray]:

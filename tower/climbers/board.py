@@ -56,6 +56,7 @@ class Board:
         self.topb = np.full((BOARD, BOARD), NO_BLOCK, dtype=np.int32)
         self._covered: tuple[int, np.ndarray] | None = None
         self._blocks: tuple[int, list[Block]] | None = None
+        self._under: tuple[int, dict[int, np.ndarray]] = (0, {})
         self._recompute(slice(None), slice(None))
 
     def copy(self) -> Board:
@@ -116,7 +117,15 @@ class Board:
         return list(self._blocks[1])
 
     def heights_under(self, i: int) -> np.ndarray:
-        """The column heights under block i's footprint once it is lifted out (the top of whatever is below)."""
+        """The column heights under block i's footprint once it is lifted out (the top of whatever is below);
+        kept per version."""
+        if self._under[0] != self.version:
+            self._under = (self.version, {})
+        if i not in self._under[1]:
+            self._under[1][i] = self._heights_under(i)
+        return self._under[1][i]
+
+    def _heights_under(self, i: int) -> np.ndarray:
         o = self.origin[i]
         if o[2] == 0:
             return np.zeros(tuple(self.size[i, :2]), dtype=np.int32)

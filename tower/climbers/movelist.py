@@ -14,7 +14,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from tower.climbers.blockmoves import BlockTable, row_move
+from tower.climbers.blockmoves import BlockTable, Placements, row_move
 from tower.climbers.moves import ClimbersMove
 
 #: Bit widths of the fields of a sort key, most significant first: block id rank, x, y, z, extents, top colour,
@@ -31,6 +31,17 @@ def _prefix(rank: Any, x: Any, y: Any, z: Any, sx: Any, sy: Any, sz: Any, top: A
     return key << _PUSH_BITS
 
 
+def _sorted_keys(pl: Placements, ids: list[str], rank: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The sort key of every placement and the placements in key order (worked out once per placements)."""
+    if "sort" not in pl.cache:
+        ranks = np.array([rank[b] for b in ids], dtype=np.int64)
+        size = pl.sizes[pl.shape].astype(np.int64) if len(pl) else np.zeros((0, 3), dtype=np.int64)
+        keys = _prefix(ranks[pl.block], pl.x.astype(np.int64), pl.y.astype(np.int64), pl.z.astype(np.int64),
+                       size[:, 0], size[:, 1], size[:, 2], pl.tops[pl.shape].astype(np.int64))
+        pl.cache["sort"] = (keys, np.argsort(keys, kind="stable"))
+    return pl.cache["sort"]
+
+
 class MoveList(Sequence[ClimbersMove]):
     """The moves of a block table (`BlockTable`) in sort order, built on demand."""
 
@@ -41,25 +52,24 @@ class MoveList(Sequence[ClimbersMove]):
         self._table = table
         self._ids = ids
         self._rank = {b: r for r, b in enumerate(sorted(ids))}
-        rank = np.array([self._rank[b] for b in ids], dtype=np.int64)
+        keys_all, order_all = _sorted_keys(pl, ids, self._rank)
         rows = table.rows
-        size = pl.sizes[pl.shape[rows]].astype(np.int64)
-        keys = _prefix(rank[pl.block[rows]], pl.x[rows].astype(np.int64), pl.y[rows].astype(np.int64),
-                       pl.z[rows].astype(np.int64), size[:, 0], size[:, 1], size[:, 2],
-                       pl.tops[pl.shape[rows]].astype(np.int64))
+        chosen = np.zeros(len(pl), dtype=bool)
+        chosen[rows] = True
+        sources = order_all[chosen[order_all]]  # the table's rows in sort order, without sorting again
+        keys = keys_all[sources]
         # the sort key's order: block, cell, extents, top colour, then the pushes
-        extra = sorted((self._key(m), m.pushes, m) for m in table.extra)
+        extra = sorted((int(keys_all[r]), m.pushes, m) for m, r in zip(table.extra, table.extra_rows, strict=True))
         self._extra = [m for _, _, m in extra]
+        where = sources.astype(np.int64)
         if extra:
             more = np.array([key + 1 + j for j, (key, _, _) in enumerate(extra)], dtype=np.int64)
             keys = np.concatenate([keys, more])
-        source = np.argsort(keys, kind="stable")
-        self._keys = keys[source]
-        # where each position comes from: a row of the table (>= 0) or an extra move (-1 - its index)
-        is_row = source < len(rows)
-        where = np.empty(len(source), dtype=np.int64)
-        where[is_row] = rows[source[is_row]]
-        where[~is_row] = -1 - (source[~is_row] - len(rows))
+            # where each position comes from: a row of the table (>= 0) or an extra move (-1 - its index)
+            where = np.concatenate([where, -1 - np.arange(len(extra), dtype=np.int64)])
+            merged = np.argsort(keys, kind="stable")
+            keys, where = keys[merged], where[merged]
+        self._keys = keys
         self._source: list[int] = where.tolist()
         self._built: list[ClimbersMove | None] = [None] * len(self._source)
 

@@ -63,6 +63,8 @@ class Riser:
         self._touch_cache: dict[tuple[bytes, str], np.ndarray] = {}
         self._foot_rows: dict[tuple[int, int], np.ndarray] | None = None
         self._up: dict[int, bytearray] = {}
+        # rows in a fixed spread-out order, for tests that need one row of a kind
+        self._sample = (np.arange(len(pl)) * 7919 % max(len(pl), 1)).tolist()[:512] if len(pl) else []
 
     # --- the exact test --------------------------------------------------------------------------------------
     def _standable(self, b: int) -> bool:
@@ -116,6 +118,33 @@ class Riser:
         size, top = pl.shapes[int(pl.shape[r])]
         origin = (int(pl.x[r]), int(pl.y[r]), int(pl.z[r]))
         return self.rises_after(int(pl.block[r]), origin, size, top, (), figure, ladders, walks, explore)
+
+    def _walks_touched(self, parent: dict[int, int], highs: list[int]) -> np.ndarray:
+        """Per row, the walks to `highs` whose columns it leaves or covers, one bit per walk (a row that does
+        not touch them all leaves one rising walk alone)."""
+        pl = self.pl
+        marks = np.zeros((BOARD, BOARD), dtype=np.int64)
+        for bit, s in enumerate(highs):
+            while s != -1:
+                marks[unflat(s >> 2)] |= 1 << bit
+                s = parent[s]
+        left = np.zeros(len(self.board), dtype=np.int64)
+        for i in np.unique(pl.block).tolist():
+            left[i] = np.bitwise_or.reduce(marks[self.board.footprint(i)], axis=None)
+        touched = left[pl.block] if len(pl) else np.zeros(0, dtype=np.int64)
+        for (fx, fy), rows in self._footprints().items():
+            touched[rows] |= window_or(marks, fx, fy)[pl.x[rows], pl.y[rows]]
+        return touched
+
+    @staticmethod
+    def _push_spares(move: ClimbersMove, touched: int, walks: list, figure: Cell) -> bool:
+        """Whether a pushing move leaves a rising walk alone: its block does (`touched`: the walks it leaves or
+        covers a column of), it does not push the figure itself, and nobody is pushed onto that walk."""
+        if any(src[:2] == figure[:2] for src, _ in move.pushes):
+            return False
+        targets = [flat(dst[0], dst[1]) for _, dst in move.pushes]
+        return any(not touched >> j & 1 and not any(k in last for k in targets)
+                   for j, (last, _, _) in enumerate(walks))
 
     def _table_spared(self, rows: np.ndarray, walks: list) -> np.ndarray:
         """Per row of `rows`: sure to keep a rise, because its block is laid on the table without splitting a
@@ -298,10 +327,9 @@ class Riser:
             parent = walk(self.ground, k0, ladders)
             highs = [s for s in parent if self.ground.h[s >> 2] > self.above]
             highs.sort(key=lambda s: _walk_length(parent, s))
-            spared = np.zeros(len(pl), dtype=bool)
-            for s in highs[:8]:
-                spared |= ~self._touches(_walk_grid(parent, s), "walk")
             walks: list | None = [_walk_states(parent, s, self.ground.h) for s in highs[:8]]
+            touched_walks = self._walks_touched(parent, highs[:8])
+            spared = touched_walks != (1 << len(walks)) - 1
             rest = rows[~spared[rows]]
             spared[rest] = self._table_spared(rest, walks)
             kept[rows] = spared[rows]
@@ -325,7 +353,8 @@ class Riser:
             kept[r] = tried[key]
         extra, extra_rows = [], []
         for m, r in zip(table.extra, table.extra_rows, strict=True):
-            if searched[r] and self._move_rises(m, figure, ladders, walks):
+            if walks and self._push_spares(m, int(touched_walks[r]), walks, figure) or \
+                    searched[r] and self._move_rises(m, figure, ladders, walks):
                 extra.append(m)
                 extra_rows.append(r)
         return BlockTable(pl, np.flatnonzero(kept), extra, extra_rows)
@@ -349,8 +378,7 @@ class Riser:
                 out.append(state in rising)  # no block move at all: the block step is skipped
                 continue
             if state in rising:
-                walk_grid = _toward_grid(toward, state, self.ground.h, self.above)
-                if (plain & ~self._touches(walk_grid, "walk")).any():
+                if self._leaves_alone(plain, _toward_columns(toward, state, self.ground.h, self.above)):
                     out.append(True)  # a move that leaves the rising walk alone
                     continue
                 order = everything
@@ -367,6 +395,26 @@ class Riser:
                 order = np.array(good + group[1] + own, dtype=np.int64)
             out.append(self._any_rises(order, keep, pushing, cell, ladders, failed, good))
         return out
+
+    def _leaves_alone(self, plain: np.ndarray, columns: set[int]) -> bool:
+        """Whether one of the `plain` rows changes none of `columns` (flat): a few rows tried one by one first
+        (most rows keep clear of one walk), then all of them at once."""
+        pl = self.pl
+        tried = 0
+        for r in self._sample:
+            if not plain[r]:
+                continue
+            x0, y0, x1, y1 = int(pl.x[r]), int(pl.y[r]), int(pl.x1[r]), int(pl.y1[r])
+            cells = {flat(x, y) for x in range(x0, x1) for y in range(y0, y1)}
+            if not (cells | set(self._vacated(int(pl.block[r]))[0])) & columns:
+                return True
+            tried += 1
+            if tried == 24:
+                break
+        grid = np.zeros((BOARD, BOARD), dtype=bool)
+        for k in columns:
+            grid[unflat(k)] = True
+        return bool((plain & ~self._touches(grid, "walk")).any())
 
     def _face_reached(self, cell: Cell, ladders: int, reach: dict[int, int]) -> bool:
         """Whether the figure on `cell` (a block top) reaches every free cell of that top, so that a push along
@@ -520,22 +568,11 @@ def _goals(walks: list[tuple[dict[int, int], list[tuple[int, int, int]]]] | None
     return goals
 
 
-def _walk_grid(parent: dict[int, int], s: int) -> np.ndarray:
-    """The columns of the walk to state s."""
-    grid = np.zeros((BOARD, BOARD), dtype=bool)
-    while s != -1:
-        x, y = unflat(s >> 2)
-        grid[x, y] = True
-        s = parent[s]
-    return grid
-
-
-def _toward_grid(toward: dict[int, int], s: int, h: list[int], above: int) -> np.ndarray:
+def _toward_columns(toward: dict[int, int], s: int, h: list[int], above: int) -> set[int]:
     """The columns of the rising walk from state s (following `toward` up to a higher column)."""
-    grid = np.zeros((BOARD, BOARD), dtype=bool)
+    columns = set()
     while True:
-        x, y = unflat(s >> 2)
-        grid[x, y] = True
+        columns.add(s >> 2)
         if h[s >> 2] > above or s not in toward:
-            return grid
+            return columns
         s = toward[s]
