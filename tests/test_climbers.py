@@ -496,12 +496,18 @@ def test_climbing_only_level_with_the_leader_is_no_progress_either() -> None:
     assert state.is_over and state.result()["winners"] == [1]  # on equal heights the later arrival wins
 
 
-def test_on_equal_heights_whoever_got_there_last_wins() -> None:
+def level_finish() -> ClimbersState:
+    """Red climbs to 1, then yellow to 1 as well; three passes end the game."""
     state = end_position()
     climb(state, "10,10,1")
     climb(state, "14,10,1")
     for _ in range(3):
         state.apply(M("pass"))
+    return state
+
+
+def test_on_equal_heights_whoever_got_there_last_wins() -> None:
+    state = level_finish()
     assert state.is_over
     assert state.result()["winners"] == [1]
     assert state.ranking() == [1, 0]

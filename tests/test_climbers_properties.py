@@ -189,6 +189,17 @@ def rises_anywhere(state: ClimbersState, board, figures, ladders: int, above: in
     return any(ground.h[s >> 2] > above for s in walk(ground, flat(*figures[p][:2]), ladders))
 
 
+def board_after(state: ClimbersState, m: ClimbersMove):
+    """The board and the figures once block move `m` is made, rebuilt from scratch (a copy of the board)."""
+    i = state.index[m.block]
+    board = state.board.copy()
+    faces = next(f for s, t, f in placements_shapes(tuple(int(v) for v in board.size[i]),
+                                                    tuple(int(v) for v in board.faces[i]))
+                 if s == m.size and t == m.top)
+    board.move(i, m.cell, m.size, faces)
+    return board, [next((b for a, b in m.pushes if a == f), f) for f in state.figures]
+
+
 def continuation_exists(state: ClimbersState, first: ClimbersMove) -> bool:
     """After the first figure move `first` (made whether listed or not): is there a block move, any of all the
     legal ones, after which some second figure move ends higher than the turn began?"""
@@ -208,13 +219,7 @@ def continuation_exists(state: ClimbersState, first: ClimbersMove) -> bool:
         if key in tried:
             continue
         tried.add(key)
-        i = after.index[m.block]
-        board = after.board.copy()
-        faces = next(f for s, t, f in placements_shapes(tuple(int(v) for v in board.size[i]),
-                                                        tuple(int(v) for v in board.faces[i]))
-                     if s == m.size and t == m.top)
-        board.move(i, m.cell, m.size, faces)
-        figures = [next((b for a, b in m.pushes if a == f), f) for f in after.figures]
+        board, figures = board_after(after, m)
         if rises_anywhere(after, board, figures, ladders, above):
             return True
     return False
@@ -271,13 +276,7 @@ def test_in_the_block_step_exactly_the_moves_that_leave_a_way_up_are_listed(seed
     rng = random.Random(seed)
     ladders = ladder_bits(state.short[p], state.long[p])
     for m in rng.sample(every, min(300, len(every))):
-        i = state.index[m.block]
-        board = state.board.copy()
-        faces = next(f for s, t, f in placements_shapes(tuple(int(v) for v in board.size[i]),
-                                                        tuple(int(v) for v in board.faces[i]))
-                     if s == m.size and t == m.top)
-        board.move(i, m.cell, m.size, faces)
-        figures = [next((b for a, b in m.pushes if a == f), f) for f in state.figures]
+        board, figures = board_after(state, m)
         assert rises_anywhere(state, board, figures, ladders, above) == (m in listed), m
 
 
@@ -300,12 +299,7 @@ def test_the_patched_search_after_a_block_move_agrees_with_a_search_from_scratch
     spots = [state.figures[p]] + [m.cell for m in state.figure_moves(p, net_height=False) if m.kind == "fig"][:6]
     for m in rng.sample(moves, min(150, len(moves))):
         i = state.index[m.block]
-        board = state.board.copy()
-        faces = next(f for s, t, f in placements_shapes(tuple(int(v) for v in board.size[i]),
-                                                        tuple(int(v) for v in board.faces[i]))
-                     if s == m.size and t == m.top)
-        board.move(i, m.cell, m.size, faces)
-        figures = [next((b for a, b in m.pushes if a == f), f) for f in state.figures]
+        board, figures = board_after(state, m)
         fast = riser.rises_after(i, m.cell, m.size, m.top, m.pushes, state.figures[p], ladders)[0]
         assert fast == rises_anywhere(state, board, figures, ladders, riser.above), m
         spot = rng.choice(spots)

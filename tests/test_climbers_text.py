@@ -3,7 +3,7 @@ move syntax, player labels and the end of the game."""
 
 from __future__ import annotations
 
-from test_climbers import FAR, SPARE, M, blk, climb, end_position, position
+from test_climbers import FAR, SPARE, M, blk, level_finish, position
 
 from tower.climbers.game import ClimbersState
 
@@ -79,11 +79,7 @@ def test_players_are_named_by_seat_and_colour() -> None:
 
 
 def test_the_end_in_words() -> None:
-    state = end_position()
-    climb(state, "10,10,1")
-    climb(state, "14,10,1")
-    for _ in range(3):
-        state.apply(M("pass"))
+    state = level_finish()
     assert state.is_over
     assert state.outcome_text() == ("P1 yellow wins, standing highest at height 1 (P0 red is as high but got there "
                                     "earlier); heights: P0 red 1, P1 yellow 1")
