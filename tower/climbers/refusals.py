@@ -6,15 +6,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from tower.climbers.blocks import COLOURS, placements_shapes
 from tower.climbers.board import BOARD, NO_BLOCK, Z_MAX
 from tower.climbers.figures import flat
 from tower.climbers.moves import ClimbersMove
 
-if TYPE_CHECKING:
-    from tower.climbers.game import ClimbersState
+#: The state these functions serve: `game.ClimbersState`, which imports this module (named, not imported, so that
+#: imports point one way).
+ClimbersState = Any
 
 
 def why(state: ClimbersState, move: ClimbersMove) -> tuple[str, str]:

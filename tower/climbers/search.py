@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
@@ -21,8 +21,9 @@ from tower.climbers.blocks import COLOURS, GREY
 from tower.climbers.figures import LONG_LADDER, SHORT_LADDER
 from tower.climbers.moves import ClimbersMove
 
-if TYPE_CHECKING:
-    from tower.climbers.game import ClimbersState
+#: The state these functions serve: `game.ClimbersState`, which imports this module (named, not imported, so that
+#: imports point one way).
+ClimbersState = Any
 
 ROLLOUT_RANDOM = 0.15  # share of random moves in the search player's playouts
 SEARCH_WIDTH = 24  # block moves `search_moves` offers a search player

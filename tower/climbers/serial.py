@@ -6,12 +6,13 @@ rest of the state is plain fields.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tower.climbers.build import build_to_json, parse_build
 
-if TYPE_CHECKING:
-    from tower.climbers.game import ClimbersState
+#: The state these functions serve: `game.ClimbersState`, which imports this module (named, not imported, so that
+#: imports point one way).
+ClimbersState = Any
 
 #: State fields stored as they are.
 FIELDS = ("short", "long", "stone", "stone_used", "player", "phase", "last_moved", "moved_now", "climbed", "turn",

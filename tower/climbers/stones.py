@@ -7,12 +7,13 @@ the stone's owner plays again; then the stone leaves the game (`game.ClimbersSta
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from tower.climbers.moves import ClimbersMove
 
-if TYPE_CHECKING:
-    from tower.climbers.game import ClimbersState
+#: The state these functions serve: `game.ClimbersState`, which imports this module (named, not imported, so that
+#: imports point one way).
+ClimbersState = Any
 
 
 def free_cells(state: ClimbersState, i: int) -> list[tuple[int, int]]:

@@ -8,13 +8,14 @@ stone. Four characters a column keep a start tower with its figures within about
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from tower.climbers import moves as moves_module
 from tower.climbers.serial import stone_text
 
-if TYPE_CHECKING:
-    from tower.climbers.game import ClimbersState
+#: The state these functions serve: `game.ClimbersState`, which imports this module (named, not imported, so that
+#: imports point one way).
+ClimbersState = Any
 
 #: One letter per colour on the map (dark-blue is "d": "b" would leave people guessing which blue).
 LETTERS = {"red": "r", "yellow": "y", "dark-blue": "d", "light-blue": "l", "purple": "p", "grey": "g"}
