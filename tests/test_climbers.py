@@ -106,6 +106,16 @@ def test_a_figure_never_steps_diagonally_onto_another_block() -> None:
     assert legal(state, "fig 12,11,2")
 
 
+def test_the_game_finds_the_walk_of_a_figure_move_itself() -> None:
+    state = position([blk("g", (10, 10, 0), (2, 2, 6), "all-grey"), blk("c", (8, 10, 0), (2, 2, 2), "red")],
+                     [(7, 10, 0), FAR])
+    path = state.figure_path(0, M("fig 10,10,6 short+long"))
+    assert path[0] == (7, 10, 0) and path[-1] == (10, 10, 6)
+    assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(path, path[1:], strict=False))
+    assert [b[2] - a[2] for a, b in zip(path, path[1:], strict=False) if b[2] - a[2] > 1] == [2, 4]  # the ladders
+    assert state.figure_path(0, M("fig 7,12,0"))[-1] == (7, 12, 0)  # over the table
+
+
 # --- colours -----------------------------------------------------------------------------------------------
 def test_a_figure_stands_only_on_its_own_colour_grey_or_the_table() -> None:
     blocks = [blk("y", (10, 10, 0), (2, 2, 1), "yellow"), blk("r", (10, 14, 0), (2, 2, 1), "red"),

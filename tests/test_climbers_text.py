@@ -84,3 +84,13 @@ def test_the_end_in_words() -> None:
     assert state.outcome_text() == ("P1 yellow wins, standing highest at height 1 (P0 red is as high but got there "
                                     "earlier); heights: P0 red 1, P1 yellow 1")
     assert "the game is over. P1 yellow wins" in state.describe(0)
+
+
+def test_help_in_the_terminal_shows_the_move_syntax(capsys) -> None:
+    import io
+
+    from tower.app.textplay import text_loop
+
+    text_loop(ClimbersState(2, seed=1), ["human", "human"], {}, stdin=io.StringIO("help\nquit\n"))
+    out = capsys.readouterr().out
+    assert "block ID X,Y,Z SXxSYxSZ COLOUR" in out and "y\\x" in out

@@ -43,6 +43,7 @@ def text_loop(state, seats: list[str], agents: dict[int, Any], stdin=None) -> in
             return EXIT_OK
         if word == "help":
             print(HELP)
+            print(state.move_help())
         elif word == "status":
             shown = -1
         elif word == "moves":
