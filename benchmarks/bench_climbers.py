@@ -1,12 +1,18 @@
-"""Benchmarks for The Climbers: move generation, random games, the search player (targets in docs/benchmarks.md).
+"""Benchmarks for The Climbers: the public API's move lists and games, the search player (targets in
+docs/benchmarks.md).
 
-Run: python benchmarks/bench_climbers.py [--runs N] [--games N] [--mcts-games N] [--mcts SPEC]
-     [--jobs J] [--thousand]
+Run: python benchmarks/bench_climbers.py [--runs N] [--games N] [--positions N] [--mcts-games N]
+     [--mcts SPEC] [--jobs J] [--thousand]
 
-Figures printed (medians; the machine's load average is printed alongside, as these 2-core machines are shared):
-- all legal block moves of a 35-block start tower (ClimbersState.block_table, cache cleared; target <= 5 ms),
-  and the same as a list of Move objects (block_moves);
-- random AI games, start to end, 2-5 players (games per second; target >= 5);
+Figures printed (medians; the machine's load average is printed alongside, as these 2-core machines are shared).
+The first three go through the public API only (what users, adapters and RL code call), so the same script
+measures the code before and after a change:
+- `legal_moves()` in the block step of a 35-block start tower (a fresh state each run: nothing cached; Move
+  objects, sorted, unique; target median <= 8 ms), and how long iterating over all of them takes;
+- `legal_moves()` in the first figure step of random mid-game positions, the exact net-height rule included
+  (target median <= 30 ms, p99 <= 150 ms); also the positions whose figure stands on a block (the costly case);
+- random 3-player games played as `state.apply(rng.choice(state.legal_moves()))` (target >= 5 games/s);
+- random 2-5 player games by the random player (`random_move`, which draws without listing every move);
 - MCTS decisions at its default budget (decisions per second, the slowest decision; limit 2 s), greedy too;
 - MCTS against two greedy players in 3-player games with the seats rotated (win share, a shared win counting
   1/k; target >= 60 %); --mcts takes any `make_agent` spec (default `mcts`) to compare settings;
@@ -32,30 +38,88 @@ def load() -> str:
     return f"load {one:.1f}/{five:.1f} on {os.cpu_count()} cores"
 
 
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile (0..1) by the nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
 def block_phase_state(seed: int) -> ClimbersState:
     """A fresh 3-player game at its first block step (figure step skipped)."""
     state = ClimbersState(3, seed)
     state.apply(state.move_type.parse("skip"))
-    assert state.phase == "block" and len(state.ids) == 35
+    assert state.phase == "block" and len(state.to_build().blocks) == 35
     return state
 
 
 def bench_block_moves(runs: int) -> None:
-    table_ms, list_ms, sizes = [], [], []
+    list_ms, walk_ms, sizes = [], [], []
     for k in range(runs):
         state = block_phase_state(k % 10)
-        state._table_cache = None
         t = time.perf_counter()
-        table = state.block_table()
-        table_ms.append((time.perf_counter() - t) * 1000)
-        sizes.append(len(table))
-        state._table_cache = None
-        t = time.perf_counter()
-        state.block_moves()
+        moves = state.legal_moves()
         list_ms.append((time.perf_counter() - t) * 1000)
-    print(f"block moves of a 35-block start tower: block_table median {statistics.median(table_ms):.2f} ms "
-          f"(p90 {statistics.quantiles(table_ms, n=10)[-1]:.2f}), as Move objects {statistics.median(list_ms):.2f} ms;"
-          f" {statistics.median(sizes):.0f} moves, n={runs}  [{load()}]")
+        sizes.append(len(moves))
+        t = time.perf_counter()
+        for _ in moves:
+            pass
+        walk_ms.append((time.perf_counter() - t) * 1000)
+    print(f"legal_moves() in the block step of a 35-block start tower: median {statistics.median(list_ms):.2f} ms "
+          f"(p90 {percentile(list_ms, 0.9):.2f}); iterating over all of them {statistics.median(walk_ms):.2f} ms; "
+          f"{statistics.median(sizes):.0f} moves, n={runs}  [{load()}]")
+
+
+def midgame_positions(count: int, seed: int = 0) -> list[dict]:
+    """States (as JSON, so nothing is cached when they are read back) at the first figure step of random
+    3-player games, from the 5th turn on."""
+    rng = random.Random(seed)
+    out: list[dict] = []
+    g = 0
+    while len(out) < count:
+        state = ClimbersState(3, 3000 + g)
+        g += 1
+        keep_from = rng.randrange(5, 30)
+        while not state.is_over and len(out) < count:
+            if state.phase == "figure1" and state.turn >= keep_from and rng.random() < 0.35:
+                out.append(state.to_json())
+                keep_from = state.turn + rng.randrange(3, 12)
+            state.apply(rng.choice(state.legal_moves()))
+    return out
+
+
+def bench_figure_step(positions: int) -> None:
+    docs = midgame_positions(positions)
+    all_ms, climbed_ms = [], []
+    for doc in docs:
+        state = ClimbersState.from_json(doc)
+        t = time.perf_counter()
+        state.legal_moves()
+        ms = (time.perf_counter() - t) * 1000
+        all_ms.append(ms)
+        if state.figures[state.current_player][2] > 0:
+            climbed_ms.append(ms)
+    line = (f"legal_moves() in the first figure step, random mid-game positions: median "
+            f"{statistics.median(all_ms):.1f} ms, p99 {percentile(all_ms, 0.99):.1f} ms, max {max(all_ms):.1f} ms "
+            f"(n={len(all_ms)})")
+    if climbed_ms:
+        line += (f"; figure on a block: median {statistics.median(climbed_ms):.1f} ms, p99 "
+                 f"{percentile(climbed_ms, 0.99):.1f} ms (n={len(climbed_ms)})")
+    print(f"{line}  [{load()}]")
+
+
+def bench_public_games(games: int) -> None:
+    per_game, moves = [], []
+    rng = random.Random(0)
+    for g in range(games):
+        state = ClimbersState(3, 1000 + g)
+        t = time.perf_counter()
+        while not state.is_over:
+            state.apply(rng.choice(state.legal_moves()))
+        per_game.append(time.perf_counter() - t)
+        moves.append(len(state.history))
+    print(f"random 3-player games via rng.choice(legal_moves()) + apply: {games / sum(per_game):.2f} games/s "
+          f"overall ({1 / statistics.median(per_game):.2f} by the median game), median {statistics.median(moves):.0f}"
+          f" moves, n={games}  [{load()}]")
 
 
 def play(state: ClimbersState, agents: list, times: dict[str, list[float]] | None = None) -> tuple[ClimbersState, float]:
@@ -83,8 +147,9 @@ def bench_random_games(games: int) -> None:
         state, _ = play(ClimbersState(2 + g % 4, 1000 + g), [RandomAgent(rng)] * 5)
         per_game.append(time.perf_counter() - t)
         moves.append(len(state.history))
-    print(f"random games (2-5 players): {1 / statistics.median(per_game):.1f} games/s by the median game "
-          f"({games / sum(per_game):.1f} overall), median {statistics.median(moves):.0f} moves, n={games}  [{load()}]")
+    print(f"random player games (random_move, 2-5 players): {games / sum(per_game):.1f} games/s overall "
+          f"({1 / statistics.median(per_game):.1f} by the median game), median {statistics.median(moves):.0f} moves, "
+          f"n={games}  [{load()}]")
 
 
 def search_game(args: tuple[int, str]) -> tuple[float, float, dict[str, list[float]], str]:
@@ -150,8 +215,10 @@ def bench_thousand() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=30, help="start towers timed for the block-move figure (>= 2)")
-    ap.add_argument("--games", type=int, default=40, help="random games")
+    ap.add_argument("--runs", type=int, default=30, help="start towers timed for the block-step figure (>= 2)")
+    ap.add_argument("--positions", type=int, default=200, help="mid-game positions for the figure-step figure")
+    ap.add_argument("--public-games", type=int, default=20, help="random games through legal_moves() + apply")
+    ap.add_argument("--games", type=int, default=40, help="random player games")
     ap.add_argument("--mcts-games", type=int, default=9, help="MCTS vs greedy games (a multiple of 3)")
     ap.add_argument("--mcts", default="mcts", help="the search player's make_agent spec, e.g. mcts:rollout=10")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes for the MCTS games (<= cores)")
@@ -160,7 +227,12 @@ def main() -> None:
     if args.runs < 2:
         ap.error("--runs needs at least 2 towers (the figure quotes a p90)")
     bench_block_moves(args.runs)
-    bench_random_games(args.games)
+    if args.positions:
+        bench_figure_step(args.positions)
+    if args.public_games:
+        bench_public_games(args.public_games)
+    if args.games:
+        bench_random_games(args.games)
     if args.mcts_games:
         bench_search(args.mcts_games, args.mcts, args.jobs)
     if args.thousand:

@@ -13,6 +13,7 @@ import pytest
 from tower.climbers.blocks import ALL_GREY, COLOUR_INDEX, OPPOSITE, PAIRS
 from tower.climbers.build import Block, Build
 from tower.climbers.game import ClimbersState
+from tower.climbers.legality import check_build
 from tower.climbers.moves import ClimbersMove
 from tower.games.errors import IllegalMove
 
@@ -105,6 +106,16 @@ def test_a_figure_never_steps_diagonally_onto_another_block() -> None:
     assert legal(state, "fig 12,11,2")
 
 
+def test_the_game_finds_the_walk_of_a_figure_move_itself() -> None:
+    state = position([blk("g", (10, 10, 0), (2, 2, 6), "all-grey"), blk("c", (8, 10, 0), (2, 2, 2), "red")],
+                     [(7, 10, 0), FAR])
+    path = state.figure_path(0, M("fig 10,10,6 short+long"))
+    assert path[0] == (7, 10, 0) and path[-1] == (10, 10, 6)
+    assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(path, path[1:], strict=False))
+    assert [b[2] - a[2] for a, b in zip(path, path[1:], strict=False) if b[2] - a[2] > 1] == [2, 4]  # the ladders
+    assert state.figure_path(0, M("fig 7,12,0"))[-1] == (7, 12, 0)  # over the table
+
+
 # --- colours -----------------------------------------------------------------------------------------------
 def test_a_figure_stands_only_on_its_own_colour_grey_or_the_table() -> None:
     blocks = [blk("y", (10, 10, 0), (2, 2, 1), "yellow"), blk("r", (10, 14, 0), (2, 2, 1), "red"),
@@ -191,9 +202,7 @@ def test_a_stone_may_not_be_crossed() -> None:
     blocks = [blk("step", (10, 10, 0), (2, 2, 1), "red"), blk("cube", (12, 10, 0), (2, 2, 2), "red")]
     state = position(blocks, [(9, 10, 0), FAR], short=[False, True], long=[False, True])
     assert legal(state, "fig 12,10,2")
-    state.stone[1] = state.index["step"]
-    state.stone_used[1] = True
-    state._moves_cache = None
+    state = position(blocks, [(9, 10, 0), FAR], short=[False, True], long=[False, True], stones={1: "step"})
     assert not any(m.kind == "fig" and m.cell[2] == 2 for m in state.legal_moves())
 
 
@@ -206,6 +215,36 @@ def test_each_player_has_one_stone_per_game() -> None:
     state.apply(M("block side 12,14,0 2x2x1 red", state))
     state.apply(M("skip"))
     assert state.current_player == 0  # no stone step: the turn ended
+
+
+def brick_position(figures: list[tuple[int, int, int]]) -> ClimbersState:
+    """A grey cube `low` whose top a red brick half covers (the brick rests on it and on `prop`), and a spare pair
+    of blocks far away; red to play, at the stone step after a harmless turn."""
+    blocks = [blk("low", (10, 10, 0), (2, 2, 2), "grey"), blk("prop", (12, 10, 0), (2, 2, 2), "grey"),
+              blk("brick", (11, 10, 2), (2, 2, 1), "red"), *SPARE]
+    state = position(blocks, figures)
+    state.apply(M("skip"))
+    state.apply(next(m for m in state.legal_moves() if m.block in ("spare", "anchor")))
+    state.apply(M("skip"))
+    assert state.phase == "stone"
+    return state
+
+
+def test_a_stone_goes_on_any_free_surface_even_a_partly_covered_top() -> None:
+    # "sur n'importe quelle surface libre": half of low's top shows, and a yellow figure stands on one of its
+    # two free cells: the other is free surface enough
+    state = brick_position([FAR, (10, 10, 2)])
+    assert legal(state, "stone low") and legal(state, "stone prop") and legal(state, "stone brick")
+    state.apply(M("stone low"))
+    assert state.stone[0] == state.index["low"]
+    refuse(state, "fig 10,11,2", "blocked-block")  # yellow may not enter low's free cell
+    assert "stone-not-on-free-top" not in {v.rule for v in check_build(state.to_build())}
+
+
+def test_a_stone_needs_one_cell_free_of_figures_and_stones() -> None:
+    state = brick_position([(10, 10, 2), (10, 11, 2)])  # red and yellow fill both free cells of low's top
+    refuse(state, "stone low", "stone-not-on-free-top")
+    assert legal(state, "stone prop")
 
 
 # --- moving blocks -----------------------------------------------------------------------------------------
@@ -321,7 +360,7 @@ def test_after_going_down_no_block_move_may_take_the_way_up_away() -> None:
     state = net_height_position(long=True)
     state.apply(M("fig 12,10,1", state))
     moves = state.legal_moves()
-    refused = set(state.block_moves()) - set(moves)
+    refused = set(state.block_moves(net_height=False)) - set(moves)
     assert refused  # e.g. lifting the tall block away
     for move in moves:
         after = state.clone()
@@ -329,6 +368,63 @@ def test_after_going_down_no_block_move_may_take_the_way_up_away() -> None:
         assert any(m.cell[2] > 2 for m in after.legal_moves() if m.kind == "fig")
     for move in sorted(refused, key=str)[:20]:
         refuse(state, str(move), "net-height")
+
+
+def issue_position() -> ClimbersState:
+    """Red on a half cube at height 1, a second half cube beside it that the previous player moved, no ladders."""
+    blocks = [blk("a", (10, 10, 0), (2, 2, 1), "red"), blk("b", (12, 10, 0), (2, 2, 1), "red")]
+    return position(blocks, [(11, 10, 1), FAR], short=[False, True], long=[False, True], last_moved="b")
+
+
+def test_only_the_end_of_the_turn_counts_a_level_first_move_may_lead_to_a_rise() -> None:
+    # "elle devra grimper de nouveau pendant ce tour et devra finalement se tenir debout plus haut": stepping
+    # across to b frees a, which stood under the figure; a turned upright beside b, grey face up, is a step of
+    # one from b: the turn ends at height 2, higher than it began
+    state = issue_position()
+    assert state.explain(M("fig 12,10,1")) is None
+    assert legal(state, "fig 12,10,1")  # before the rule was exact, only pass and skip were offered
+    state.apply(M("fig 12,10,1", state))
+    assert state.phase == "block" and state.climbed
+    assert state.legal_moves(), "the first move was legal: a block move that leads to a rise must be offered"
+    for move in state.legal_moves():  # every block move offered leads to a rise, and only such moves
+        after = state.clone()
+        after.apply(move)
+        assert any(m.kind == "fig" and m.cell[2] > 1 for m in after.legal_moves()), move
+    refuse(state, "block a 14,10,0 2x2x1 red", "net-height")  # lying beside b: nothing higher to climb
+    state.apply(M("block a 14,10,0 1x2x2 grey", state))
+    refuse(state, "skip", "net-height")
+    state.apply(M("fig 14,10,2", state))
+    assert state.figures[0] == (14, 10, 2) and state.reached[0] == 0
+    state.apply(M("skip"))  # no stone
+    assert state.current_player == 1 and state.round_leader  # red climbed strictly highest in its turn
+
+
+def test_a_level_first_move_without_any_continuation_is_refused_and_explained() -> None:
+    state = net_height_position(long=False)  # from the cube (2) down to the half cube (1), no ladder left
+    problem = state.explain(M("fig 12,10,1"))
+    assert problem is not None and problem.rule == "net-height"
+    assert "no block move followed by a second figure move" in problem.message
+    assert "no such continuation" in problem.message
+    refuse(state, "fig 12,10,1", "net-height")
+
+
+def test_with_no_block_move_left_the_tower_as_it_stands_must_offer_the_rise() -> None:
+    # red stands on a, which carries yellow's stone; once red steps across onto b, b carries a figure and the
+    # cube c was moved last turn: no block can move, the block step is skipped, and only the tower as it stands
+    # can offer the way up: onto c if it shows grey, nowhere if it shows yellow
+    def state_with(cube_top: str) -> ClimbersState:
+        blocks = [blk("a", (10, 10, 0), (2, 2, 1), "red"), blk("b", (12, 10, 0), (2, 2, 1), "grey"),
+                  blk("c", (14, 10, 0), (2, 2, 2), cube_top)]
+        return position(blocks, [(11, 10, 1), FAR], short=[False, True], long=[False, True], stones={1: "a"},
+                        last_moved="c")
+
+    state = state_with("grey")
+    state.apply(M("fig 12,10,1", state))
+    assert state.legal_moves() == [M("skip")]
+    state.apply(M("skip"))
+    # up onto c (any of its four cells); no skip while a rise is due
+    assert state.legal_moves() == [M(f"fig {x},{y},2") for x in (14, 15) for y in (10, 11)]
+    refuse(state_with("yellow"), "fig 12,10,1", "net-height")
 
 
 def test_crossing_the_tower_to_the_table_counts_as_leaving_the_table() -> None:
@@ -397,12 +493,31 @@ def test_standing_on_top_without_rising_is_no_progress() -> None:
     assert state.last_chance
 
 
-def test_on_equal_heights_whoever_got_there_last_wins() -> None:
+def test_climbing_only_level_with_the_leader_is_no_progress_either() -> None:
+    # the round goes on only if someone climbs, during his own turn, to strictly above every other figure
+    state = end_position()
+    climb(state, "10,10,1")  # red climbs above everyone: round 0 has a leader
+    state.apply(M("pass"))
+    assert not state.last_chance
+    state.apply(M("pass"))  # red stays on top: no progress
+    climb(state, "14,10,1")  # yellow climbs, but only level with red
+    assert state.last_chance and state.current_player == 0
+    state.apply(M("pass"))
+    assert state.is_over and state.result()["winners"] == [1]  # on equal heights the later arrival wins
+
+
+def level_finish() -> ClimbersState:
+    """Red climbs to 1, then yellow to 1 as well; three passes end the game."""
     state = end_position()
     climb(state, "10,10,1")
     climb(state, "14,10,1")
     for _ in range(3):
         state.apply(M("pass"))
+    return state
+
+
+def test_on_equal_heights_whoever_got_there_last_wins() -> None:
+    state = level_finish()
     assert state.is_over
     assert state.result()["winners"] == [1]
     assert state.ranking() == [1, 0]

@@ -68,6 +68,7 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--load", help="resume a saved game record")
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a rule option of the game (repeatable), e.g. support=physical")
+    s.add_argument("--build", metavar="FILE", help="start from this tower-build/1 file (The Climbers)")
 
     s = sub.add_parser("simulate", help="AI-vs-AI batch statistics")
     s.add_argument("game", choices=GAMES)
@@ -77,6 +78,7 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a rule option of the game (repeatable), e.g. track_length=30")
+    s.add_argument("--build", metavar="FILE", help="start every game from this tower-build/1 file (The Climbers)")
     _batch_flags(s, "game")
 
     s = sub.add_parser("sweep", help="stability verdicts of many builds: random ones or a folder's")

@@ -61,3 +61,25 @@ def parse_options(items: list[str], game: str) -> dict[str, Any]:
     except BadInput as exc:
         raise BadInput(f"--option: {exc.what}", "") from None
     return options
+
+
+def build_options(path: str, game: str, players: int, options: dict[str, Any]) -> dict[str, Any]:
+    """`--build FILE`: `options` plus the game's start-build option (`GameState.build_option`) holding the
+    file's tower-build/1 document, checked at once by starting a game from it; errors name the file and the
+    JSON path inside it."""
+    from tower.games import game_class
+    from tower.games.fileio import read_json
+
+    cls = game_class(game)
+    name = cls.build_option
+    if name is None:
+        raise BadInput(f"--build: {game} does not start from a build", "")
+    out = {**options, name: read_json(path)}
+    try:
+        cls.create(players, 0, out)
+    except BadInput as exc:
+        prefix = f"$.options.{name}"
+        if not exc.where.startswith(prefix):
+            raise
+        raise BadInput(exc.what, "$" + exc.where[len(prefix):], path) from None
+    return out

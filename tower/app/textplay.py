@@ -7,7 +7,6 @@ P2, press Enter") whenever a different person is to type.
 
 from __future__ import annotations
 
-import inspect
 import sys
 from typing import Any
 
@@ -23,16 +22,6 @@ PAGE = 60
 CLEAR = "\x1b[H\x1b[2J\x1b[3J"
 #: Characters that join the parts of a move's word: `moves 12,10` finds `12,10,4`, `moves green` finds `green+1`.
 JOINERS = ",+-/:>"
-
-
-def move_syntax(state: Any) -> str:
-    """How the game's moves are typed: its move type's docstring, else its module's (the dataclass default that
-    merely repeats the fields does not count)."""
-    cls = state.move_type
-    doc = cls.__doc__ or ""
-    if not doc or doc.startswith(f"{cls.__name__}("):
-        doc = sys.modules[cls.__module__].__doc__ or ""
-    return inspect.cleandoc(doc).replace("``", "")
 
 
 def matches(text: str, terms: list[str]) -> bool:
@@ -128,7 +117,7 @@ class TextGame:
             return "quit"
         if word == "help":
             print(HELP)
-            print(move_syntax(self.state))
+            print(self.state.move_help())
         elif word == "status":
             self.shown = -1
         elif word == "moves":

@@ -91,21 +91,22 @@ def check_build(build: Build, grid: VoxelGrid | None = None) -> list[Violation]:
             out.append(Violation("figure-overlap", f"{n} figures stand in the cell {list(cell)}; one cell holds one",
                                  cells=(cell,)))
 
+    # a stone goes on any free surface: a block whose top shows at least one cell free of blocks and figures
+    # (other blocks may cover the rest of it); one stone a block
     by_id = {b.id: i for i, b in enumerate(build.blocks)}
-    occupied_tops = {grid.surface_under(f.cell) for f in build.figures}
     for s in build.stones:
         i = by_id[s.block]
         reasons = []
-        if not grid.is_top_free(i):
-            reasons.append("a block rests on it")
-        if i in occupied_tops:
-            reasons.append("a figure stands on it")
+        if not grid.top_cells(i):
+            reasons.append("other blocks cover all of its top")
+        elif all(c in figure_cells for c in grid.top_cells(i)):
+            reasons.append("figures stand on every cell of its top that shows")
         if stones_on[s.block] > 1:
             reasons.append(f"{stones_on[s.block]} stones lie on it")
         if reasons:
             b = build.blocks[i]
             out.append(Violation("stone-not-on-free-top",
-                                 f"the {s.colour} stone on {s.block} is not on a free top: {', '.join(reasons)}",
+                                 f"the {s.colour} stone on {s.block} is not on a free surface: {', '.join(reasons)}",
                                  (s.block,), _cells((x, y, b.top) for x, y in b.footprint_cells()),
                                  stone=s.colour))
 

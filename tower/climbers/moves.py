@@ -1,16 +1,22 @@
-"""Moves of The Climbers: values with a short text form a person can type.
+"""Moves of The Climbers: small immutable values whose text form is what a person types and what records keep.
 
-    fig 12,13,4 short        move the figure to cell (12, 13, 4), using the short ladder on the way
-    block d3 14,12,0 2x2x4 red [push 13,13,2>14,13,2 ...]
-                             put block d3 at origin (14, 12, 0), extents 2x2x4, red face up
-    stone c4                 lay the blocking stone on block c4
-    skip                     leave out this optional step (figure move, stone) / end the turn
-    pass                     pass the whole turn (only before anything else in the turn)
+    fig X,Y,Z [short|long|short+long]
+                  move the figure to the cell (X, Y) whose top is at height Z, with the ladders used on the
+                  way, in the order used
+    block ID X,Y,Z SXxSYxSZ COLOUR [push X,Y,Z>X,Y,Z ...]
+                  put block ID with its minimum corner at (X, Y, Z), turned to extents SXxSYxSZ with COLOUR
+                  face up, pushing the listed figures from one cell to another of the same top face
+    stone ID      lay the blocking stone on block ID
+    skip          leave out this step (a figure move, the stone; the block step only if no block can move)
+    pass          pass the whole turn (only as the first decision of a turn)
+
+Examples: `fig 15,13,2 short`, `block d3 14,12,0 2x2x4 red`, `block c1 10,10,2 2x2x2 grey push 10,10,2>12,10,2`.
+Colours: red yellow dark-blue light-blue purple grey.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Self
 
 from tower.climbers.blocks import COLOUR_INDEX, COLOURS
@@ -45,7 +51,14 @@ class ClimbersMove(Move):
     size: Cell | None = None  # block: extents after rotation
     top: int | None = None  # block: colour index of the face turned up
     pushes: tuple[tuple[Cell, Cell], ...] = ()  # block: figures pushed aside (from, to)
-    path: tuple[Cell, ...] = field(default=(), compare=False, hash=False)  # fig: the cells walked
+
+    @classmethod
+    def block_move(cls, block: str, cell: Cell, size: Cell, top: int,
+                   pushes: tuple[tuple[Cell, Cell], ...] = ()) -> ClimbersMove:
+        """A block move, made without the dataclass's checks (move lists build thousands of them)."""
+        move = object.__new__(cls)
+        move.__dict__.update(kind="block", cell=cell, ladders=(), block=block, size=size, top=top, pushes=pushes)
+        return move
 
     def __str__(self) -> str:
         if self.kind == "fig":
@@ -80,12 +93,7 @@ class ClimbersMove(Move):
             ladders = tuple(words[2].split("+")) if len(words) == 3 else ()
             if any(lad not in LADDERS for lad in ladders) or len(set(ladders)) != len(ladders):
                 raise BadInput(f"unknown ladders {words[2]!r} (short, long, short+long)", "")
-            move = cls("fig", cell=_cell(words[1]), ladders=ladders)
-            if state is not None:  # fill in the path the state would walk, so the move is complete
-                for m in state.legal_moves():
-                    if m == move:
-                        return m  # type: ignore[return-value]
-            return move
+            return cls("fig", cell=_cell(words[1]), ladders=ladders)
         if kind == "stone":
             if len(words) != 2:
                 raise BadInput("usage: stone BLOCK", "")
@@ -116,13 +124,10 @@ class ClimbersMove(Move):
                        top=COLOUR_INDEX[words[4]], pushes=tuple(sorted(pushes)))
         raise BadInput(f"unknown move {words[0]!r} (fig, block, stone, skip, pass)", "")
 
-    def to_json(self) -> Any:
-        return str(self) if self.kind != "fig" else {"fig": str(self), "path": [list(c) for c in self.path]}
-
     @classmethod
     def from_json(cls, data: Any) -> Self:
-        if isinstance(data, str):
-            return cls.parse(data)
+        """The text form; also the older `{"fig": TEXT, "path": [...]}` of figure moves (the path is left out:
+        the game finds the walk itself)."""
         if isinstance(data, dict) and set(data) <= {"fig", "path"} and isinstance(data.get("fig"), str):
             move = cls.parse(data["fig"])
             if move.kind != "fig":
@@ -132,5 +137,8 @@ class ClimbersMove(Move):
                     isinstance(c, list) and len(c) == 3 and all(isinstance(v, int) and not isinstance(v, bool)
                                                                 for v in c) for c in path):
                 raise BadInput("'path' must be a list of [x, y, z] cells", "$.path")
-            return cls("fig", cell=move.cell, ladders=move.ladders, path=tuple(tuple(c) for c in path))  # type: ignore[misc]
-        raise BadInput("a Climbers move is a text like 'fig 3,4,2' or {'fig': ..., 'path': [...]}", "$")
+            return move
+        if not isinstance(data, str):
+            raise BadInput("a Climbers move is its text, like 'fig 3,4,2' (or an older {'fig': ..., 'path': [...]})",
+                           "$")
+        return cls.parse(data)

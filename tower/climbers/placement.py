@@ -68,3 +68,8 @@ def resting_positions(heights: np.ndarray, size: tuple[int, int, int], z_max: in
     if on_table.any():
         ok &= ~on_table | side_contact(heights, sx, sy, hi, sz)
     return ok
+
+
+def window_or(a: np.ndarray, sx: int, sy: int) -> np.ndarray:
+    """Bitwise or of an integer array over every sx x sy window (index = the window's minimum corner)."""
+    return _run(_run(a, sx, 0, np.bitwise_or), sy, 1, np.bitwise_or)

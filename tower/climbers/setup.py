@@ -25,8 +25,9 @@ from tower.climbers.blocks import (
     Colouring,
     orientations,
 )
-from tower.climbers.build import Block, Build
+from tower.climbers.build import Block, Build, parse_build
 from tower.climbers.placement import resting_positions, window_max_min
+from tower.games.errors import BadInput
 
 BOARD = 24  # cells per side of the work area; the finished tower spans about 8 x 6
 Z_MAX = 24
@@ -157,4 +158,53 @@ def grey_faces_visible(build: Build) -> list[tuple[int, int, int]]:
     return shown
 
 
-__all__ = ["random_start_tower", "grey_faces_visible", "random_colouring", "TOP"]
+def check_start_build(data: object, players: int | None) -> Build:
+    """A build to start a game from (the game's `start` option), checked as the rules check a construction.
+
+    It must be a tower-build/1 document of at least one block, legal (no overlap, every block fully supported,
+    figures on free tops of their colour, grey or the table), fit the table area once its minimum corner is laid
+    at the usual place, and carry no stones (they are laid during play). Its figures, if any, are where those
+    players start (one figure a colour; with `players`, colours of the players in the game only). Every problem
+    is a BadInput naming its JSON path inside the document.
+    """
+    from tower.climbers.blocks import PLAYER_COLOURS
+    from tower.climbers.board import BOARD, TOWER_AT, Z_MAX
+    from tower.climbers.legality import check_build
+
+    build = parse_build(data)
+    if not build.blocks:
+        raise BadInput("a start build needs at least one block", "$.blocks")
+    if build.stones:
+        raise BadInput("a start build carries no blocking stones: they are laid during play", "$.stones")
+    for v in check_build(build):
+        if v.level != "error":
+            continue
+        where = "$"
+        if v.figure is not None:
+            where = f"$.figures[{next(j for j, f in enumerate(build.figures) if f.colour == v.figure)}]"
+        elif v.blocks:
+            where = f"$.blocks[{next(j for j, b in enumerate(build.blocks) if b.id == v.blocks[0])}]"
+        raise BadInput(f"not a legal build ({v.rule}): {v.message}", where)
+    x0 = min(b.origin[0] for b in build.blocks)
+    y0 = min(b.origin[1] for b in build.blocks)
+    for j, b in enumerate(build.blocks):
+        if b.origin[0] - x0 + b.size[0] > BOARD - TOWER_AT[0] or b.origin[1] - y0 + b.size[1] > BOARD - TOWER_AT[1] \
+                or b.top > Z_MAX:
+            raise BadInput(f"block {b.id} does not fit the table area: a start build may span at most "
+                           f"{BOARD - TOWER_AT[0]} x {BOARD - TOWER_AT[1]} cells and {Z_MAX} units high", f"$.blocks[{j}]")
+    allowed = PLAYER_COLOURS[:players] if players is not None else PLAYER_COLOURS
+    seen: set[str] = set()
+    for j, f in enumerate(build.figures):
+        if f.colour in seen:
+            raise BadInput(f"a second {f.colour} figure: each player has one", f"$.figures[{j}].color")
+        if f.colour not in allowed:
+            raise BadInput(f"a {f.colour} figure, but {players} players are red"
+                           + "".join(f", {c}" for c in allowed[1:-1]) + f" and {allowed[-1]}", f"$.figures[{j}].color")
+        seen.add(f.colour)
+        x, y = f.cell[0] - x0 + TOWER_AT[0], f.cell[1] - y0 + TOWER_AT[1]
+        if not (0 <= x < BOARD and 0 <= y < BOARD):
+            raise BadInput("the figure stands off the table area", f"$.figures[{j}].cell")
+    return build
+
+
+__all__ = ["random_start_tower", "grey_faces_visible", "random_colouring", "check_start_build", "TOP"]

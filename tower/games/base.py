@@ -87,6 +87,9 @@ class GameState(ABC):
     #: Module defining `codec()` (integer action fields) and `observation(view, player, players)` (a fixed-size
     #: vector) for the OpenSpiel and PettingZoo adapters; None: the game has no such encoding.
     encoding: ClassVar[str | None] = None
+    #: The rule option that takes a `tower-build/1` document to start the game from (`tower play|simulate GAME
+    #: --build FILE` sets it; the record then carries the whole build); None: the game starts from no build.
+    build_option: ClassVar[str | None] = None
 
     # --- search settings (measured per game; docs/ai.md) ---------------------------------------------------------
     #: UCT exploration constant and iteration cap of the search player (`c=` and `iters=` in a spec override them).
@@ -239,6 +242,18 @@ class GameState(ABC):
         its text, unless the move is a hidden decision (a card passed face down, a doubler chosen at the same time
         as the others), which games word without the secret ("P2 passed a card to the partner")."""
         return str(move)
+
+    def move_help(self) -> str:
+        """How to type a move, for people (the terminal's `help` prints it): the move type's docstring unless the
+        game words it better."""
+        import inspect
+        import sys
+
+        cls = self.move_type
+        doc = cls.__doc__ or ""
+        if not doc or doc.startswith(f"{cls.__name__}("):  # a dataclass's default docstring merely repeats fields
+            doc = sys.modules[cls.__module__].__doc__ or ""
+        return inspect.cleandoc(doc).replace("``", "")
 
     def describe(self, player: int) -> str:
         """What `player` sees, as text for the terminal UI (built from `view(player)` only)."""

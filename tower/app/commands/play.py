@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tower.app.seats import check_seats, parse_options, parse_players
+from tower.app.seats import build_options, check_seats, parse_options, parse_players
 from tower.app.stability import statics_stands
 from tower.app.textplay import text_loop
 from tower.games.errors import BadInput
@@ -12,6 +12,8 @@ def run(args) -> int:
     from tower.games import load_game, new_game
     from tower.games.ai import make_agent
 
+    if args.load and args.build:
+        raise BadInput("--build starts a new game: it cannot go with --load", "")
     if args.load:
         # one loading path for the window and the terminal: the record's moves and the seats saved with it
         state, saved = load_game(args.load, judge=statics_stands)
@@ -25,8 +27,10 @@ def run(args) -> int:
             seats = check_seats(saved, args.load) if saved else ["human"] * state.num_players
     else:
         seats = parse_players(args.players, args.game)
-        state = new_game(args.game, len(seats), args.seed, parse_options(args.option, args.game),
-                         judge=statics_stands)
+        options = parse_options(args.option, args.game)
+        if args.build:
+            options = build_options(args.build, args.game, len(seats), options)
+        state = new_game(args.game, len(seats), args.seed, options, judge=statics_stands)
     if not args.text:
         try:
             from viewer.play_window import play_window

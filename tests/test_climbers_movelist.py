@@ -1,0 +1,86 @@
+"""The block step's move list (`MoveList`): it builds moves only when read, yet behaves like the sorted, unique
+list of Move objects the game contract promises."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from test_climbers import FAR, M, blk, position
+
+from tower.climbers.game import ClimbersState
+from tower.climbers.movelist import MoveList
+from tower.climbers.moves import ClimbersMove
+
+
+@pytest.fixture(scope="module")
+def block_step() -> ClimbersState:
+    state = ClimbersState(3, seed=4)
+    state.apply(M("skip"))
+    assert state.phase == "block"
+    return state
+
+
+def test_it_is_the_sorted_unique_list_of_every_legal_block_move(block_step: ClimbersState) -> None:
+    moves = block_step.legal_moves()
+    assert isinstance(moves, MoveList)
+    built = list(moves)
+    assert len(built) == len(moves) > 5000
+    assert all(isinstance(m, ClimbersMove) and m.kind == "block" for m in built)
+    assert built == sorted(set(built), key=ClimbersMove.sort_key)
+    # the same moves as the table it views, built one by one
+    table = block_step.block_table()
+    assert set(built) == set(table.moves(block_step.ids))
+
+
+def test_it_behaves_like_a_list(block_step: ClimbersState) -> None:
+    moves = block_step.legal_moves()
+    built = list(moves)
+    assert moves == built and built == moves and not (moves != built)
+    assert moves != built[:-1] and moves != built[::-1] and moves != "block"
+    assert moves[0] == built[0] and moves[-1] == built[-1] and moves[len(moves) // 2] == built[len(built) // 2]
+    assert moves[10:20] == built[10:20] and moves[::1000] == built[::1000] and moves[-3:] == built[-3:]
+    with pytest.raises(IndexError):
+        moves[len(moves)]
+    rng = random.Random(5)
+    for move in rng.sample(built, 50):
+        assert move in moves and moves.index(move) == built.index(move) and moves.count(move) == 1
+        assert rng.choice(moves) in moves  # random.choice and random.sample read a sequence by index
+    assert moves + [M("skip")] == built + [M("skip")]
+    assert list(reversed(moves))[:5] == built[::-1][:5]
+    assert sorted(moves, key=str)[:3] == sorted(built, key=str)[:3]
+
+
+def test_moves_that_are_not_legal_are_not_in_it(block_step: ClimbersState) -> None:
+    moves = block_step.legal_moves()
+    move = moves[100]
+    for other in (ClimbersMove("block", cell=(move.cell[0] + 40, move.cell[1], move.cell[2]), block=move.block,
+                               size=move.size, top=move.top),
+                  ClimbersMove("block", cell=move.cell, block="nosuch", size=move.size, top=move.top),
+                  ClimbersMove("block", cell=(-1, 0, 0), block=move.block, size=move.size, top=move.top),
+                  ClimbersMove("block", cell=move.cell, block=move.block, size=move.size, top=move.top,
+                               pushes=(((0, 0, 0), (1, 0, 0)),)),
+                  M("skip"), M("fig 1,1,0"), "block"):
+        assert other not in moves
+        with pytest.raises(ValueError):
+            moves.index(other)
+
+
+def test_pushing_moves_are_found_too() -> None:
+    blocks = [blk("plat", (10, 10, 0), (4, 2, 2), "grey"), blk("next", (14, 10, 0), (2, 2, 2), "grey"),
+              blk("cube", (10, 14, 0), (2, 2, 2), "red")]
+    state = position(blocks, [FAR, (10, 10, 2)])
+    state.apply(M("skip"))
+    moves = state.legal_moves()
+    pushing = [m for m in moves if m.pushes]
+    assert pushing and all(m in moves for m in pushing)
+    assert list(moves) == sorted(moves, key=ClimbersMove.sort_key)
+    assert M("block cube 10,10,2 2x2x2 red push 10,10,2>12,10,2") in moves
+    assert M("block cube 10,10,2 2x2x2 red push 10,10,2>14,10,2") not in moves
+
+
+def test_a_state_read_back_lists_equal_moves(block_step: ClimbersState) -> None:
+    again = ClimbersState.from_json(json.loads(json.dumps(block_step.to_json())))
+    assert again.legal_moves() == block_step.legal_moves()
+    assert again.legal_moves() is not block_step.legal_moves()

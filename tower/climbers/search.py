@@ -1,0 +1,137 @@
+"""The AI hooks of The Climbers (`tower.games.ai`): cheap one-move scores, no copy of the state per move.
+
+- `heuristic`: how well a player stands (height, plus a little for ladders kept);
+- `greedy_score`: the greedy player's value of one move, and `block_scores`, the same for every row of a
+  block table at once (numpy);
+- `random_move`: a uniform draw, straight from the block table in the block step (no Move objects built);
+- `rollout_move`: the search player's playouts, mostly greedy, now and then random;
+- `search_moves`: the short list the search tree expands (every move but the block moves, and the best-scored
+  block moves).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from tower.climbers.blockmoves import BlockTable, row_move
+from tower.climbers.blocks import COLOURS, GREY
+from tower.climbers.figures import LONG_LADDER, SHORT_LADDER
+from tower.climbers.moves import ClimbersMove
+
+#: The state these functions serve: `game.ClimbersState`, which imports this module (named, not imported, so that
+#: imports point one way).
+ClimbersState = Any
+
+ROLLOUT_RANDOM = 0.15  # share of random moves in the search player's playouts
+SEARCH_WIDTH = 24  # block moves `search_moves` offers a search player
+
+
+def heuristic(state: ClimbersState, player: int) -> float:
+    ladders = 0.6 * state.short[player] + 1.0 * state.long[player]
+    return state.figures[player][2] + 0.3 * ladders
+
+
+def rises_for(state: ClimbersState, player: int) -> set[int]:
+    """The rises player's figure can make in one step with the ladders it still has."""
+    rises = {1}
+    if state.short[player]:
+        rises.update(SHORT_LADDER)
+    if state.long[player]:
+        rises.update(LONG_LADDER)
+    return rises
+
+
+def block_scores(state: ClimbersState, table: BlockTable, player: int) -> np.ndarray:
+    """`greedy_score` of every row of a block table (its `rows`, not its extra moves) at once."""
+    pl = table.placements
+    rows = table.rows
+    fx, fy, fz = state.figures[player]
+    own = COLOURS.index(state.colours[player])
+    sizes = pl.sizes[pl.shape[rows]].astype(np.int64)
+    tops = pl.tops[pl.shape[rows]]
+    sx, sy, sz = sizes[:, 0], sizes[:, 1], sizes[:, 2]
+    x, y = pl.x[rows].astype(np.int64), pl.y[rows].astype(np.int64)
+    beside_x = (x - 1 <= fx) & (fx <= x + sx) & (y <= fy) & (fy < y + sy)
+    beside_y = (x <= fx) & (fx < x + sx) & (y - 1 <= fy) & (fy <= y + sy)
+    inside = (x <= fx) & (fx < x + sx) & (y <= fy) & (fy < y + sy)
+    colour_ok = (tops == own) | (tops == GREY)
+    rise = pl.z[rows].astype(np.int64) + sz - fz
+    climbable = np.isin(rise, sorted(rises_for(state, player)))
+    good = (beside_x | beside_y) & ~inside & colour_ok & climbable
+    # a rise without a ladder is worth a little more than the same rise by ladder
+    return np.where(good, rise + 0.5 * (rise == 1), 0.0)
+
+
+def greedy_score(state: ClimbersState, move: ClimbersMove, player: int) -> float:
+    """The greedy player's one-move value: height gained now, then mobility (a place to climb next).
+
+    A figure move scores its rise (ladders cost a little: they are mobility kept for later). A block move is
+    not tried out: it scores the rise it offers if its new top lands orthogonally next to the player's figure,
+    shows the player's colour or grey, and is within reach of a step or a ladder the player still has. A
+    blocking stone scores a little when it lies next to another figure. Skip and pass score 0.
+    """
+    if move.kind == "fig":
+        gain = move.cell[2] - state.figures[player][2]  # type: ignore[index]
+        return 10.0 * gain - 0.6 * len(move.ladders) - (0.05 if gain <= 0 else 0.0)
+    if move.kind == "block":
+        sx, sy, sz = move.size  # type: ignore[misc]
+        x, y, z = move.cell  # type: ignore[misc]
+        fx, fy, fz = state.figures[player]
+        beside = ((x - 1 <= fx <= x + sx and y <= fy < y + sy) or (x <= fx < x + sx and y - 1 <= fy <= y + sy))
+        inside = x <= fx < x + sx and y <= fy < y + sy
+        rise = z + sz - fz
+        if (beside and not inside and move.top in (COLOURS.index(state.colours[player]), GREY)
+                and rise in rises_for(state, player)):
+            return rise + 0.5 * (rise == 1)
+        return 0.0
+    if move.kind == "stone":
+        i = state.index[move.block]  # type: ignore[index]
+        o, size = state.board.origin[i], state.board.size[i]
+        return 0.1 * sum(1 for q, (x, y, _) in enumerate(state.figures) if q != player
+                         and o[0] - 1 <= x <= o[0] + size[0] and o[1] - 1 <= y <= o[1] + size[1])
+    return 0.0
+
+
+def random_move(state: ClimbersState, rng: random.Random) -> ClimbersMove:
+    """A legal move drawn uniformly; in the block step straight from the block table."""
+    if state.phase == "block" and not state.over:
+        table = state.block_table()
+        if len(table):
+            return table.move(state.ids, rng.randrange(len(table)))
+    return rng.choice(state.legal_moves())
+
+
+def rollout_move(state: ClimbersState, rng: random.Random) -> ClimbersMove:
+    """The playout policy of the search player: mostly greedy (best `greedy_score`, ties at random), now and
+    then a random move; block moves are scored straight off the block table."""
+    if rng.random() < ROLLOUT_RANDOM:
+        return random_move(state, rng)
+    p = state.player
+    if state.phase == "block":
+        table = state.block_table()
+        if len(table.rows):
+            scores = block_scores(state, table, p)
+            best = float(scores.max())
+            if best > 0:
+                rows = np.flatnonzero(scores == best)
+                return row_move(table.placements, state.ids, int(table.rows[rows[rng.randrange(len(rows))]]))
+        return random_move(state, rng)
+    moves = state.legal_moves()
+    values = [greedy_score(state, m, p) for m in moves]
+    best = max(values)
+    return rng.choice([m for m, v in zip(moves, values, strict=True) if v == best])
+
+
+def search_moves(state: ClimbersState) -> list[ClimbersMove]:
+    """The moves the search player's tree expands (`tower.games.ai.MCTSAgent`): every figure, stone, skip and
+    pass move, and the best-scored block moves."""
+    if state.phase != "block":
+        return state.legal_moves()
+    table = state.block_table()
+    if not len(table.rows):
+        return state.legal_moves()
+    order = np.argsort(-block_scores(state, table, state.player), kind="stable")
+    return [row_move(table.placements, state.ids, int(table.rows[k])) for k in order[:SEARCH_WIDTH]]
