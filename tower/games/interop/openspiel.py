@@ -67,8 +67,7 @@ def _game_type(game: str) -> pyspiel.GameType:
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"players": cls.default_players, "seed": 0,
-                                 **{k: _os_value(v) for k, v in cls.default_options.items()}},
+        parameter_specification={"players": cls.default_players, "seed": 0, **_os_params(cls.default_options)},
     )
 
 
@@ -78,6 +77,13 @@ def _os_value(value: Any) -> Any:
     ``deck=heart@6;7@8``); `_tower_value` turns them back. Colons pass as they are (In 7th Heaven's
     ``specials=2:5;4:must``)."""
     return value.replace(",", ";").replace("=", "@") if isinstance(value, str) else value
+
+
+def _os_params(options: dict[str, Any]) -> dict[str, Any]:
+    """The options OpenSpiel can carry as game parameters: scalars and texts. A document option with no default
+    (The Climbers' `start` build) is left out: such games start from the game's default set-up when loaded through
+    OpenSpiel, and an agent's game only needs the rules, as its states wrap the position it is given."""
+    return {k: _os_value(v) for k, v in options.items() if v is not None and not isinstance(v, (dict, list))}
 
 
 def _tower_value(value: Any) -> Any:
@@ -332,8 +338,7 @@ class OpenSpielAgent:
     def _game_for(self, state: GameState) -> TowerGame:
         key = _json([state.name, state.num_players, state.options])
         if key not in self._games:  # the seed does not matter: the agent's states wrap the position given
-            options = {k: _os_value(v) for k, v in state.options.items()}
-            self._games[key] = load_game(state.name, players=state.num_players, **options)
+            self._games[key] = load_game(state.name, players=state.num_players, **_os_params(state.options))
         return self._games[key]
 
     def _settings(self, game: str) -> tuple[int, int]:
