@@ -275,19 +275,19 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
 
     def _front(self) -> list[int]:
         """The first partner pawns: nearest to 7th Heaven, not yet in it."""
-        live = [self.pos[c] for c in range(self.ncol) if self.pos[c] < self.length]
-        if not live:
-            return []
-        best = max(live)
-        return [c for c in range(self.ncol) if self.pos[c] == best]
+        return self._extreme(max)
 
     def _back(self) -> list[int]:
         """The last partner pawns (those furthest from 7th Heaven)."""
+        return self._extreme(min)
+
+    def _extreme(self, pick) -> list[int]:
+        """The pawns not yet in 7th Heaven standing where `pick` (max or min) of their spaces is."""
         live = [self.pos[c] for c in range(self.ncol) if self.pos[c] < self.length]
         if not live:
             return []
-        worst = min(live)
-        return [c for c in range(self.ncol) if self.pos[c] == worst]
+        at = pick(live)
+        return [c for c in range(self.ncol) if self.pos[c] == at]
 
     def _next_ahead(self, space: int) -> int | None:
         """The nearest space ahead of `space` holding a pawn; pawns in 7th Heaven no longer count."""
