@@ -1,7 +1,7 @@
 """Benchmarks for batches: Ray against the local process pool, the speed-up from 1 to 2 workers, and the figures
 behind the cluster projection in docs/batch.md.
 
-Run: .venv/bin/python benchmarks/bench_batch.py [--runs R] [--quick]   (needs the extra `cluster`)
+Run: python benchmarks/bench_batch.py [--runs R] [--quick]   (needs the extra `cluster`)
 
 Figures printed (medians over R runs; each run starts its own pool or local Ray, as `tower simulate` does):
 - 200 Diabolo games (greedy seats): wall time on one process, on the local pool (2 workers) and on a local Ray

@@ -8,7 +8,7 @@ move and posts it. Counted: errors (any answer other than 200/201), lost moves (
 at the end differs from the moves the bots were told were played), moves per second over the run, and the
 answer times of the move requests (p50, p95, p99). Bounded: at most --timeout seconds a run, then it stops.
 
-    .venv/bin/python benchmarks/bench_serve.py [--games 50] [--pages 10] [--runs 3] [--think 1] [--sync full]
+    python benchmarks/bench_serve.py [--games 50] [--pages 10] [--runs 3] [--think 1] [--sync full]
                                                [--climbers 0]
 
 Target: no error, no lost move, p95 of a card-game move <= 100 ms on this 2-core machine. Prints medians over
