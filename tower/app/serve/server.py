@@ -30,6 +30,9 @@ log = logging.getLogger("tower.serve")
 GAME_ID_BYTES = 9  # 72 bits: ids are not secret (tokens are), only hard to stumble upon
 TOKEN_BYTES = 24  # 192 bits per seat link
 QUEUE_LIMIT = 256  # messages waiting for one page; a page that falls further behind is disconnected
+#: finished games kept in memory with no page open; older ones are dropped and, if asked for again, reloaded from
+#: the database (a finished game never changes, so nothing is lost)
+FINISHED_KEPT = 64
 
 
 @dataclass(eq=False)
@@ -133,7 +136,7 @@ class GameServer:
                 if row is None:
                     raise Refused(404, "no-game", f"no game {game_id!r} on this server")
                 table = await asyncio.to_thread(Table.load, self.store, row, self.judge)
-                self.tables[game_id] = table
+                self._add(table)
                 pending.set_result(table)
             except BaseException as exc:
                 pending.set_exception(exc)
@@ -143,6 +146,14 @@ class GameServer:
                 del self._loading[game_id]
             return table
         return await asyncio.shield(pending)
+
+    def _add(self, table: Table) -> None:
+        """Keep `table` live; drop the oldest finished tables nobody has open beyond FINISHED_KEPT."""
+        self.tables[table.id] = table
+        idle = [t.id for t in self.tables.values() if t.state.is_over and not t.subscribers
+                and (t.sender is None or t.sender.done()) and not t.lock.locked()]
+        for game_id in idle[:max(0, len(idle) - FINISHED_KEPT)]:
+            del self.tables[game_id]
 
     async def seat(self, game_id: str, token: str) -> tuple[Table, int | None]:
         """The table and the seat a token opens (None: the spectators' link); 403 for any other token."""
@@ -175,7 +186,7 @@ class GameServer:
         tokens[watch] = None
         await asyncio.wrap_future(self.store.submit(Store.create_ops(row, tokens)))
         table = Table(row, state, [], {token_hash(t): p for t, p in tokens.items()})
-        self.tables[game_id] = table
+        self._add(table)
         self.kick(table)
         return {
             "id": game_id,
