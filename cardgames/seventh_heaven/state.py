@@ -10,6 +10,7 @@ Rulings where the texts are silent are listed in docs/seventh-heaven.md.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any, ClassVar, Self
 
 from cardgames.seventh_heaven.board import (
@@ -281,7 +282,7 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         """The last partner pawns (those furthest from 7th Heaven)."""
         return self._extreme(min)
 
-    def _extreme(self, pick) -> list[int]:
+    def _extreme(self, pick: Callable[[list[int]], int]) -> list[int]:
         """The pawns not yet in 7th Heaven standing where `pick` (max or min) of their spaces is."""
         live = [self.pos[c] for c in range(self.ncol) if self.pos[c] < self.length]
         if not live:

@@ -63,6 +63,13 @@ def parse_options(items: list[str], game: str) -> dict[str, Any]:
     return options
 
 
+def game_options(items: list[str], build: str | None, game: str, players: int) -> dict[str, Any]:
+    """The rule options of a new game from `--option` flags and `--build FILE` (the build rides in the options,
+    so records and batch results headers carry it)."""
+    options = parse_options(items, game)
+    return build_options(build, game, players, options) if build else options
+
+
 def build_options(path: str, game: str, players: int, options: dict[str, Any]) -> dict[str, Any]:
     """`--build FILE`: `options` plus the game's start-build option (`GameState.build_option`) holding the
     file's tower-build/1 document, checked at once by starting a game from it; errors name the file and the

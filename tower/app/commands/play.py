@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tower.app.seats import build_options, check_seats, parse_options, parse_players
+from tower.app.seats import check_seats, game_options, parse_players
 from tower.app.stability import statics_stands
 from tower.app.textplay import text_loop
 from tower.games.errors import BadInput
@@ -27,9 +27,7 @@ def run(args) -> int:
             seats = check_seats(saved, args.load) if saved else ["human"] * state.num_players
     else:
         seats = parse_players(args.players, args.game)
-        options = parse_options(args.option, args.game)
-        if args.build:
-            options = build_options(args.build, args.game, len(seats), options)
+        options = game_options(args.option, args.build, args.game, len(seats))
         state = new_game(args.game, len(seats), args.seed, options, judge=statics_stands)
     if not args.text:
         try:

@@ -14,7 +14,7 @@ from tower.app.batchrun import (
     stopped_line,
 )
 from tower.app.output import EXIT_FOUND, EXIT_OK, print_json
-from tower.app.seats import build_options, parse_options, parse_players
+from tower.app.seats import game_options, parse_players
 from tower.games.errors import BadInput
 
 
@@ -28,10 +28,7 @@ def run(args) -> int:
     seats = parse_players(args.players, args.game) if args.players else ["ai:greedy"] * cls.default_players
     if "human" in seats:
         raise BadInput("--players: simulate plays AIs only (no 'human')", "")
-    options = parse_options(args.option, args.game)
-    if args.build:  # the build rides in the options, so the results header names it and --resume checks it
-        options = build_options(args.build, args.game, len(seats), options)
-    batch = GameBatch(args.game, tuple(seats), args.seed, options)
+    batch = GameBatch(args.game, tuple(seats), args.seed, game_options(args.option, args.build, args.game, len(seats)))
     log = results_log(args, batch.header())
     done = {i: r for i, r in log.done.items() if i < args.games} if log else {}
     items = [batch.item(i) for i in range(args.games) if i not in done]
