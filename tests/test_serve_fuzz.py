@@ -19,6 +19,7 @@ from hypothesis import strategies as st  # noqa: E402
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.http import MAX_BODY  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
+from serve_support import ROOMY  # noqa: E402
 from tower.games import game_names  # noqa: E402
 
 FUZZ = settings(
@@ -35,7 +36,7 @@ NEW_GAME = {"game": "diabolo", "players": 3, "seats": ["human", "ai:random", "hu
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with ServerThread(str(tmp_path_factory.mktemp("fuzz") / "games.sqlite"), ai_pause=0, workers=1) as srv:
+    with ServerThread(str(tmp_path_factory.mktemp("fuzz") / "games.sqlite"), ai_pause=0, workers=1, limits=ROOMY) as srv:
         yield srv
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.http import STATIC  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
+from serve_support import ROOMY  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 VENDOR = STATIC / "vendor" / "three"
@@ -51,7 +52,7 @@ def test_every_static_file_is_package_data():
 
 
 def test_pages_are_served_with_a_strict_content_security_policy(tmp_path):
-    with ServerThread(str(tmp_path / "g.sqlite"), ai_pause=0, workers=1) as srv:
+    with ServerThread(str(tmp_path / "g.sqlite"), ai_pause=0, workers=1, limits=ROOMY) as srv:
         api = Client(srv.url)
         for path in ("/", "/play/abc", "/replay", "/replay/abc"):
             api.raw("GET", path)

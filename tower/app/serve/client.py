@@ -99,7 +99,10 @@ class Client:
         return self._ok("POST", f"/api/games/{quote(game_id)}/moves?token={quote(token)}", body)
 
     def undo(self, game_id: str, token: str) -> dict[str, Any]:
-        return self._ok("POST", f"/api/games/{quote(game_id)}/undo?token={quote(token)}")
+        return self._ok("POST", f"/api/games/{quote(game_id)}/undo?token={quote(token)}", {})
+
+    def abandon(self, game_id: str, token: str) -> dict[str, Any]:
+        return self._ok("POST", f"/api/games/{quote(game_id)}/abandon?token={quote(token)}", {})
 
     def hint(self, game_id: str, token: str) -> dict[str, Any]:
         return self._ok("GET", f"/api/games/{quote(game_id)}/hint?token={quote(token)}")
