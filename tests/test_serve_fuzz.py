@@ -141,7 +141,8 @@ def test_any_record_sent_for_replay_is_answered_cleanly(api, data, game):
     status, answer = api.raw("POST", f"/api/replay?seat={seat}", body)
     doc = clean(status, answer, {200, 400, 413})
     if status == 200:
-        assert len(doc["frames"]) == len(json.loads(body)["moves"]) + 1  # the start and one frame a move
+        total = len(json.loads(body)["moves"]) + 1  # the start and one position a move
+        assert doc["total"] == total and len(doc["frames"]) == min(total, ROOMY.replay_page)  # one page
 
 
 def test_a_body_over_the_limit_is_refused_with_413_and_the_server_goes_on(api, tables):

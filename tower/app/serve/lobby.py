@@ -42,7 +42,7 @@ def parse_new_game(body: Any, limits: Limits = DEFAULT) -> NewGame:
         raise BadInput("the body must be a JSON object", "$")
     for key in body:
         if key not in NEW_GAME_KEYS:
-            raise BadInput(f"unknown key {clip(key, 40)} (known: {', '.join(NEW_GAME_KEYS)})", "$")
+            raise BadInput(f"unknown key {clip(key, 40)} (known: {', '.join(NEW_GAME_KEYS)})", f"$.{key[:40]}")
     if "game" not in body:
         raise BadInput("missing key 'game'", "$")
     if not isinstance(body["game"], str) or body["game"] not in game_names():
@@ -93,7 +93,7 @@ def check_option_sizes(options: Any, known: dict[str, Any], limits: Limits = DEF
     if not isinstance(options, dict):
         raise BadInput("options must be an object", "$.options")
     for key, value in options.items():
-        where = f"$.options.{key}" if key in known else "$.options"
+        where = f"$.options.{str(key)[:40]}"
         if key not in known:
             raise BadInput(f"unknown option {clip(key, 40)} (known: {', '.join(sorted(known)) or 'none'})", where)
         if isinstance(value, bool) or value is None:
