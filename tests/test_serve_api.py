@@ -9,10 +9,10 @@ import threading
 import time
 
 import pytest
+from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import ApiError, Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
-from serve_support import ROOMY  # noqa: E402
 from tower.games import load_record, new_game  # noqa: E402
 
 

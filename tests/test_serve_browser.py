@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
-from serve_support import ROOMY  # noqa: E402
 from viewer.scene import ALL_RGB, BACKGROUND_RGB, TABLE_RGB  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -15,11 +15,11 @@ import pytest
 from hostile import DataSource, game_samples, hostile_bytes, move_text, mutate, value  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.http import MAX_BODY  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
-from serve_support import ROOMY  # noqa: E402
 from tower.games import game_names  # noqa: E402
 
 FUZZ = settings(

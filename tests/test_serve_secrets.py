@@ -16,10 +16,10 @@ import socket
 import threading
 
 import pytest
+from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
-from serve_support import ROOMY  # noqa: E402
 from tower.games import load_record  # noqa: E402
 
 SEED = 9_876_543_210_123_457  # long enough never to appear in a JSON answer by chance

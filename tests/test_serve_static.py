@@ -10,10 +10,11 @@ import re
 import tomllib
 from pathlib import Path
 
+from serve_support import ROOMY  # noqa: E402
+
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.http import STATIC  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
-from serve_support import ROOMY  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 VENDOR = STATIC / "vendor" / "three"

@@ -67,7 +67,10 @@ async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
     guard = request.app[GUARD_KEY]
     guard.busy(request.protocol)
     try:
-        return await handler(request)
+        resp = await handler(request)
+        if resp.status >= 400 and resp.content_type != "application/json":  # e.g. the static files' 404
+            return _error(resp.status, resp.reason or "error")
+        return resp
     except Refused as exc:
         return _error(exc.status, exc.message, _retry(exc.retry_after), rule=exc.rule)
     except BadInput as exc:
@@ -308,8 +311,17 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
             sender.cancel()
         return ws
 
+    root = STATIC.resolve()
+
+    @routes.get("/static/{tail:.+}")
+    async def static(request: web.Request) -> web.StreamResponse:
+        """The pages' scripts and styles; anything else (a missing file, a path out of the folder) is a JSON 404."""
+        path = (root / request.match_info["tail"]).resolve()
+        if not path.is_relative_to(root) or not path.is_file():
+            raise web.HTTPNotFound()
+        return web.FileResponse(path)
+
     app.add_routes(routes)
-    app.router.add_static("/static/", STATIC, append_version=False)
 
     async def on_startup(_app: web.Application) -> None:
         app[GUARD_KEY].start()

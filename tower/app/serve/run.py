@@ -22,6 +22,7 @@ class _QuietDisconnects(logging.Filter):
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, (ConnectionError, asyncio.CancelledError)):
             record.msg, record.args, record.exc_info = f"a client went away: {type(exc).__name__}", (), None
+            record.levelno, record.levelname = logging.INFO, "INFO"
         return True
 
 
@@ -33,7 +34,8 @@ async def _start(db: str, host: str, port: int, trust_proxy: bool = False,
     server = GameServer(db, **options)
     app = make_app(server, trust_proxy)
     runner = web.AppRunner(app, access_log=None, handle_signals=False,
-                           keepalive_timeout=server.limits.idle_seconds + 5)
+                           keepalive_timeout=server.limits.idle_seconds + 5,
+                           lingering_time=min(1.0, server.limits.body_seconds))
     await runner.setup()
     app[GUARD_KEY].install(runner.server)
     site = web.TCPSite(runner, host, port, reuse_address=True)

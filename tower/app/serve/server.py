@@ -104,6 +104,7 @@ class GameServer:
         """Start the render worker; resume the unfinished games in the background (an AI seat to move moves
         again without a visit)."""
         self.renderer.start()
+        self.hints.start()
         self._spawn(self._resume())
         self._spawn(self._sweep())
 
