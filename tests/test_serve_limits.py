@@ -364,3 +364,12 @@ def test_an_undo_checks_its_rule_off_the_event_loop(server, monkeypatch):
     except ApiError as exc:  # the rule may refuse (a card was shown): checked all the same
         assert exc.status == 409
     assert threads and server._thread not in threads
+
+
+def test_every_limit_is_documented_with_its_default():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "serve.md").read_text()
+    for name, default, _ in Limits.table():
+        shown = f"{default:,}" if isinstance(default, int) else f"{default:g}"
+        assert f"| `{name}` | {shown} |" in doc, name
