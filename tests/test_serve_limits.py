@@ -76,14 +76,14 @@ def test_a_replay_answers_one_bounded_page_and_a_record_over_the_limit_is_refuse
 
 def test_one_replay_computation_per_client_at_a_time_and_the_others_are_served_meanwhile(server):
     address = fresh()
-    record = random_record("partners", 4, {"move_limit": 400}, 8)
+    records = [random_record("partners", 4, {"move_limit": 400}, 8 + k) for k in range(4)]  # nothing cached
     mover = Client(server.url, source=fresh())
     game = mover.create("diabolo", seats=["human"] * 3)
     results: list[int] = []
 
     def replay(k: int) -> None:
-        body = dict(record, seed=record["seed"] + k)  # distinct records: nothing cached
-        results.append(Client(server.url, source=address).request("POST", f"/api/replay?from={200 + k}", body)[0])
+        results.append(Client(server.url, source=address).request("POST", f"/api/replay?from={200 + k}",
+                                                                  records[k])[0])
 
     threads = [threading.Thread(target=replay, args=(k,)) for k in range(4)]
     for t in threads:
@@ -91,6 +91,7 @@ def test_one_replay_computation_per_client_at_a_time_and_the_others_are_served_m
     times = []
     while any(t.is_alive() for t in threads):
         times.append(timed(mover.state, game["id"], game["seats"][0]["token"])[1])
+        time.sleep(0.05)
     for t in threads:
         t.join(60)
     assert 200 in results and 429 in results, results  # one computes; the others are told to come back
