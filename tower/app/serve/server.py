@@ -167,6 +167,7 @@ class GameServer:
                     raise Refused(500, "damaged-game", "this game's stored moves no longer replay; the server's "
                                                        "log says why") from None
                 self._add(table)
+                self.kick(table)  # an AI to move plays on (a game reloaded after a failed write, or evicted)
                 pending.set_result(table)
             except BaseException as exc:
                 pending.set_exception(exc)
@@ -475,8 +476,21 @@ class GameServer:
                     change = await work(table, table.play_ai, seat, str(table.legal()[0]), rev)
                 if change is None:
                     continue  # the game changed while the AI thought (a take-back): think again
-                await self._commit(table, change)
+                try:
+                    await self._commit(table, change)
+                except Refused:  # not saved (the table was dropped): the game is reloaded and goes on later
+                    self._spawn(self._resume_later(table.id))
+                    return
                 await self._announce(table, change)
+
+    async def _resume_later(self, game_id: str) -> None:
+        """Reload a game whose AI move could not be saved, once the database may answer again, and let its AI
+        seats go on."""
+        await asyncio.sleep(max(1.0, self.limits.db_lock_seconds))
+        try:
+            self.kick(await self.table(game_id))
+        except Exception as exc:
+            log.error("cannot resume game %s: %s", game_id, exc)
 
 
 class PageCache:
