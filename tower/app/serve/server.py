@@ -249,15 +249,17 @@ class GameServer:
 
     def _ended(self, table: Table) -> None:
         """A game ended (by the rules, abandoned, or deleted): it no longer counts for its creator."""
-        for games in self.running.values():
+        for client, games in list(self.running.items()):
             games.discard(table.id)
+            if not games:
+                del self.running[client]
 
     # --- requests ------------------------------------------------------------------------------------------
     async def create(self, body: Any, origin: str, client: str = "") -> dict[str, Any]:
         """`POST /api/games`: a new game; the links of its human seats and of its spectators. `client` (the
         address) may create `games_per_minute` and hold `running_games_per_client` unfinished games (429)."""
         ng = parse_new_game(body, self.limits)
-        mine = self.running.setdefault(client, set())
+        mine = self.running.get(client, set())
         if len(mine) >= self.limits.running_games_per_client:
             raise Refused(429, "too-many-games", f"this address already has {len(mine)} unfinished games; finish "
                                                  f"or abandon one first", retry_after=60)
@@ -279,7 +281,7 @@ class GameServer:
             raise Refused(503, "not-saved", "the database is busy or refused the write; no game was created, "
                                             "try again") from None
         table = Table(row, state, [], {token_hash(t): p for t, p in tokens.items()})
-        mine.add(game_id)
+        self.running.setdefault(client, set()).add(game_id)
         self._add(table)
         self.kick(table)
         return {
