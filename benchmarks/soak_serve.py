@@ -49,8 +49,10 @@ class Attack:
         self.answers[f"{kind} {status}"] += 1
 
     async def post(self, session, kind: str, path: str, body) -> None:
+        import aiohttp
+
         try:
-            async with session.post(self.url + path, json=body) as resp:
+            async with session.post(self.url + path, json=body, timeout=aiohttp.ClientTimeout(total=15)) as resp:
                 await resp.read()
                 self.note(kind, resp.status)
         except Exception as exc:  # the attacker does not care; counted
@@ -168,8 +170,13 @@ async def soak(url: str, args, proc_pid: int) -> tuple[Bots, dict, list[float], 
     kinds = [CARD_GAMES[i % len(CARD_GAMES)] for i in range(args.games)]
     await asyncio.gather(sample(), *(bots.forever(g, n, opts, 1 + i, i < args.pages, f"127.0.1.{10 + i}", deadline)
                                      for i, (g, n, opts) in enumerate(kinds)))
-    got = await asyncio.to_thread(answers.get, True, 120)
+    try:
+        got = await asyncio.to_thread(answers.get, True, 300)
+    except Exception as exc:  # the attacker died or hung: say so rather than lose the bots' figures
+        got = {"attacker did not report": type(exc).__name__}
     attack.join(30)
+    if attack.is_alive():
+        attack.terminate()
     return bots, got, rss, deadline
 
 
