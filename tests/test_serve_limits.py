@@ -119,7 +119,7 @@ def test_a_finished_games_replay_pages_are_computed_once(server):
 def test_a_huge_players_count_is_refused_at_once(server, players):
     api = Client(server.url, source=fresh())
     (status, doc), seconds = timed(api.request, "POST", "/api/games", {"game": "diabolo", "players": players})
-    assert status == 400 and doc["where"] == "$.players" and seconds < 0.5, (status, doc, seconds)
+    assert status == 400 and doc["where"] == "$.players" and seconds < 1.0, (status, doc, seconds)
 
 
 def test_a_huge_list_of_seats_is_refused_by_its_size(server):
@@ -227,14 +227,22 @@ def test_an_ai_game_past_its_thinking_budget_plays_on_at_random_and_a_long_game_
 
     async def scenario() -> None:
         srv = GameServer(str(tmp_path / "g.sqlite"), workers=1, ai_pause=0, limits=limits)
+        searches = []
+        think = srv.pool.choose
+
+        async def counted(*args):
+            searches.append(args[2])
+            return await think(*args)
+
+        srv.pool.choose = counted
         try:
             t = time.perf_counter()
             made = await srv.create({"game": "diabolo", "seats": ["ai:mcts:time=1"] * 3, "seed": 1}, "http://x")
             table = srv.tables[made["id"]]
             while not table.over and time.perf_counter() - t < 30:
                 await asyncio.sleep(0.05)
-            assert table.over and time.perf_counter() - t < 20  # not 3 players x ~70 moves x 1 s
-            assert table.ai_seconds < 3  # a search or two, then random moves
+            assert table.over and time.perf_counter() - t < 25  # not ~70 moves x 1 s
+            assert len(searches) == 1 and table.n > 20  # one search spends the budget, then random moves
             long = await srv.create({"game": "partners", "seats": ["ai:random"] * 4, "seed": 2}, "http://x")
             table = srv.tables[long["id"]]
             while not table.over and time.perf_counter() - t < 40:
