@@ -137,6 +137,17 @@ def make_app(server: GameServer) -> web.Application:
     async def undo(request: web.Request) -> web.Response:
         return web.json_response(await server.take_back(request.match_info["id"], _token(request)))
 
+    @routes.post("/api/games/{id}/name")
+    async def name(request: web.Request) -> web.Response:
+        game_id, token = request.match_info["id"], _token(request)
+        await server.seat(game_id, token)
+        return web.json_response(await server.name(game_id, token, await read_json(request)))
+
+    @routes.post("/api/games/{id}/rematch")
+    async def rematch(request: web.Request) -> web.Response:
+        return web.json_response(await server.rematch(request.match_info["id"], _token(request), _origin(request)),
+                                 status=201)
+
     @routes.get("/api/games/{id}/hint")
     async def hint(request: web.Request) -> web.Response:
         return web.json_response(await server.hint(request.match_info["id"], _token(request)))

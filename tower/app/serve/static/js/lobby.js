@@ -43,38 +43,122 @@ function fillSeats() {
   }
 }
 
+// One row of the form per rule option: its label, its input, and one line saying what it does.
 function fillOptions() {
   const g = game();
   const box = el('options');
   box.replaceChildren();
   for (const [name, value] of Object.entries(g.options)) {
-    const label = item('label', `${name} `);
+    const help = g.help[name] || { label: name, text: '' };
+    const row = item('div', undefined, 'option');
+    const label = item('label', `${help.label} `);
     let input;
-    if (g.choices[name]) {
-      input = item('select');
-      for (const c of g.choices[name]) {
-        const o = item('option', String(c));
-        o.value = JSON.stringify(c);
-        input.appendChild(o);
-      }
-      input.value = JSON.stringify(value);
-    } else if (typeof value === 'boolean') {
-      input = item('input');
-      input.type = 'checkbox';
-      input.checked = value;
+    if (name === g.build_option) {
+      row.appendChild(label);
+      row.appendChild(buildChoice(name));
     } else {
-      input = item('input');
-      input.type = typeof value === 'number' ? 'number' : 'text';
-      input.value = value;
+      if (g.choices[name]) {
+        input = item('select');
+        for (const c of g.choices[name]) {
+          const o = item('option', String(c));
+          o.value = JSON.stringify(c);
+          input.appendChild(o);
+        }
+        input.value = JSON.stringify(value);
+      } else if (typeof value === 'boolean') {
+        input = item('input');
+        input.type = 'checkbox';
+        input.checked = value;
+      } else {
+        input = item('input');
+        input.type = typeof value === 'number' ? 'number' : 'text';
+        input.value = value;
+      }
+      input.dataset.option = name;
+      input.dataset.kind = typeof value;
+      input.name = `option-${name}`;
+      label.appendChild(input);
+      row.appendChild(label);
     }
-    input.dataset.option = name;
-    input.dataset.kind = typeof value;
-    label.appendChild(input);
-    box.appendChild(label);
+    if (help.text) row.appendChild(item('p', help.text, 'note'));
+    box.appendChild(row);
   }
 }
 
-function readOptions() {
+// The build option (The Climbers' start tower): a random one, a tower-build/1 file, or a build from a lab link.
+function buildChoice(name) {
+  const box = item('span', undefined, 'build-choice');
+  const sel = item('select');
+  sel.name = `option-${name}`;
+  sel.dataset.buildOption = name;
+  for (const [v, t] of [['random', 'a random start tower'], ['file', 'a build file (tower-build/1)'],
+    ['lab', 'a build from a lab link']]) {
+    const o = item('option', t);
+    o.value = v;
+    sel.appendChild(o);
+  }
+  const file = item('input');
+  file.type = 'file';
+  file.accept = '.json,application/json';
+  file.name = `option-${name}-file`;
+  file.hidden = true;
+  const link = item('input');
+  link.type = 'url';
+  link.placeholder = 'paste the lab link (…/lab#build=…)';
+  link.name = `option-${name}-link`;
+  link.hidden = true;
+  sel.addEventListener('change', () => {
+    file.hidden = sel.value !== 'file';
+    link.hidden = sel.value !== 'lab';
+  });
+  box.append(sel, ' ', file, link);
+  return box;
+}
+
+// A lab link carries its build in `build=` (in the fragment or the query): the tower-build/1 document as JSON,
+// either percent-encoded or base64url-encoded.
+export function buildFromLabLink(text) {
+  let url;
+  try {
+    url = new URL(text.trim(), location.href);
+  } catch {
+    throw new Error('the lab link is not a link');
+  }
+  const hash = new URLSearchParams(url.hash.replace(/^#/, ''));
+  const raw = hash.get('build') || url.searchParams.get('build');
+  if (!raw) throw new Error('the lab link holds no build (no build=... in it)');
+  let json = raw.trim();
+  if (!json.startsWith('{')) {
+    try {
+      json = new TextDecoder().decode(Uint8Array.from(atob(json.replace(/-/g, '+').replace(/_/g, '/')),
+        (c) => c.charCodeAt(0)));
+    } catch {
+      throw new Error('the build in the lab link cannot be read');
+    }
+  }
+  try {
+    return JSON.parse(json);
+  } catch {
+    throw new Error('the build in the lab link is not JSON');
+  }
+}
+
+async function readBuild(sel) {
+  const box = sel.parentElement;
+  if (sel.value === 'file') {
+    const file = box.querySelector('input[type=file]').files[0];
+    if (!file) throw new Error('choose a build file, or a random start tower');
+    try {
+      return JSON.parse(await file.text());
+    } catch {
+      throw new Error(`${file.name} is not JSON`);
+    }
+  }
+  if (sel.value === 'lab') return buildFromLabLink(box.querySelector('input[type=url]').value);
+  return null;
+}
+
+async function readOptions() {
   const g = game();
   const out = {};
   for (const input of el('options').querySelectorAll('[data-option]')) {
@@ -85,6 +169,10 @@ function readOptions() {
     else if (input.dataset.kind === 'number') value = Number(input.value);
     else value = input.value;
     if (JSON.stringify(value) !== JSON.stringify(g.options[name])) out[name] = value;
+  }
+  for (const sel of el('options').querySelectorAll('[data-build-option]')) {
+    const build = await readBuild(sel);
+    if (build !== null) out[sel.dataset.buildOption] = build;
   }
   return out;
 }
@@ -106,7 +194,14 @@ async function create(e) {
   e.preventDefault();
   el('create-error').textContent = '';
   const seats = [...el('seats').querySelectorAll('select')].map((s) => s.value);
-  const body = { game: el('game').value, seats, options: readOptions() };
+  let options;
+  try {
+    options = await readOptions();
+  } catch (err) {
+    el('create-error').textContent = err.message;
+    return;
+  }
+  const body = { game: el('game').value, seats, options };
   const seed = el('seed').value.trim();
   if (seed) body.seed = /^\d+$/.test(seed) ? Number(seed) : seed;
   const answer = await call('POST', '/api/games', body);
