@@ -161,6 +161,13 @@ def make_app(server: GameServer) -> web.Application:
         block = request.query.get("block", "")
         return web.json_response(await server.ghosts(request.match_info["id"], _token(request), block))
 
+    @routes.get("/api/games/{id}/placements")
+    async def placements(request: web.Request) -> web.Response:
+        block = request.query.get("block", "")
+        resp = web.json_response(await server.placements(request.match_info["id"], _token(request), block))
+        resp.enable_compression()  # hundreds of placements repeat each other's words
+        return resp
+
     @routes.get("/api/games/{id}/record")
     async def record(request: web.Request) -> web.Response:
         rec = await server.record(request.match_info["id"])

@@ -282,6 +282,11 @@ class GameServer:
         async with table.lock:
             return await work(table, table.ghosts, seat, block)
 
+    async def placements(self, game_id: str, token: str, block: str) -> dict[str, Any]:
+        table, seat = await self.seat(game_id, token)
+        async with table.lock:
+            return await work(table, table.placements, seat, block)
+
     async def record(self, game_id: str) -> dict[str, Any]:
         table = await self.table(game_id)
         return table.record()

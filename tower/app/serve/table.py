@@ -107,6 +107,7 @@ class Table:
         self.outbox: asyncio.Queue = asyncio.Queue()  # announcements to render and send, in order
         self.sender: asyncio.Task | None = None
         self.ai_task: asyncio.Task | None = None
+        self._placements: dict[str, tuple[int, dict[str, Any]]] = {}  # block -> (rev, its placements)
         self.names: dict[int, str] = {}  # seat -> the name its player chose (kept while the server runs)
         self.rematch: dict[str, Any] | None = None  # the links of the rematch, once a seat asked for one
 
@@ -274,6 +275,36 @@ class Table:
         if not self.state.is_over:
             raise Refused(409, "game-running", "a rematch is offered once the game is over")
         return {"game": self.row.game, "seats": list(self.seats), "options": dict(self.row.options)}
+
+    def placements(self, seat: int | None, block: str) -> dict[str, Any]:
+        """The legal placements of one block, grouped for pointing (`viewer.placement`), with "why not here" in
+        the game's words for the columns around the tower: the page aims with them without asking again."""
+        from viewer.placement import BlockPlacements
+
+        self.require_turn(seat)
+        if not self.state.construction:
+            raise Refused(409, "no-blocks", f"{self.state.name} has no blocks to place")
+        cached = self._placements.get(block)
+        if cached is not None and cached[0] == self.rev:
+            return cached[1]
+        st = self.state
+        mine = [m for m in self.legal() if getattr(m, "kind", None) == "block" and m.block == block]
+        if not mine:
+            raise Refused(409, "block-cannot-move", f"block {block} cannot move now")
+        ps = BlockPlacements.from_moves(block, mine, st.to_build(), words=st.move_words)
+        ps.explain_with(self._refusal)
+        out = {"n": self.n, **ps.to_json()}
+        self._placements = {block: (self.rev, out)}
+        return out
+
+    def _refusal(self, text: str) -> str | None:
+        """Why a move given as text is not legal now, in the game's words (None: it is legal)."""
+        try:
+            move = self.state.move_type.parse(text, self.state)
+        except BadInput as exc:
+            return exc.what
+        refused = self.state.explain(move)
+        return None if refused is None else refused.message
 
     def ghosts(self, seat: int | None, block: str) -> dict[str, Any]:
         """The legal placements of one block as ghost blocks (the page shows them when the block is clicked)."""
