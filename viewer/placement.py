@@ -22,6 +22,7 @@ API (grid units throughout, z up, the table top at z = 0):
     aim.current               # the placement shown (the ghost) and played by a click; None: nothing here
     aim.cycle(+1 | -1)        # the next/previous shape or face up there (the wheel, R / Shift+R); the choice
                               # sticks while the pointer moves on, wherever that shape is legal
+    aim.choose(text)          # aim at a placement picked from the list (or a hint)
     aim.why_not()             # nothing here: the rule in words (or None where there is a placement)
     aim.status()              # one line for the screen: what a click places, how many choices, or why not
 
@@ -258,6 +259,19 @@ class Aim:
         if self.options:
             self.index = (self.index + step) % len(self.options)
             self.shape = self.ps.placements[self.options[self.index]].shape
+        return self.current
+
+    def choose(self, text: str) -> Placement | None:
+        """Aim at a given placement (picked from the list, or a hint): its spot, with its shape chosen."""
+        p = next((q for q in self.ps.placements if q.text == text), None)
+        if p is None:
+            return None
+        sx, sy, _ = self.ps.shapes[p.shape].size
+        self.shape = p.shape
+        self.point((p.origin[0] + sx / 2, p.origin[1] + sy / 2, p.origin[2]))
+        for k, i in enumerate(self.options):
+            if self.ps.placements[i] == p:
+                self.index = k
         return self.current
 
     def why_not(self) -> str | None:

@@ -12,6 +12,7 @@ function game() {
 function fillPlayers() {
   const g = game();
   el('credit').textContent = g.credit;
+  el('how-text').replaceChildren(...(g.how_to_play || '').split(/\n\s*\n/).map((para) => item('p', para)));
   const sel = el('players');
   sel.replaceChildren(...g.players.map((n) => {
     const o = item('option', String(n));
@@ -238,6 +239,20 @@ function showRecent() {
   }));
 }
 
+// the games this browser has joined (their pages remember themselves: game.js)
+function showJoined() {
+  let joined = [];
+  try { joined = JSON.parse(localStorage.getItem('tower-joined-games') || '[]'); } catch { joined = []; }
+  el('joined-box').hidden = !joined.length;
+  el('joined').replaceChildren(...joined.map((j) => {
+    const li = item('li');
+    const a = item('a', `${j.title}, as ${j.who}${j.over ? ' (over)' : ''}`);
+    a.href = j.url;
+    li.append(a, ` ${j.at.slice(0, 16).replace('T', ' ')}`);
+    return li;
+  }));
+}
+
 el('spectator-link').parentElement.querySelector('.copy').addEventListener('click', () =>
   navigator.clipboard && navigator.clipboard.writeText(el('spectator-link').href));
 
@@ -272,5 +287,6 @@ el('record-file').addEventListener('change', async (e) => {
   el('new-game').addEventListener('submit', create);
   fillPlayers();
   showRecent();
+  showJoined();
   document.body.dataset.ready = 'true';
 })();
