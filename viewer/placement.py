@@ -138,6 +138,16 @@ class BlockPlacements:
                     heights[(cx, cy)] = max(heights.get((cx, cy), 0), z + sz)
         return cls(block, shapes, placements, heights, index[probe_key], board)
 
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> BlockPlacements:
+        """Back from `to_json()` (what the page received)."""
+        shapes = [Shape(tuple(s["size"]), s["top"], tuple(s["faces"])) for s in doc["shapes"]]  # type: ignore[arg-type]
+        placements = [Placement((x, y, z), shape, text, words) for x, y, z, shape, text, words in doc["placements"]]
+        out = cls(doc["block"], shapes, placements, {(x, y): h for x, y, h in doc["heights"]}, doc["probe"],
+                  doc["board"], far=doc["far"])
+        out.why = {(x, y): w["text"] for w in doc["why"] for x, y in w["columns"]}
+        return out
+
     def probe_at(self, x: int, y: int) -> tuple[tuple[int, int, int], Shape]:
         """The placement "why not" asks about at column (x, y): the block as it lies, centred on the column."""
         shape = self.shapes[self.probe]

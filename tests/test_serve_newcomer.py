@@ -1,0 +1,213 @@
+"""`tower serve` as a newcomer uses it, in headless Chromium (Debian's `chromium`) driven by Playwright: every game,
+player count and rule option created through the lobby page; every game played to the end by clicking in two
+seats' pages (The Climbers' blocks placed by pointing, not from the list); a block aimed and placed in two clicks,
+with "why not here" in words and the wheel turning it; the move lists in words, the how-to-play, Diabolo's doubler
+question; seat names, the rematch, the "your turn" signal and the games this browser joined.
+
+Without Chromium or Playwright the tests are skipped, except in CI (`CI=true`).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tower.app.serve.run import ServerThread
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+VIEWPORT = {"width": 1200, "height": 760}
+SHOTS = Path(os.environ["TOWER_SERVE_SHOTS"]) if os.environ.get("TOWER_SERVE_SHOTS") else None
+
+
+def _missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (pip install playwright)"
+    if CHROMIUM is None:
+        return "Chromium is not installed (apt-get install chromium)"
+    return None
+
+
+if _missing():
+    if os.environ.get("CI") == "true":
+        raise RuntimeError(f"the browser tests must run in CI: {_missing()}")
+    pytest.skip(_missing(), allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with ServerThread(str(tmp_path_factory.mktemp("newcomer") / "games.sqlite"), ai_pause=0, workers=2) as srv:
+        yield srv
+
+
+def open_page(browser, url: str, context=None):
+    context = context or browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(url)
+    return page
+
+
+def body(page, name: str) -> str | None:
+    return page.get_attribute("body", f"data-{name}")
+
+
+def wait_until(check, timeout: float = 30, what: str = "") -> None:
+    deadline = time.time() + timeout
+    while not check():
+        if time.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what or check}")
+        time.sleep(0.05)
+
+
+def js(page, expr: str, arg=None):
+    return page.evaluate(f"(arg) => {expr}", arg)
+
+
+def shot(page, name: str, tmp_path: Path, clip=None) -> Path:
+    path = (SHOTS or tmp_path) / f"newcomer-{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), clip=clip)
+    return path
+
+
+# --- the lobby: every game, player count and option, through the page -------------------------------------------
+
+def _lobby(browser, server, context=None):
+    page = open_page(browser, server.url + "/", context)
+    page.wait_for_selector("body[data-ready='true']")
+    return page
+
+
+def _create(page, game: str, players: int, seats: list[str] | None = None, options: dict | None = None,
+            build: tuple[str, object] | None = None) -> dict:
+    """Fill the lobby's form as a person does and press Create game; the request body and the answer."""
+    page.select_option("#game", game)
+    page.select_option("#players", str(players))
+    for i, kind in enumerate(seats or ["human"] * players):
+        page.select_option(f"select[name=seat{i}]", kind)
+    for name, value in (options or {}).items():
+        field = page.locator(f"[name='option-{name}']")
+        tag = field.evaluate("(e) => e.tagName + ':' + e.type")
+        if tag.startswith("SELECT"):
+            field.select_option(json.dumps(value))
+        elif tag.endswith("checkbox"):
+            field.set_checked(bool(value))
+        else:
+            field.fill(str(value))
+    if build is not None:
+        kind, value = build
+        page.select_option("[data-build-option]", kind)
+        if kind == "file":
+            page.set_input_files("input[type=file][name^=option-]", value)
+        elif kind == "lab":
+            page.fill("input[type=url][name^=option-]", value)
+    page.evaluate("() => { document.getElementById('links').hidden = true; }")
+    with page.expect_response(lambda r: r.url.endswith("/api/games") and r.request.method == "POST") as info:
+        page.click("#create")
+    resp = info.value
+    answer = resp.json()
+    assert resp.status == 201, (game, players, options, answer)
+    page.wait_for_selector("#links:not([hidden])")
+    return {"sent": json.loads(resp.request.post_data), "answer": answer}
+
+
+def _option_values(g: dict) -> list[tuple[str, object]]:
+    """Every value the lobby offers for every option: each choice (the ends and the middle of a long range),
+    both sides of a switch, and a small and a usual value of a free number or text."""
+    out = []
+    for name, default in g["options"].items():
+        if name == g["build_option"]:
+            continue  # a choice of its own: see the build test
+        choices = g["choices"].get(name)
+        if choices:
+            picks = choices if len(choices) <= 8 else [choices[0], choices[len(choices) // 2], choices[-1]]
+            out += [(name, v) for v in picks if v != default]
+        elif isinstance(default, bool):
+            out.append((name, not default))
+        elif isinstance(default, int):
+            out.append((name, max(1, default // 50)))
+        else:
+            out.append((name, SMALL_TEXT.get(name, default)))
+    return out
+
+
+SMALL_TEXT = {"values": "1,2,3,4,5", "deck": "heart=6,7=12,switch=4",
+              "specials": "2:5,4:must,6:9"}
+
+
+def test_the_lobby_creates_every_game_with_every_player_count_and_option(browser, server):
+    """The issue: The Climbers could not be created at all ("expected an object, got str at $.options.start")."""
+    page = _lobby(browser, server)
+    catalogue = js(page, "fetch('/api/catalogue').then((r) => r.json())")
+    made = 0
+    for g in catalogue["games"]:
+        # every option has a label and a one-line explanation on the form, not its code name alone
+        page.select_option("#game", g["name"])
+        for name in g["options"]:
+            row = page.locator("#options .option", has=page.locator(f"[name='option-{name}']"))
+            text = row.inner_text()
+            assert g["help"][name]["label"] in text and g["help"][name]["text"] in text and g["help"][name]["text"]
+        assert page.locator("#how-text p").count() >= 2
+        for players in g["players"]:
+            done = _create(page, g["name"], players)
+            assert len(done["answer"]["seats"]) == players and done["sent"]["options"] == {}
+            made += 1
+        for name, value in _option_values(g):
+            done = _create(page, g["name"], g["default_players"], options={name: value})
+            assert done["sent"]["options"] == {name: value}, (g["name"], name)
+            made += 1
+    assert made > 30
+    assert not page.errors, page.errors
+
+
+def test_the_climbers_start_tower_is_random_a_build_file_or_a_lab_link(browser, server, tmp_path):
+    from tower.app.serve.client import Client
+    from tower.climbers.build import build_to_json
+    from tower.climbers.setup import random_start_tower
+
+    doc = build_to_json(random_start_tower(12345))
+    path = tmp_path / "my-tower.json"
+    path.write_text(json.dumps(doc))
+    lab = server.url + "/lab#build=" + base64.urlsafe_b64encode(json.dumps(doc).encode()).decode().rstrip("=")
+    page = _lobby(browser, server)
+    api = Client(server.url)
+
+    def shapes(answer):
+        seat = answer["seats"][0]
+        view = api.state(answer["id"], seat["token"])["view"]
+        return sorted((b["id"], tuple(b["size"])) for b in view["build"]["blocks"])
+
+    mine = sorted((b["id"], tuple(b["size"])) for b in doc["blocks"])
+    random_game = _create(page, "climbers", 2)
+    assert "start" not in random_game["sent"]["options"] and shapes(random_game["answer"]) != mine
+    from_file = _create(page, "climbers", 2, build=("file", str(path)))
+    assert from_file["sent"]["options"]["start"] == doc and shapes(from_file["answer"]) == mine
+    from_lab = _create(page, "climbers", 3, build=("lab", lab))
+    assert from_lab["sent"]["options"]["start"] == doc and shapes(from_lab["answer"]) == mine
+    # a broken lab link is told in words on the form, nothing is sent
+    page.select_option("[data-build-option]", "lab")
+    page.fill("input[type=url][name^=option-]", server.url + "/lab#nothing")
+    page.click("#create")
+    wait_until(lambda: "no build" in page.text_content("#create-error"), 10, "the error")
+    assert not page.errors, page.errors
