@@ -211,3 +211,134 @@ def test_the_climbers_start_tower_is_random_a_build_file_or_a_lab_link(browser, 
     page.click("#create")
     wait_until(lambda: "no build" in page.text_content("#create-error"), 10, "the error")
     assert not page.errors, page.errors
+
+
+# --- aiming a block: the ghost under the pointer, two clicks, why not, the wheel ---------------------------------
+
+def _canvas_point(page, point) -> tuple[float, float] | None:
+    """The page pixel of a scene point if the canvas itself is there (not the text laid over it)."""
+    x, y = js(page, "window.towerPage.view.project(arg)", point)
+    free = js(page, "document.elementFromPoint(arg[0], arg[1]) === document.querySelector('#view canvas')", [x, y])
+    return (x, y) if free else None
+
+
+def _click_a_movable_block(page) -> str:
+    snap = js(page, "window.towerPage.snapshot")
+    blocks = snap["scene"]["blocks"]
+    ids = [b["id"] for b in blocks]
+    for bid in snap["blocks"]:
+        b = blocks[ids.index(bid)]
+        top = [b["origin"][0] + b["size"][0] / 2, b["origin"][1] + b["size"][1] / 2, b["origin"][2] + b["size"][2]]
+        at = _canvas_point(page, top)
+        if at is None:
+            continue
+        hit = js(page, "window.towerPage.view.pickAt(arg[0], arg[1])", list(at))
+        if hit == {"layer": "blocks", "index": ids.index(bid)}:
+            page.mouse.click(*at)
+            wait_until(lambda: js(page, "window.towerPage.aim !== null"), 20, "the placements")
+            return bid
+    raise AssertionError("no movable block could be clicked")
+
+
+def _aim_points(page, limit: int = 400):
+    """(placement, page pixel) for placements whose footprint centre is visible, in a fixed shuffled order."""
+    import random
+
+    ps = js(page, "({placements: window.towerPage.aim.ps.placements, shapes: window.towerPage.aim.ps.shapes})")
+    order = list(range(len(ps["placements"])))
+    random.Random(len(order)).shuffle(order)
+    for i in order[:limit]:
+        p = ps["placements"][i]
+        sx, sy, _ = ps["shapes"][p["shape"]]["size"]
+        at = _canvas_point(page, [p["origin"][0] + sx / 2, p["origin"][1] + sy / 2, p["origin"][2]])
+        if at is not None:
+            yield p, at
+
+
+def _aim_and_place(page) -> str:
+    """The block step by pointing: click a movable block, move to where one of its placements shows, click."""
+    _click_a_movable_block(page)
+    n = body(page, "n")
+    for _p, at in _aim_points(page):
+        page.mouse.move(*at)
+        current = js(page, "window.towerPage.aim && window.towerPage.aim.current")
+        if current is not None:
+            page.mouse.click(*at)
+            wait_until(lambda: body(page, "n") != n, 20, "the block move")
+            return current["text"]
+    raise AssertionError("no placement could be aimed at")
+
+
+def test_a_block_goes_where_the_pointer_is_in_two_clicks_with_why_not_and_the_wheel(browser, server, tmp_path):
+    from tower.app.serve.client import Client
+    from viewer.placement import Aim, BlockPlacements
+
+    api = Client(server.url)
+    g = api.create("climbers", seats=["human", "ai:greedy"], seed=7)
+    page = open_page(browser, g["seats"][0]["url"])
+    page.wait_for_selector("body[data-your-turn='true']")
+    page.click("#moves button[data-move='skip']")  # the optional figure step
+    page.wait_for_selector("body[data-n='1']")
+    page.evaluate("() => document.addEventListener('pointerup', () => { window.clicks = (window.clicks || 0) + 1; })")
+    block = _click_a_movable_block(page)
+    assert page.is_visible("#aim") and "wheel" in page.text_content("#aim .keys")
+    # the page filters the placements itself: the same answers as viewer/placement.py for the same data
+    doc = js(page, "fetch(`/api/games/${arg[0]}/placements?token=${arg[1]}&block=${arg[2]}`).then((r) => r.json())",
+             [g["id"], g["seats"][0]["token"], block])
+    ps = BlockPlacements.from_json(doc)
+    points = [[x + 0.37, y + 0.61, z] for x in range(6, 26, 1) for y in range(6, 26, 2) for z in (0, 2)]
+    points += [[x + 0.5, y + 0.5, 3.0] for x in range(10, 20) for y in range(10, 20)]
+    normals = [[0, 0, 1], [1, 0, 0], [0, -1, 0]]
+    page_side = js(page, """arg.points.flatMap((pt) => arg.normals.map((nm) => {
+        const a = window.towerPage.aim; const s = a.ps.spot(pt, nm);
+        return s ? [a.ps.options(s).map((i) => a.ps.placements[i].text), a.ps.options(s).length ? null : a.ps.whyNot(s)]
+                 : null; }))""", {"points": points, "normals": normals})
+    python_side = []
+    for pt in points:
+        for nm in normals:
+            aim = Aim(ps)
+            spot = aim.point(pt, nm)
+            python_side.append(None if spot is None else [[ps.placements[i].text for i in aim.options],
+                                                          aim.why_not()])
+    assert page_side == python_side
+    assert any(x and x[0] for x in python_side) and any(x and x[1] for x in python_side)
+    # no clutter: only the aimed ghost is drawn, one block
+    assert js(page, "window.towerPage.scene.ghosts.length") == 0
+    # where nothing can go, the page says why, in the game's words
+    blocks = js(page, "window.towerPage.snapshot.scene.blocks")
+    fx = min(b["origin"][0] for b in blocks) - 4
+    fy = (min(b["origin"][1] for b in blocks) + max(b["origin"][1] + b["size"][1] for b in blocks)) // 2
+    page.mouse.move(*_canvas_point(page, [fx + 0.5, fy + 0.5, 0]))
+    assert js(page, "window.towerPage.aim.current") is None
+    status = page.text_content("#aim-status")
+    assert status.startswith(f"not at ({fx},{fy}): ") and "touch the construction" in status, status
+    shot(page, "aim-why-not", tmp_path)
+    assert page.text_content("#message") == ""  # not in the red error box
+    # the ghost follows the pointer; the wheel turns it to another shape or face up at the same spot
+    for _p, at in _aim_points(page):
+        page.mouse.move(*at)
+        aim = js(page, "({options: window.towerPage.aim.options.length, current: window.towerPage.aim.current})")
+        if aim["options"] > 1:
+            break
+    first = aim["current"]
+    shot(page, "aim-ghost", tmp_path)
+    shot(page, "aim-ghost-close", tmp_path, clip={"x": max(0, at[0] - 160), "y": max(0, at[1] - 160),
+                                                   "width": 320, "height": 320})
+    page.mouse.wheel(0, 120)
+    second = js(page, "window.towerPage.aim.current")
+    assert second["text"] != first["text"] and "turns it" in page.text_content("#aim-status")
+    page.keyboard.press("r")
+    page.keyboard.press("Shift+R")
+    assert js(page, "window.towerPage.aim.current")["text"] == second["text"]
+    # the list still offers every placement, in words, as the keyboard's and screen reader's way
+    buttons = page.locator("#moves button[data-move^='block ']")
+    assert buttons.count() == len(ps.placements)
+    assert buttons.first.inner_text().startswith(f"put block {block} at ")
+    # the second click places it: exactly the placement shown under the pointer
+    n = body(page, "n")
+    page.mouse.click(*at)
+    wait_until(lambda: body(page, "n") != n, 20, "the block move")
+    state = server.server.tables[g["id"]].state
+    assert str(state.history[-1]) == second["text"]
+    assert js(page, "window.clicks") == 2  # the block, then the spot
+    assert not page.errors, page.errors
