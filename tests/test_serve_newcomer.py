@@ -342,3 +342,105 @@ def test_a_block_goes_where_the_pointer_is_in_two_clicks_with_why_not_and_the_wh
     assert str(state.history[-1]) == second["text"]
     assert js(page, "window.clicks") == 2  # the block, then the spot
     assert not page.errors, page.errors
+
+
+# --- every game from the lobby to the end, two people clicking in their own pages ---------------------------------
+
+SHORT = {  # small option values and AI seats keep each game to a few dozen clicks
+    "climbers": (2, ["human", "human"], {"max_rounds": 1}),
+    "diabolo": (3, ["human", "human", "ai:greedy"], {"hand_size": 3, "values": "1,2,3,4,5"}),
+    "seventh-heaven": (4, ["human", "human", "ai:greedy", "ai:greedy"],
+                       {"track_length": 15, "hand_size": 4, "play_for_places": False}),
+    "partners": (4, ["human", "human", "ai:greedy", "ai:greedy"], {"move_limit": 24}),
+}
+
+
+def _click_listed_move(page, k: int) -> str:
+    """Click a move in the list (not always the first: people choose); its words must not be its code."""
+    buttons = page.query_selector_all("#moves button[data-move]")
+    b = buttons[k % len(buttons)]
+    move, said = b.get_attribute("data-move"), b.inner_text()
+    assert said != move and len(said) > len(move) / 2, (move, said)
+    b.click()
+    return move
+
+
+@pytest.mark.parametrize("game", list(SHORT))
+def test_every_game_from_the_lobby_to_the_end_by_clicking_in_two_seats(browser, server, tmp_path, game):
+    from tower.app.serve.client import Client
+    from tower.games import load_record
+
+    players, seats, options = SHORT[game]
+    context = browser.new_context(viewport=VIEWPORT)
+    lobby = _lobby(browser, server, context)
+    made = _create(lobby, game, players, seats, options)["answer"]
+    links = [a.get_attribute("href") for a in lobby.query_selector_all("#seat-links a")]
+    assert len(links) == 2
+    pages = [open_page(browser, links[0], context), open_page(browser, links[1])]
+    for p in pages:
+        p.wait_for_selector("body[data-n]")
+        assert p.locator("#how-text p").count() >= 2  # how to play, in words, on the game's page
+    # seat names: plain text for everyone, with a length cap
+    pages[0].fill("#name", "Ada <b>the bold</b>")
+    pages[0].click("#name-form button")
+    wait_until(lambda: "(Ada <b>the bold</b>)" in pages[1].inner_text("#players"), 10, "the name on the other page")
+    assert pages[1].locator("#players b").count() == 0
+    pages[1].fill("#name", "x" * 30)
+    assert pages[1].input_value("#name") == "x" * 24  # the field stops at the cap ...
+    refused = js(pages[1], "fetch(location.pathname.replace('/play/', '/api/games/') + '/name' + location.search, "
+                 "{method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name: arg})})"
+                 ".then(async (r) => [r.status, await r.json()])", "x" * 30)
+    assert refused[0] == 400 and "at most 24 characters" in refused[1]["error"]  # ... and so does the server
+    clicks, asked, aimed = 0, 0, 0
+    deadline = time.time() + 240
+    while not all(body(p, "over") == "true" for p in pages):
+        assert time.time() < deadline, f"{game} did not end in time"
+        for p in pages:
+            if body(p, "your-turn") != "true" or body(p, "over") == "true":
+                continue
+            # the tab says it is this seat's turn, in its title and its icon
+            assert p.title().startswith("(your turn) ") and body(p, "signal") == "your-turn"
+            n = body(p, "n")
+            snap = js(p, "window.towerPage.snapshot")
+            if snap["prompt"] and "Double your gain" in snap["prompt"]:
+                asked += 1  # Diabolo's doubler question, with its consequence, next to the buttons
+                assert "spent for this round" in p.text_content("#prompt")
+                said = [b.inner_text() for b in p.query_selector_all("#moves button[data-move]")]
+                assert sorted(w.split(":")[0] for w in said) == ["no", "yes"]
+            if snap["construction"] and snap["blocks"]:
+                _aim_and_place(p)  # pointing, not the list
+                aimed += 1
+            elif snap["construction"] and "skip" in snap["moves"]:
+                p.click("#moves button[data-move='skip']")
+            else:
+                _click_listed_move(p, clicks)
+            clicks += 1
+            wait_until(lambda p=p, n=n: body(p, "n") != n, 30, "the move to be shown")
+        time.sleep(0.02)
+    assert clicks >= 4
+    if game == "climbers":
+        assert aimed >= 2
+    record = Client(server.url).record(made["id"])
+    final = load_record(record)
+    outcome = [p.text_content("#outcome") for p in pages]
+    assert outcome[0] == outcome[1] == final.outcome_text()
+    assert not any(p.title().startswith("(your turn)") for p in pages)
+    # after the end the log tells every move as the record does: no "has chosen whether to double" left
+    assert "has chosen whether" not in pages[1].inner_text("#log")
+    # the rematch: the same table, each page handed its own seat's new link
+    pages[0].click("#rematch")
+    for p in pages:
+        wait_until(lambda p=p: p.is_visible("#rematch-link"), 20, "the rematch link")
+    again = [p.get_attribute("#rematch-link", "href") for p in pages]
+    assert again[0] != again[1] and all(made["id"] not in u for u in again)
+    new_id = again[0].split("/play/")[1].split("?")[0]
+    row = server.server.tables[new_id].row
+    assert (row.game, row.seats, row.options) == (final.name, seats, options)
+    # the lobby lists the games this browser joined
+    lobby.reload()
+    lobby.wait_for_selector("body[data-ready='true']")
+    assert made["id"] in " ".join(a.get_attribute("href") for a in lobby.query_selector_all("#joined a"))
+    shot(pages[0], f"end-{game}", tmp_path)
+    for p in pages:
+        assert not p.errors, p.errors
+    context.close()
