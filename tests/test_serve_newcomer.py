@@ -444,3 +444,28 @@ def test_every_game_from_the_lobby_to_the_end_by_clicking_in_two_seats(browser, 
     for p in pages:
         assert not p.errors, p.errors
     context.close()
+
+
+def test_the_list_is_the_keyboard_way_to_place_a_block_and_the_log_says_it_in_words(browser, server):
+    from tower.app.serve.client import Client
+
+    api = Client(server.url)
+    g = api.create("climbers", seats=["human", "ai:greedy"], seed=11)
+    page = open_page(browser, g["seats"][0]["url"])
+    page.wait_for_selector("body[data-your-turn='true']")
+    page.focus("#moves button[data-move='skip']")
+    page.keyboard.press("Enter")  # a list button, from the keyboard
+    page.wait_for_selector("body[data-n='1']")
+    _click_a_movable_block(page)
+    button = page.locator("#moves button[data-move^='block ']").nth(3)
+    text, said = button.get_attribute("data-move"), button.inner_text()
+    button.click()
+    # the choice from the list is aimed at and drawn like a pointed one, then Play places it
+    assert js(page, "window.towerPage.aim.current.text") == text
+    assert js(page, "window.towerPage.view.aimGhost.label") == text
+    assert said in page.text_content("#chosen-text")
+    page.click("#play-chosen")
+    page.wait_for_selector("body[data-n='2']")
+    assert str(server.server.tables[g["id"]].state.history[1]) == text
+    wait_until(lambda: f"P0 red: {said}" in page.inner_text("#log"), 10, "the move in words in the log")
+    assert not page.errors, page.errors

@@ -200,9 +200,10 @@ class PlayController:
         return [self.state.player_label(p) for p in range(self.state.num_players)]
 
     def log_lines(self) -> list[str]:
-        """The log as the person at the screen may read it: their own moves in full, the others' in public words."""
+        """The log as the person at the screen may read it: their own moves in full, the others' in public words
+        (until the game is over: then its record, every move in it, is public)."""
         return [move_line(self.state.player_label(e.player), self._name(e.player),
-                          e.text if e.player == self.viewer else e.public) for e in self.log]
+                          e.text if e.player == self.viewer or self.state.is_over else e.public) for e in self.log]
 
     # --- The Climbers: picking -----------------------------------------------------------------------------
     def movable_blocks(self) -> list[str]:

@@ -108,6 +108,7 @@ class Table:
         self.sender: asyncio.Task | None = None
         self.ai_task: asyncio.Task | None = None
         self._placements: dict[str, tuple[int, dict[str, Any]]] = {}  # block -> (rev, its placements)
+        self.said: dict[int, str] = {}  # move index -> the move in words, for its mover's log (moves made here)
         self.names: dict[int, str] = {}  # seat -> the name its player chose (kept while the server runs)
         self.rematch: dict[str, Any] | None = None  # the links of the rematch, once a seat asked for one
 
@@ -231,7 +232,9 @@ class Table:
             else:
                 moves = [str(m) for m in legal]
         first = max(0, self.n - LOG_TAIL)
-        log = [{"n": first + k, "player": p, "label": self.label(p), "text": self.move_text(m, p, seat)}
+        log = [{"n": first + k, "player": p, "label": self.label(p), "text": self.move_text(m, p, seat),
+                # a seat reads its own moves in words (others' stay in their public form)
+                "words": self.said.get(first + k, "") if p == seat else ""}
                for k, (m, p) in enumerate(zip(st.history[first:], self.movers[first:], strict=True))]
         page = {
             "id": self.id,
@@ -350,10 +353,12 @@ class Table:
         return self._apply(seat, move)
 
     def _apply(self, seat: int, move: Move) -> Change:
+        said = self.state.move_words(move)  # in words, as its mover chose it (before it changes the state)
         try:
             self.state.apply(move)
         except IllegalMove as exc:
             raise Refused(409, exc.rule, exc.message) from None
+        self.said[self.n - 1] = said
         self.movers.append(seat)
         self.rev += 1
         n = self.n
@@ -378,6 +383,7 @@ class Table:
             state.apply(move)
         self.state = state
         del self.movers[keep:]
+        self.said = {k: v for k, v in self.said.items() if k < keep}
         self.rev += 1
         return Change("undo", seat, None, keep, Store.truncate_ops(self.id, keep))
 

@@ -171,7 +171,8 @@ function panel() {
   log.replaceChildren();
   for (const entry of snap.log) {
     // a hidden move is told in words that already name the player ("P2 has chosen whether to double")
-    const text = entry.text.startsWith(entry.label) ? entry.text : `${entry.label}: ${entry.text}`;
+    const said = entry.words || entry.text;
+    const text = said.startsWith(entry.label) ? said : `${entry.label}: ${said}`;
     log.appendChild(item('li', text)).value = entry.n + 1;
   }
   log.scrollTop = log.scrollHeight;
@@ -448,7 +449,7 @@ el('undo').addEventListener('click', async () => {
   if (!answer.ok) message(errorText(answer));
 });
 document.addEventListener('keydown', (e) => {
-  if (e.target instanceof HTMLInputElement) return;
+  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLButtonElement) return;
   if (e.key === 'Enter' && page.chosen) play(page.chosen);
   else if (e.key === 'Escape') clearSelection();
   else if ((e.key === 'r' || e.key === 'R') && page.aim) turn(e.shiftKey ? -1 : 1);
