@@ -118,7 +118,7 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         "white_sets": ("White jokers", "sets of white cards, which move any pawn"),
         "arrow_copies": ("Arrows", "arrow cards per colour (move a pawn up to the next pawn ahead)"),
         "text_cards": ("Text cards", "include the cards that say what they do (heart, mushroom, snail, ...)"),
-        "hand_size": ("Hand size", "cards in each hand"),
+        "hand_size": ("Hand size", "cards each player holds in hand"),
         "play_for_places": ("Play for places", "with 4-6 players, play on for second place and after"),
         "specials": ("Special spaces", "what the special spaces do, as SPACE:EFFECT pairs (2:5 means from 2 on "
                                        "to 5; must/may swap partner cards)"),

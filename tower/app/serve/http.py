@@ -145,6 +145,8 @@ def make_app(server: GameServer) -> web.Application:
 
     @routes.post("/api/games/{id}/rematch")
     async def rematch(request: web.Request) -> web.Response:
+        if await read_json(request) != {}:
+            raise BadInput("the body of a rematch request is {}", "$")
         return web.json_response(await server.rematch(request.match_info["id"], _token(request), _origin(request)),
                                  status=201)
 

@@ -376,7 +376,7 @@ el('name-form').addEventListener('submit', async (e) => {
 });
 
 el('rematch').addEventListener('click', async () => {
-  const answer = await call('POST', `${base}/rematch?${q}`);
+  const answer = await call('POST', `${base}/rematch?${q}`, {});
   if (!answer.ok) {
     message(errorText(answer));
     return;
