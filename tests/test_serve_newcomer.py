@@ -205,6 +205,13 @@ def test_the_climbers_start_tower_is_random_a_build_file_or_a_lab_link(browser, 
     assert from_file["sent"]["options"]["start"] == doc and shapes(from_file["answer"]) == mine
     from_lab = _create(page, "climbers", 3, build=("lab", lab))
     assert from_lab["sent"]["options"]["start"] == doc and shapes(from_lab["answer"]) == mine
+    # the lab's own link (/lab/ID on this server): the lobby asks the lab for its build (the lab answered here by
+    # the browser itself, so this test does not depend on the lab's server code)
+    page.route("**/api/lab/abc123", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps({"id": "abc123", "build": doc})))
+    from_lab_page = _create(page, "climbers", 2, build=("lab", server.url + "/lab/abc123"))
+    assert from_lab_page["sent"]["options"]["start"] == doc and shapes(from_lab_page["answer"]) == mine
+    page.unroute("**/api/lab/abc123")
     # a broken lab link is told in words on the form, nothing is sent
     page.select_option("[data-build-option]", "lab")
     page.fill("input[type=url][name^=option-]", server.url + "/lab#nothing")

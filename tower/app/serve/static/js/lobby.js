@@ -105,7 +105,7 @@ function buildChoice(name) {
   file.hidden = true;
   const link = item('input');
   link.type = 'url';
-  link.placeholder = 'paste the lab link (…/lab#build=…)';
+  link.placeholder = 'paste the lab link (…/lab/…)';
   link.name = `option-${name}-link`;
   link.hidden = true;
   sel.addEventListener('change', () => {
@@ -116,9 +116,10 @@ function buildChoice(name) {
   return box;
 }
 
-// A lab link carries its build in `build=` (in the fragment or the query): the tower-build/1 document as JSON,
-// either percent-encoded or base64url-encoded.
-export function buildFromLabLink(text) {
+// A lab link: the lab's page of this server (`/lab/ID`: its build is asked of `/api/lab/ID`), or any link carrying
+// the build itself in `build=` (in the fragment or the query): the tower-build/1 document as JSON, percent-encoded
+// or base64url-encoded.
+export async function buildFromLabLink(text) {
   let url;
   try {
     url = new URL(text.trim(), location.href);
@@ -127,7 +128,16 @@ export function buildFromLabLink(text) {
   }
   const hash = new URLSearchParams(url.hash.replace(/^#/, ''));
   const raw = hash.get('build') || url.searchParams.get('build');
-  if (!raw) throw new Error('the lab link holds no build (no build=... in it)');
+  const lab = url.pathname.match(/^\/lab\/([A-Za-z0-9_-]{1,64})\/?$/);
+  if (!raw && lab) {
+    if (url.origin !== location.origin) throw new Error('a lab link of this server is needed (it keeps the build)');
+    const answer = await call('GET', `/api/lab/${lab[1]}`);
+    if (!answer.ok || !answer.data || typeof answer.data.build !== 'object') {
+      throw new Error(`the lab link opens no lab here: ${errorText(answer)}`);
+    }
+    return answer.data.build;
+  }
+  if (!raw) throw new Error('the lab link holds no build (neither /lab/ID nor build=...)');
   let json = raw.trim();
   if (!json.startsWith('{')) {
     try {
@@ -155,7 +165,7 @@ async function readBuild(sel) {
       throw new Error(`${file.name} is not JSON`);
     }
   }
-  if (sel.value === 'lab') return buildFromLabLink(box.querySelector('input[type=url]').value);
+  if (sel.value === 'lab') return await buildFromLabLink(box.querySelector('input[type=url]').value);
   return null;
 }
 
