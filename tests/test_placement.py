@@ -15,7 +15,7 @@ def _block_step(seed: int = 7):
     return st
 
 
-def _explain(st):
+def _explain(st):  # the same as viewer.placement.explainer, spelled out: the test does not trust it
     def explain(text: str) -> str | None:
         refused = st.explain(st.move_type.parse(text, st))
         return None if refused is None else refused.message
@@ -115,6 +115,17 @@ def test_the_shape_chosen_by_cycling_sticks_as_the_pointer_moves(half_cube):
         aim.cycle()
     aim.point(spots[-1], (0, 0, 1))
     assert aim.current.shape == rich[1]
+
+
+def test_the_explainer_asks_the_game(half_cube):
+    from viewer.placement import explainer
+
+    st, block, mine, ps = half_cube
+    explain = explainer(st)
+    assert explain(str(mine[0])) is None
+    text = placement_text(block, (1, 1, 0), ps.shapes[0].size, ps.shapes[0].top)
+    assert explain(text) == st.explain(st.move_type.parse(text, st)).message
+    assert "usage" in explain("block only-two-words")
 
 
 def test_the_json_is_what_the_page_needs_and_words_come_from_the_game(half_cube):

@@ -10,7 +10,7 @@ API (grid units throughout, z up, the table top at z = 0):
     ps = BlockPlacements.from_moves(block_id, moves, build, words=state.move_words)
         # moves: the game's legal moves for that block (Climbers block moves: `cell`, `size`, `top`, str(move));
         # build: the position (`tower.climbers.build.Build`); words: a move in words for the list (optional)
-    ps.explain_with(explain)
+    ps.explain_with(explainer(state))
         # "why not here": explain(text) -> the rule in words (None if legal) for a probe placement per column
         # near the construction that no placement covers; grouped by text, sent along with `to_json()`
     aim = Aim(ps)
@@ -238,6 +238,21 @@ class BlockPlacements:
         }
 
 
+def explainer(state: Any) -> Callable[[str], str | None]:
+    """`explain_with`'s argument for a game: a move text -> the game's refusal of it in words (`state.explain`),
+    None when it is legal. The game decides; this only asks it."""
+    from tower.games.errors import BadInput
+
+    def explain(text: str) -> str | None:
+        try:
+            move = state.move_type.parse(text, state)
+        except BadInput as exc:
+            return exc.what
+        refused = state.explain(move)
+        return None if refused is None else refused.message
+    return explain
+
+
 class Aim:
     """The pointer over one block's placements: the spot, the options there, the one shown, the sticky shape."""
 
@@ -298,4 +313,4 @@ class Aim:
         return f"click to {cur.words or cur.text}{more}"
 
 
-__all__ = ["Aim", "BlockPlacements", "Placement", "Shape", "Spot", "placement_text"]
+__all__ = ["Aim", "BlockPlacements", "Placement", "Shape", "Spot", "explainer", "placement_text"]

@@ -220,27 +220,18 @@ class PlayController:
             if block_id is not None:
                 self.message = f"block {block_id} cannot move now"
             return False
-        from viewer.placement import Aim, BlockPlacements
+        from viewer.placement import Aim, BlockPlacements, explainer
 
         self.selected_block = block_id
         self.index = 0
         self.refresh()
         st = self.state
         placements = BlockPlacements.from_moves(block_id, self.moves, st.to_build(), words=st.move_words)
-        placements.explain_with(self._refusal)
+        placements.explain_with(explainer(st))
         self.aim = Aim(placements)
         self.aim.choose(str(self.current_move))
         self.message = f"{block_id}: point where it goes (wheel or r turns it), click to place it"
         return True
-
-    def _refusal(self, text: str) -> str | None:
-        """Why a move given as text is not legal now, in the game's words (None: it is legal)."""
-        try:
-            move = self.state.move_type.parse(text, self.state)
-        except BadInput as exc:
-            return exc.what
-        refused = self.state.explain(move)
-        return None if refused is None else refused.message
 
     # --- The Climbers: aiming a picked block (viewer.placement) ----------------------------------------------
     def _follow_aim(self) -> None:

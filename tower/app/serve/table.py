@@ -220,7 +220,7 @@ class Table:
             words = {str(m): st.move_words(m) for m in legal if getattr(m, "kind", None) != "block"}
             if st.construction:
                 # a construction game lists thousands of block placements: the page asks for one block's
-                # placements when that block is clicked (`ghosts`), and gets the other moves here
+                # placements when that block is clicked (`placements`), and gets the other moves here
                 blocks = sorted({m.block for m in legal if getattr(m, "kind", None) == "block"})
                 by_cell: dict[tuple, list[str]] = {}
                 for m in legal:
@@ -282,7 +282,7 @@ class Table:
     def placements(self, seat: int | None, block: str) -> dict[str, Any]:
         """The legal placements of one block, grouped for pointing (`viewer.placement`), with "why not here" in
         the game's words for the columns around the tower: the page aims with them without asking again."""
-        from viewer.placement import BlockPlacements
+        from viewer.placement import BlockPlacements, explainer
 
         self.require_turn(seat)
         if not self.state.construction:
@@ -295,19 +295,10 @@ class Table:
         if not mine:
             raise Refused(409, "block-cannot-move", f"block {block} cannot move now")
         ps = BlockPlacements.from_moves(block, mine, st.to_build(), words=st.move_words)
-        ps.explain_with(self._refusal)
+        ps.explain_with(explainer(st))
         out = {"n": self.n, **ps.to_json()}
         self._placements = {block: (self.rev, out)}
         return out
-
-    def _refusal(self, text: str) -> str | None:
-        """Why a move given as text is not legal now, in the game's words (None: it is legal)."""
-        try:
-            move = self.state.move_type.parse(text, self.state)
-        except BadInput as exc:
-            return exc.what
-        refused = self.state.explain(move)
-        return None if refused is None else refused.message
 
     def ghosts(self, seat: int | None, block: str) -> dict[str, Any]:
         """The legal placements of one block as ghost blocks (the page shows them when the block is clicked)."""
