@@ -133,16 +133,15 @@ def _create(page, game: str, players: int, seats: list[str] | None = None, optio
 
 
 def _option_values(g: dict) -> list[tuple[str, object]]:
-    """Every value the lobby offers for every option: each choice (the ends and the middle of a long range),
-    both sides of a switch, and a small and a usual value of a free number or text."""
+    """Every value the lobby offers for every option: each choice of a list, both sides of a switch, and a small
+    value of a free number or text (the default is the form's own, created with every player count)."""
     out = []
     for name, default in g["options"].items():
         if name == g["build_option"]:
             continue  # a choice of its own: see the build test
         choices = g["choices"].get(name)
         if choices:
-            picks = choices if len(choices) <= 8 else [choices[0], choices[len(choices) // 2], choices[-1]]
-            out += [(name, v) for v in picks if v != default]
+            out += [(name, v) for v in choices if v != default]
         elif isinstance(default, bool):
             out.append((name, not default))
         elif isinstance(default, int):
