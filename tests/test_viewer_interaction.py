@@ -423,3 +423,18 @@ def test_the_camera_turns_to_the_figure_of_the_player_to_move(window) -> None:
     assert abs((_heading(win) - _figure_bearing(win) + 180) % 360 - 180) < 1
     x, y = win.r.project([c + 0.5 for c in next(f for f in win.shown.figures if f.current).cell])
     assert 0 < x < SIZE[0] and 0 < y < SIZE[1]
+
+
+def test_a_click_where_the_picked_block_cannot_go_on_another_movable_block_picks_that_one(window) -> None:
+    win = window("climbers", ["human", "human"])
+    block_step(win)
+    movable = [b for b in win.ctl.movable_blocks() if win.r.pick_block(*top_centre(win, b)) == b]
+    click(win, *top_centre(win, movable[0]))
+    for other in movable[1:]:
+        hover(win, *top_centre(win, other))
+        if win.ctl.aim.current is None:  # the first block cannot go there
+            click(win, *top_centre(win, other))
+            assert win.ctl.selected_block == other and win.ctl.aim.ps.block == other
+            assert len(win.ctl.state.history) == 1  # nothing was played
+            return
+    pytest.fail("every movable block's top takes the first block: no place to try")

@@ -232,6 +232,11 @@ class PlayWindow:
             if self.ctl.place():
                 self.animate_move(before)
             else:
+                # nothing can go here, but a click on another block that may move picks that one instead
+                other = self.r.pick_block(x, y)
+                if other is not None and other != self.ctl.selected_block and other in self.ctl.movable_blocks():
+                    self.ctl.click_block(other)
+                    self.aim(x, y)
                 self.show_scene()
             self.schedule()
             return

@@ -341,7 +341,13 @@ function onPick(hit, e) {
     // aiming: a click places the block where the pointer is (the ghost), or says why it cannot go there
     aimAt(e.clientX, e.clientY);
     const cur = page.aim.current;
-    if (cur) play(cur.text);
+    if (cur) {
+      play(cur.text);
+    } else if (hit && hit.layer === 'blocks') {
+      // nothing can go here, but this is another block that may move: pick that one instead
+      const id = page.scene.blocks[hit.index].id;
+      if (id !== page.block && snap.blocks.includes(id)) selectBlock(id).then((ok) => ok && aimAt(e.clientX, e.clientY));
+    }
     return;
   }
   if (!hit) {
