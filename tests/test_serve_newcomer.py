@@ -475,3 +475,32 @@ def test_the_list_is_the_keyboard_way_to_place_a_block_and_the_log_says_it_in_wo
     assert str(server.server.tables[g["id"]].state.history[1]) == text
     wait_until(lambda: f"P0 red: {said}" in page.inner_text("#log"), 10, "the move in words in the log")
     assert not page.errors, page.errors
+
+
+def test_a_click_where_nothing_can_go_on_another_orange_block_picks_that_one(browser, server):
+    from tower.app.serve.client import Client
+
+    g = Client(server.url).create("climbers", seats=["human", "ai:greedy"], seed=7)
+    page = open_page(browser, g["seats"][0]["url"])
+    page.wait_for_selector("body[data-your-turn='true']")
+    page.click("#moves button[data-move='skip']")
+    page.wait_for_selector("body[data-n='1']")
+    first = _click_a_movable_block(page)
+    snap = js(page, "window.towerPage.snapshot")
+    for b in snap["scene"]["blocks"]:
+        if b["id"] == first or b["id"] not in snap["blocks"]:
+            continue
+        at = _canvas_point(page, [b["origin"][0] + b["size"][0] / 2, b["origin"][1] + b["size"][1] / 2,
+                                  b["origin"][2] + b["size"][2]])
+        ids = [x["id"] for x in snap["scene"]["blocks"]]
+        if at is None or js(page, "window.towerPage.view.pickAt(arg[0], arg[1])", list(at)) != {
+                "layer": "blocks", "index": ids.index(b["id"])}:
+            continue
+        page.mouse.move(*at)
+        if js(page, "window.towerPage.aim.current") is None:
+            page.mouse.click(*at)
+            wait_until(lambda b=b: js(page, "window.towerPage.block") == b["id"], 20, "the other block picked")
+            assert body(page, "n") == "1" and js(page, "window.towerPage.aim.ps.block") == b["id"]
+            assert not page.errors, page.errors
+            return
+    pytest.fail("no other movable block where the first cannot go")
