@@ -406,6 +406,7 @@ def test_every_game_from_the_lobby_to_the_end_by_clicking_in_two_seats(browser, 
                 continue
             # the tab says it is this seat's turn, in its title and its icon
             assert p.title().startswith("(your turn) ") and body(p, "signal") == "your-turn"
+            assert p.get_attribute("#favicon", "href").startswith("data:image/png")
             n = body(p, "n")
             snap = js(p, "window.towerPage.snapshot")
             if snap["prompt"] and "Double your gain" in snap["prompt"]:
