@@ -347,6 +347,7 @@ def test_a_block_goes_where_the_pointer_is_in_two_clicks_with_why_not_and_the_wh
     state = server.server.tables[g["id"]].state
     assert str(state.history[-1]) == second["text"]
     assert js(page, "window.clicks") == 2  # the block, then the spot
+    wait_until(lambda: page.is_hidden("#aim"), 10, "the aiming line to go")
     assert not page.errors, page.errors
 
 

@@ -95,6 +95,7 @@ function receive(snap, event) {
     page.chosen = null;
     page.hinted = null;
     view.setAim(null);
+    el('aim').hidden = true;
   }
   if (event && event.kind === 'undo') message(`${event.label} took a move back`);
   else if (moved) message('');
