@@ -45,7 +45,7 @@ def test_placements_come_grouped_with_why_not_and_are_refused_out_of_turn_or_for
     first = api.request("GET", f"/api/games/{g['id']}/snapshot?token={t0}")[1]
     # every listed move in words, and the step of the turn in words
     assert set(first["words"]) >= set(first["moves"]) and first["moves"]
-    assert first["words"]["skip"] == "don't move your figure now: go on to the block move"
+    assert first["words"]["skip"] == "don't move the figure now: go on to the block move"
     assert any(w.startswith("walk to (") for w in first["words"].values()) and first["prompt"].startswith("Step 1")
     api.move(g["id"], t0, "skip")
     snap = api.request("GET", f"/api/games/{g['id']}/snapshot?token={t0}")[1]

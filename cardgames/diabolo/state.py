@@ -341,7 +341,7 @@ class DiaboloState(DiaboloSearch, GameState):
 
     # --- what a player sees -----------------------------------------------------------------------------
     def move_words(self, move: Move) -> str:
-        """"put your red 3 on the angel side", "double: yes, bet my doubler on the red row"."""
+        """"put the red 3 on the angel side of the red row", "yes: double my gain on the red row (...)"."""
         m: Any = move
         if m.verb == "double":
             row = COLOURS[self.scoring_row] if self.scoring_row >= 0 else "this"
@@ -349,8 +349,8 @@ class DiaboloState(DiaboloSearch, GameState):
                 return f"yes: double my gain on the {row} row (my doubler is then spent for this round)"
             return "no: keep my doubler for a later row of this round"
         if m.verb == "discard":
-            return f"throw away your {m.colour} {m.value} (no card of yours fits a row)"
-        return f"put your {m.colour} {m.value} on the {m.side} side of the {m.colour} row"
+            return f"throw away the {m.colour} {m.value} (no card in hand fits a row)"
+        return f"put the {m.colour} {m.value} on the {m.side} side of the {m.colour} row"
 
     def prompt(self) -> str | None:
         if self.phase != DOUBLE or self.scoring_row < 0:

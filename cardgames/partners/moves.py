@@ -612,7 +612,7 @@ def move_words(move: PartnersMove) -> str:
     if move.action == "give":
         return f"hand your {card} to your partner"
     if move.action == "out":
-        return f"play the {card}: bring a pawn out of your base onto your home"
+        return f"play the {card}: bring a pawn out of the base onto its home"
     if move.action == "step":
         n = move.steps[0]
         way = f"back {-n}" if n < 0 else f"forward {n}"
@@ -624,5 +624,5 @@ def move_words(move: PartnersMove) -> str:
         a, b = move.pawns
         return f"play the switch: swap {_pawn_words(a)} and {_pawn_words(b)}"
     if move.action == "discard":
-        return "throw your hand away (no card of yours can be used)"
+        return "throw the hand away (no card in it can be used)"
     return str(move)

@@ -109,7 +109,7 @@ TEXT_CARD_WORDS = {
     "snail": "the snail: the first pawn(s) back 2",
     "cloud": "the cloud: the first pawn(s) back 3",
     "foot": "the foot: the first pawn ({colour}) forward {n}",
-    "finger": "the finger: your {colour} partner pawn forward to the next pawn",
+    "finger": "the finger: the {colour} partner pawn forward to the next pawn",
     "heart": "the heart: take the {colour} partner card",
 }
 
@@ -124,7 +124,7 @@ def card_words(card: str) -> str:
 
 def move_words(move: SeventhHeavenMove) -> str:
     """A move in words: "play red +3: the red pawn moves", "trade blue +3: take the blue partner card"."""
-    give = f", handing over your {move.give} partner card" if move.give else ""
+    give = f", handing over the {move.give} partner card" if move.give else ""
     if move.verb == "play" and move.card in TEXT_CARD_WORDS:
         return "play " + TEXT_CARD_WORDS[move.card].format(n=move.n, colour=move.colour) + give
     if move.verb == "play":
@@ -139,9 +139,9 @@ def move_words(move: SeventhHeavenMove) -> str:
         return f"play {card_words(move.card)} to take the {move.card.split('+')[0].split('-')[0].rstrip('>')} " \
                f"partner card instead of moving{give}"
     if move.verb == "swap":
-        return f"swap your partner card for the {move.colour} one{give}"
+        return f"swap partner cards: take the {move.colour} one{give}"
     if move.verb == "keep":
-        return "keep your partner card"
+        return "keep the partner card"
     if move.verb == "discard":
         return f"throw away {card_words(move.card)} (three cards)"
     return str(move)

@@ -171,10 +171,10 @@ OPTION_HELP = {
 }
 
 SKIP_WORDS = {
-    "figure1": "don't move your figure now: go on to the block move",
+    "figure1": "don't move the figure now: go on to the block move",
     "block": "move no block (no block can move)",
-    "figure2": "leave your figure where it is",
-    "stone": "keep your blocking stone",
+    "figure2": "leave the figure where it is",
+    "stone": "keep the blocking stone",
 }
 
 
@@ -203,7 +203,7 @@ def move_words(state: ClimbersState, move: Any) -> str:
                                                 for a, b in move.pushes)
         return text
     if move.kind == "stone":
-        return f"lay your blocking stone on block {move.block}"
+        return f"lay the blocking stone on block {move.block}"
     if move.kind == "skip":
         return SKIP_WORDS.get(state.phase, "skip this step")
     if move.kind == "pass":

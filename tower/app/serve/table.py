@@ -232,10 +232,12 @@ class Table:
             else:
                 moves = [str(m) for m in legal]
         first = max(0, self.n - LOG_TAIL)
-        log = [{"n": first + k, "player": p, "label": self.label(p), "text": self.move_text(m, p, seat),
-                # a seat reads its own moves in words (others' stay in their public form)
-                "words": self.said.get(first + k, "") if p == seat else ""}
-               for k, (m, p) in enumerate(zip(st.history[first:], self.movers[first:], strict=True))]
+        log = []
+        for k, (m, p) in enumerate(zip(st.history[first:], self.movers[first:], strict=True)):
+            text = self.move_text(m, p, seat)
+            # in words wherever the seat may read the move itself (a hidden one stays in its public sentence)
+            log.append({"n": first + k, "player": p, "label": self.label(p), "text": text,
+                        "words": self.said.get(first + k, "") if text == str(m) else ""})
         page = {
             "id": self.id,
             "game": st.name,
