@@ -32,6 +32,7 @@ class LogEntry:
     player: int
     text: str
     public: str
+    words: str = ""  # the move in words a newcomer understands (`state.move_words`)
 
 
 def move_line(label: str, who: str, text: str) -> str:
@@ -136,12 +137,13 @@ class PlayController:
     def _apply(self, move: Any) -> bool:
         p = self.state.current_player
         public = self.state.public_move(move, p)  # worded for the others before the move changes the state
+        words = self.state.move_words(move)
         try:
             self.state.apply(move)
         except IllegalMove as exc:  # the game said no: show why, change nothing
             self.message = f"illegal ({exc.rule}): {exc.message}"
             return False
-        self.log.append(LogEntry(len(self.state.history) - 1, p, str(move), public))
+        self.log.append(LogEntry(len(self.state.history) - 1, p, str(move), public, words))
         self.message = ""
         self.selected_block = None
         self.hover = None
@@ -202,8 +204,13 @@ class PlayController:
     def log_lines(self) -> list[str]:
         """The log as the person at the screen may read it: their own moves in full, the others' in public words
         (until the game is over: then its record, every move in it, is public)."""
-        return [move_line(self.state.player_label(e.player), self._name(e.player),
-                          e.text if e.player == self.viewer or self.state.is_over else e.public) for e in self.log]
+        out = []
+        for e in self.log:
+            text = e.text if e.player == self.viewer or self.state.is_over else e.public
+            # in words wherever the move itself may be read (a hidden one keeps its public sentence)
+            out.append(move_line(self.state.player_label(e.player), self._name(e.player),
+                                 e.words if e.words and text == e.text else text))
+        return out
 
     # --- The Climbers: picking -----------------------------------------------------------------------------
     def movable_blocks(self) -> list[str]:
