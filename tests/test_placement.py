@@ -137,3 +137,32 @@ def test_the_json_is_what_the_page_needs_and_words_come_from_the_game(half_cube)
     assert words == st.move_words(move) and words.startswith(f"put block {block} at ")
     assert sum(len(w["columns"]) for w in doc["why"]) == len(ps.why)
     assert all(len(s["faces"]) == 6 for s in doc["shapes"])
+
+
+def test_with_physical_support_every_overhanging_placement_can_be_pointed_at():
+    """support=physical adds placements resting on their highest supports only (overhangs): pointing at one of
+    the columns they cover still offers each of them."""
+    from tower.app.stability import statics_stands
+
+    st = new_game("climbers", 2, 7, {"support": "physical"}, judge=statics_stands)
+    st.apply(st.move_type.parse("skip", st))
+    legal = st.legal_moves()
+    strict = _block_step()
+    plain = {str(m) for m in strict.legal_moves()}
+    blocks = sorted({m.block for m in legal if m.kind == "block"})[:4]
+    overhangs = 0
+    for block in blocks:
+        mine = [m for m in legal if m.kind == "block" and m.block == block]
+        ps = BlockPlacements.from_moves(block, mine, st.to_build())
+        for p in ps.placements:
+            overhangs += p.text not in plain
+            sx, sy, _ = ps.shapes[p.shape].size
+            aim = Aim(ps)
+            reached = False
+            for cx in range(p.origin[0], p.origin[0] + sx):
+                for cy in range(p.origin[1], p.origin[1] + sy):
+                    aim.point((cx + 0.5, cy + 0.5, ps.height(cx, cy)), (0, 0, 1))
+                    reached |= any(ps.placements[i].origin == p.origin and ps.placements[i].shape == p.shape
+                                   for i in aim.options)
+            assert reached, p.text
+    assert overhangs > 0
