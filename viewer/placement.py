@@ -10,9 +10,14 @@ API (grid units throughout, z up, the table top at z = 0):
     ps = BlockPlacements.from_moves(block_id, moves, build, words=state.move_words)
         # moves: the game's legal moves for that block (Climbers block moves: `cell`, `size`, `top`, str(move));
         # build: the position (`tower.climbers.build.Build`); words: a move in words for the list (optional)
+    ps = BlockPlacements(block_id, shapes, placements, heights)      # any other source (the lab's free building):
+        # shapes: [Shape(size, top, faces)], placements: [Placement(origin, shape index, text, words)],
+        # heights: {(x, y): column height without the block}
     ps.explain_with(explainer(state))
         # "why not here": explain(text) -> the rule in words (None if legal) for a probe placement per column
         # near the construction that no placement covers; grouped by text, sent along with `to_json()`
+    ps.to_json(), BlockPlacements.from_json(doc)
+        # what the page receives once per picked block (static/js/placement.js: BlockPlacements, Aim), and back
     aim = Aim(ps)
     aim.point(hit, normal)    # the pointer meets a block face or the table at `hit`, face normal `normal`
                               # -> the Spot under the pointer: the column in front of that face and its surface
