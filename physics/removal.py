@@ -133,13 +133,16 @@ def _merge(results: Sequence[StaticsResult]) -> StaticsResult:
 
 
 def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M,
-                dynamics: str = "doubtful", seconds: float = 2.0) -> RemovalMap:
-    """Per block, the verdict of the build without it (module docstring); entries in the build's order."""
+                dynamics: str = "doubtful", seconds: float = 2.0,
+                only: Sequence[str] | None = None) -> RemovalMap:
+    """Per box, the verdict of the build without it (module docstring); entries in the build's order.
+    `only`: the ids to map (e.g. the blocks but not the figures); all boxes when None."""
     if dynamics not in DYNAMICS_MODES:
         raise ValueError(f"dynamics={dynamics!r}: use one of {', '.join(DYNAMICS_MODES)}")
     t0 = time.perf_counter()
     boxes = list(boxes)
     n = len(boxes)
+    wanted = set(range(n)) if only is None else {k for k, b in enumerate(boxes) if b.id in set(only)}
     contacts = find_contacts(boxes)
     parts = pieces(n, contacts)
     piece_of = {i: k for k, part in enumerate(parts) for i in part}
@@ -153,8 +156,8 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
                              contacts=_sub_contacts(contacts, members))
 
     whole: dict[int, StaticsResult] = {}  # each piece judged as it is, on first need
-    results: list[tuple[StaticsResult, str]] = []
-    for i in range(n):
+    results: list[tuple[int, StaticsResult, str]] = []
+    for i in sorted(wanted):
         ts = time.perf_counter()
         k = piece_of[i]
         rest_of_piece = [j for j in parts[k] if j != i]
@@ -179,12 +182,12 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
                 res = judge_part([j for j in range(n) if j != i])
                 how = "statics"
         statics_s += time.perf_counter() - ts
-        results.append((res, how))
+        results.append((i, res, how))
 
     dyn_s = 0.0
     runs = 0
     entries = []
-    for i, (res, how) in enumerate(results):
+    for i, res, how in results:
         rest = [b for j, b in enumerate(boxes) if j != i]
         verdict = combine(res, None)
         dyn = None
