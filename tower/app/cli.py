@@ -102,6 +102,9 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--screenshot", metavar="PNG")
     s.add_argument("--gltf", metavar="FILE")
     s.add_argument("--html", metavar="FILE")
+    s.add_argument("--forces", action="store_true", help="draw the contact forces (arrows scaled by newtons)")
+    s.add_argument("--removal-map", action="store_true",
+                   help="colour each block by what taking it away does (safe, risky, brings others down)")
 
     s = sub.add_parser("serve", help="play in the browser: one seat per screen, the server as the referee")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
