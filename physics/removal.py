@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from physics.contacts import TABLE, Contact, find_contacts
-from physics.dynamics import DynamicsResult, judge_dynamics
+from physics.dynamics import DynamicsResult
 from physics.model import Box
 from physics.statics import COM_INSET_M, StaticsResult, judge_statics
 from physics.units import DEFAULT_MU
-from physics.verdict import COLLAPSES, MARGINAL, STABLE, combine
+from physics.verdict import COLLAPSES, MARGINAL, STABLE, combine, judge_dynamics_checked
 
 #: The map's words for the combined verdicts, and the class of a block by the verdict without it.
 VERDICT_WORDS = {STABLE: "stands", MARGINAL: "marginal", COLLAPSES: "falls"}
@@ -193,7 +193,7 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
         dyn = None
         if dynamics == "all" or (dynamics == "doubtful" and verdict != STABLE):
             td = time.perf_counter()
-            dyn = judge_dynamics(rest, mu=mu, seconds=seconds)
+            dyn = judge_dynamics_checked(rest, res, mu=mu, seconds=seconds)
             dyn_s += time.perf_counter() - td
             runs += 1
             verdict = combine(res, dyn)
