@@ -38,13 +38,20 @@ def read_build(path: str):
         raise exc.in_source(path) from None
 
 
-def judge(build, statics_only: bool) -> Any:
+def judge(build, statics_only: bool, engine: str = "pybullet") -> Any:
     """The physics verdict (`physics.Verdict`), or None when the physics judges are not installed."""
     try:
         from tower.app.stability import judge_build
-
-        return judge_build(build, statics_only=statics_only)
     except (ImportError, AttributeError):  # physics not available: legality alone
+        return None
+    if engine != "pybullet" and not statics_only:
+        import importlib.util
+
+        if importlib.util.find_spec(engine) is None:
+            raise BadInput(f"--judge {engine} needs the optional extra: pip install 'tower-sim[{engine}]'", "")
+    try:
+        return judge_build(build, statics_only=statics_only, engine=engine)
+    except (ImportError, AttributeError):
         return None
 
 
@@ -108,6 +115,7 @@ def fall_line(statics: dict[str, Any], build) -> str:
 def verdict_lines(st: dict[str, Any], build) -> list[str]:
     """The stability part of `tower check`'s text: the verdict, why a MARGINAL is one, each judge's answer."""
     s, d = st["statics"], st.get("dynamics")
+    sim = {"mujoco": "MuJoCo"}.get((d or {}).get("engine"), "PyBullet")
     lines = [f"stability: {st['verdict'].upper()}"]
     margin = s["tilt_margin_deg"]
     toward = direction_words(*s["weakest_direction"]) if any(s["weakest_direction"]) else ""
@@ -116,11 +124,11 @@ def verdict_lines(st: dict[str, Any], build) -> list[str]:
             lines.append(f"  marginal: it stands, but a table tilted by only {margin:.1f} deg tips it over toward "
                          f"{toward} (stable needs at least 1 deg)")
         elif s["stable"]:
-            lines.append("  marginal: the judges disagree: the statics LP finds it standing, the PyBullet "
+            lines.append(f"  marginal: the judges disagree: the statics LP finds it standing, the {sim} "
                          "simulation sees it move")
         else:
             lines.append("  marginal: the judges disagree: the statics LP finds no way for it to stand, yet it stayed up in "
-                         "the PyBullet simulation")
+                         f"the {sim} simulation")
     if s["stable"]:
         lines.append(f"  statics  (LP):       stands; a table tilted by {margin:.1f} deg would tip it over toward "
                      f"{toward}, {s['ms']:.0f} ms")
@@ -130,7 +138,8 @@ def verdict_lines(st: dict[str, Any], build) -> list[str]:
         moved = _names(d["moved"])
         state = (f"collapses: {moved} moved" if d["collapsed"] else "stands") + \
             f" (at most {d['max_displacement_mm']:.1f} mm, {d['max_rotation_deg']:.1f} deg)"
-        lines.append(f"  dynamics (PyBullet): {state} in {d['simulated_s']:.2f} s simulated, {d['ms']:.0f} ms")
+        label = f"dynamics ({sim}):"
+        lines.append(f"  {label:<21}{state} in {d['simulated_s']:.2f} s simulated, {d['ms']:.0f} ms")
     return lines
 
 
@@ -144,6 +153,30 @@ def _print_check(title: str, doc: dict[str, Any], detail: dict[str, Any] | None,
         print("\n".join(verdict_lines(detail, build)))
 
 
+def explanations(build, args) -> dict[str, Any]:
+    """The parts asked for by --forces, --removal-map and --push, as JSON-able dicts (keys `forces`,
+    `removal_map`, `push`)."""
+    from tower.app import explain
+
+    out: dict[str, Any] = {}
+    push = None
+    if getattr(args, "push", None):
+        push = explain.parse_push(args.push, {b.id for b in build.blocks}, args.file)
+    if not (getattr(args, "forces", False) or getattr(args, "removal_map", False) or push):
+        return out
+    try:
+        from tower.app import stability
+    except ImportError:  # pragma: no cover - physics not installed
+        raise BadInput("--forces, --removal-map and --push need the physics judges (numpy, scipy)", "") from None
+    if args.forces:
+        out["forces"] = stability.forces(build).to_json()
+    if args.removal_map:
+        out["removal_map"] = stability.removal(build, args.statics_only).to_json()
+    if push:
+        out["push"] = [r.to_json() for r in stability.push(build, *push)]
+    return out
+
+
 def run(args) -> int:
     build = read_build(args.file)
     known = {b.id for b in build.blocks}
@@ -151,12 +184,25 @@ def run(args) -> int:
         if block_id not in known:
             raise BadInput(f"--remove {block_id}: no block with that id", "", args.file)
     build = build.without(set(args.remove))
-    verdict = judge(build, args.statics_only)
+    if getattr(args, "push", None):  # a bad --push is refused before any judging
+        from tower.app.explain import parse_push
+
+        parse_push(args.push, {b.id for b in build.blocks}, args.file)
+    verdict = judge(build, args.statics_only, getattr(args, "judge", "pybullet"))
     doc = check_document(build, args.statics_only, verdict)
+    extra = explanations(build, args)
     if args.json:
-        print_json(doc)
+        print_json(doc | extra)
     else:
+        from tower.app import explain
+
         title = args.file + (f" without {', '.join(args.remove)}" if args.remove else "")
         _print_check(title, doc, None if verdict is None else verdict.to_json(detail=True), build)
+        if "forces" in extra:
+            print("\n".join(explain.forces_lines(extra["forces"])))
+        if "removal_map" in extra:
+            print("\n".join(explain.removal_lines(extra["removal_map"])))
+        if "push" in extra:
+            print("\n".join(explain.push_lines(extra["push"])))
     stable = doc["stability"] is None or doc["stability"]["verdict"] == "stable"
     return EXIT_OK if doc["legal"] and stable else EXIT_FOUND
