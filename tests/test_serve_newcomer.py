@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from serve_support import ROOMY
 
 from tower.app.serve.run import ServerThread
 
@@ -55,7 +56,8 @@ def browser():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with ServerThread(str(tmp_path_factory.mktemp("newcomer") / "games.sqlite"), ai_pause=0, workers=2) as srv:
+    with ServerThread(str(tmp_path_factory.mktemp("newcomer") / "games.sqlite"), ai_pause=0, workers=2,
+                      limits=ROOMY) as srv:
         yield srv
 
 
