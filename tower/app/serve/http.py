@@ -24,7 +24,7 @@ log = logging.getLogger("tower.serve")
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20  # 1 MiB: a move is a few bytes, a long game's record a few tens of kilobytes
 SERVER_KEY = web.AppKey("server", GameServer)
-PAGES = {"lobby": "lobby.html", "game": "game.html", "replay": "replay.html"}
+PAGES = {"lobby": "lobby.html", "game": "game.html", "replay": "replay.html", "lab": "lab.html"}
 
 
 def _csp() -> str:
@@ -202,6 +202,9 @@ def make_app(server: GameServer) -> web.Application:
             sender.cancel()
         return ws
 
+    from tower.app.serve.lab import add_lab_routes
+
+    add_lab_routes(app, routes, server, page, read_json)
     app.add_routes(routes)
     app.router.add_static("/static/", STATIC, append_version=False)
 
