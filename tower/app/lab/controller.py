@@ -133,6 +133,7 @@ class LabController:
         self.physics = physics
         self.max_blocks = max_blocks
         self._analysis: tuple[int, str, dict[str, Any]] | None = None
+        self._explain: tuple[int, dict[Any, Any]] = (0, {})
         self.rules = "strict"
         self.set_rules(rules)
         start = build if build is not None else Build()
@@ -213,6 +214,53 @@ class LabController:
         from physics.units import UNIT_M
 
         return drop(self.build, self.physics, UNIT_M)
+
+    # --- explanations (the physics' contact forces, removal map and push test), once per build -------------------
+    def _explained(self, key: Any, make: Any) -> Any:
+        if self.physics is None or not hasattr(self.physics, "forces"):
+            raise IllegalMove("no-physics", "the physics judges are not available")
+        build = self.build
+        if self._explain[0] != id(build):
+            self._explain = (id(build), {})
+        cache = self._explain[1]
+        if key not in cache:
+            cache[key] = make(build)
+        return cache[key]
+
+    def forces(self) -> dict[str, Any]:
+        """The contact forces of the current build (`physics.ContactForces.to_json()`) and the words for them."""
+        from tower.app.explain import forces_lines
+
+        def make(build: Build) -> dict[str, Any]:
+            doc = self.physics.forces(build).to_json() if build.blocks else {"stands": True, "contacts": []}
+            return {"forces": doc, "words": forces_lines(doc) if build.blocks else ["forces: the table is empty"]}
+        return self._explained("forces", make)
+
+    def removal(self) -> dict[str, Any]:
+        """The removal map of the current build (statics: what taking each block away does) and its words."""
+        from tower.app.explain import removal_lines
+
+        def make(build: Build) -> dict[str, Any]:
+            if not build.blocks:
+                return {"removal": {"classes": {}, "blocks": []}, "words": ["removal map: the table is empty"]}
+            doc = self.physics.removal(build, statics_only=True).to_json()
+            return {"removal": doc, "words": removal_lines(doc)}
+        return self._explained("removal", make)
+
+    def push(self, block: str, direction: str) -> dict[str, Any]:
+        """The push test on one face of a block: the push along `direction` (+x, -x, +y, -y: where the hand
+        moves) that fails the build, and the words for it."""
+        from tower.app.explain import PUSH_DIRECTIONS, push_lines
+
+        self.block(block)
+        if direction not in PUSH_DIRECTIONS:
+            raise BadInput(f"direction must be one of {', '.join(PUSH_DIRECTIONS)}, got {direction!r}"[:200],
+                           "$.direction")
+
+        def make(build: Build) -> dict[str, Any]:
+            doc = self.physics.push(build, block, (direction,))[0].to_json()
+            return {"push": doc, "words": push_lines([doc])}
+        return self._explained(("push", block, direction), make)
 
     # --- settings ------------------------------------------------------------------------------------------------
     def set_rules(self, rules: str) -> None:

@@ -31,6 +31,7 @@ from tower.climbers.build import build_to_json, dumps_build, parse_build
 from tower.games.errors import BadInput, IllegalMove
 
 LAB_ID_BYTES = 9
+UNIT_M = 0.02  # a grid unit in metres (physics.units.UNIT_M; the explanations' points are in metres)
 #: Labs kept in memory; older ones leave it (their build stays in the database and is reloaded when asked for).
 LABS_KEPT = 128
 SCHEMA = ("CREATE TABLE IF NOT EXISTS labs (id TEXT PRIMARY KEY, build TEXT NOT NULL, rules TEXT NOT NULL, "
@@ -194,6 +195,24 @@ class Labs:
                     raise _refusal(exc) from None
             return await asyncio.to_thread(run)
 
+    async def explain(self, lab_id: str, what: str, body: Any = None) -> dict[str, Any]:
+        """The contact forces ("forces"), the removal map ("removal") or a push test ("push", body {"block",
+        "direction"}) of the lab's current build."""
+        lab = await self.get(lab_id)
+        if what == "push":
+            if not isinstance(body, dict) or set(body) != {"block", "direction"}:
+                raise BadInput('expected {"block": ID, "direction": "+x" | "-x" | "+y" | "-y"}', "$")
+        async with lab.lock:
+            def run() -> dict[str, Any]:
+                try:
+                    if what == "push":
+                        return lab.ctl.push(body["block"], body["direction"])
+                    return lab.ctl.forces() if what == "forces" else lab.ctl.removal()
+                except IllegalMove as exc:
+                    raise _refusal(exc) from None
+            out = await asyncio.to_thread(run)
+        return {**out, "unit_m": UNIT_M, "edits": lab.ctl.cursor}
+
     async def build_file(self, lab_id: str) -> str:
         lab = await self.get(lab_id)
         return dumps_build(lab.ctl.build)
@@ -271,6 +290,20 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
         resp = web.json_response(await labs.drop(request.match_info["id"]))
         resp.enable_compression()
         return resp
+
+    @routes.get("/api/lab/{id}/forces")
+    async def lab_forces(request: web.Request) -> web.Response:
+        return web.json_response(await labs.explain(request.match_info["id"], "forces"))
+
+    @routes.get("/api/lab/{id}/removal")
+    async def lab_removal(request: web.Request) -> web.Response:
+        return web.json_response(await labs.explain(request.match_info["id"], "removal"))
+
+    @routes.post("/api/lab/{id}/push")
+    async def lab_push(request: web.Request) -> web.Response:
+        lab_id = request.match_info["id"]
+        await labs.get(lab_id)
+        return web.json_response(await labs.explain(lab_id, "push", await read_json(request)))
 
     @routes.get("/api/lab/{id}/build")
     async def lab_build(request: web.Request) -> web.Response:

@@ -32,6 +32,9 @@ const ghost = new THREE.Group();       // the ghost lives outside the scene's ro
 view.three.add(ghost);
 const dropGroup = new THREE.Group();
 view.three.add(dropGroup);
+const overlay = new THREE.Group();     // the weakest direction, the forces, the removal map, a push: from the answers
+view.three.add(overlay);
+const REMOVAL_RGB = { safe: 0x2e9a4a, risky: 0xe0a000, 'brings-down': 0xe0203c };
 
 function srgb(rgb) {
   return new THREE.Color().setRGB(rgb[0] / 255, rgb[1] / 255, rgb[2] / 255, THREE.SRGBColorSpace);
@@ -123,8 +126,10 @@ function show(data, resetCamera = false) {
   document.body.dataset.legal = String(a.legal);
   document.body.dataset.blocks = String(data.build.blocks.length);
   document.body.dataset.edits = String(data.edits);
+  document.body.dataset.answers = String(page.edits);
   el('verdict').textContent = a.words.filter((w) => w.startsWith('stability')).join(' ') || a.words[0];
   el('verdict').className = `verdict ${verdict}`;
+  el('drop-words').textContent = '';
   el('problems').replaceChildren(...a.violations.map((v) => item('li', `${v.rule}: ${v.message}`)));
   el('undo').disabled = !data.can_undo;
   el('redo').disabled = !data.can_redo;
@@ -138,6 +143,7 @@ function show(data, resetCamera = false) {
   el('link').textContent = link;
   selection();
   if (pointer) aimAt(...pointer);
+  explain();
 }
 
 // the server's scene with this page's own selection outlined; the camera is fitted again when the build grows
@@ -171,6 +177,112 @@ function fitCamera() {
   view.resetCamera();
   view.scene = real;
 }
+
+// --- overlays: the weakest direction (from every answer), forces, the removal map and a push (asked for) -------
+function arrow(from, to, colour, head = 0.35) {
+  const dir = new THREE.Vector3(...to).sub(new THREE.Vector3(...from));
+  const len = dir.length();
+  if (len < 1e-6) return new THREE.Group();
+  return new THREE.ArrowHelper(dir.normalize(), new THREE.Vector3(...from), len, colour, Math.min(head, len * 0.5),
+    Math.min(head * 0.6, len * 0.3));
+}
+
+function blockOutline(b, colour, grow = 0.08) {
+  const geo = new THREE.BoxGeometry(...b.size.map((v) => v + 2 * grow));
+  const lines = new THREE.LineSegments(new THREE.EdgesGeometry(geo), new THREE.LineBasicMaterial({ color: colour }));
+  lines.position.set(...b.origin.map((v, i) => v + b.size[i] / 2));
+  geo.dispose();
+  return lines;
+}
+
+let explained = { forces: null, removal: null, push: null, edits: -1 };
+
+async function explain() {
+  const st = page.state;
+  if (!st) return;
+  if (explained.edits !== st.edits || explained.id !== st.id) explained = { forces: null, removal: null, push: null,
+    edits: st.edits, id: st.id };
+  const want = [];
+  if (el('show-forces').checked && !explained.forces) want.push('forces');
+  if (el('show-removal').checked && !explained.removal) want.push('removal');
+  for (const what of want) {
+    const answer = await call('GET', api(`/${what}`));
+    if (!answer.ok) { say(errorText(answer)); continue; }
+    if (answer.data.edits !== page.state.edits) return;   // an edit came meanwhile: its answer asks again
+    explained[what] = answer.data;
+  }
+  drawOverlay();
+}
+
+function drawOverlay() {
+  clear(overlay);
+  const st = page.state;
+  if (!st || page.drop) return;
+  const words = [];
+  const stab = st.analysis.stability;
+  const blocks = st.scene.blocks;
+  if (stab && blocks.length) {
+    // the weakest direction, drawn on the table from under the build's middle
+    const [dx, dy] = stab.statics.weakest_direction;
+    const lo = [Math.min(...blocks.map((b) => b.origin[0])), Math.min(...blocks.map((b) => b.origin[1]))];
+    const hi = [Math.max(...blocks.map((b) => b.origin[0] + b.size[0])),
+      Math.max(...blocks.map((b) => b.origin[1] + b.size[1]))];
+    const c = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2];
+    const reach = Math.max(hi[0] - lo[0], hi[1] - lo[1]) / 2 + 2.5;
+    if (Math.hypot(dx, dy) > 0) {
+      const colour = stab.statics.stable ? 0x1c3a96 : 0xe0203c;
+      overlay.add(arrow([c[0] + dx * (reach - 2), c[1] + dy * (reach - 2), 0.03],
+        [c[0] + dx * reach, c[1] + dy * reach, 0.03], colour, 0.8));
+    }
+  }
+  if (el('show-forces').checked && explained.forces) {
+    const f = explained.forces.forces, u = explained.forces.unit_m;
+    const biggest = Math.max(1e-9, ...f.contacts.map((k) => Math.hypot(...k.force)));
+    for (const k of f.contacts) {
+      const size = Math.hypot(...k.force);
+      if (size < biggest * 0.02) continue;
+      const p = k.point.map((v) => v / u);
+      const len = 0.4 + 2.2 * (size / biggest);
+      const tip = p.map((v, i) => v - (k.force[i] / size) * len);   // the arrow ends where the force acts
+      const colour = k.friction_use >= f.friction_critical_at ? 0xe0203c : 0x111118;
+      overlay.add(arrow(tip, p, colour, 0.3));
+    }
+    words.push(...explained.forces.words.slice(0, 4));
+  }
+  if (el('show-removal').checked && explained.removal) {
+    const r = explained.removal.removal;
+    const byId = new Map(blocks.map((b) => [b.id, b]));
+    for (const e of r.blocks) {
+      const b = byId.get(e.block);
+      if (b) overlay.add(blockOutline(b, REMOVAL_RGB[e.class] || 0x888888));
+    }
+    document.body.dataset.removal = JSON.stringify(r.classes);
+    words.push(...explained.removal.words.slice(0, 4));
+  }
+  if (explained.push) {
+    const p = explained.push.push, u = explained.push.unit_m;
+    const at = p.point.map((v) => v / u);
+    overlay.add(arrow([at[0] - p.vector[0] * 3, at[1] - p.vector[1] * 3, at[2]], at, 0xff6a00, 0.6));
+    words.push(...explained.push.words);
+  }
+  el('explain').replaceChildren(...words.map((w) => item('li', w.trim())));
+  view.render();
+}
+
+async function pushAt(hit) {
+  // the hand moves into the face clicked: a click on a +x face pushes toward -x
+  const n = hit.normal;
+  if (Math.abs(n.z) > 0.5) { say('push test: click a side of a block, not its top'); return; }
+  const direction = Math.abs(n.x) > 0.5 ? (n.x > 0 ? '-x' : '+x') : (n.y > 0 ? '-y' : '+y');
+  const answer = await call('POST', api('/push'), { block: hit.block, direction });
+  if (!answer.ok) { say(errorText(answer)); return; }
+  explained.push = answer.data;
+  document.body.dataset.push = `${hit.block} ${direction} ${answer.data.push.force_n}`;
+  drawOverlay();
+}
+
+el('show-forces').addEventListener('change', explain);
+el('show-removal').addEventListener('change', explain);
 
 // --- the palette: kinds, orientations, colours -----------------------------------------------------------------
 function fillPalette() {
@@ -314,6 +426,10 @@ function aimAt(clientX, clientY) {
     page.aim = { op: 'stone', colour: el('colour').value, block: hit.block };
     return finishAim(`click to lay the ${el('colour').value} stone on ${hit.block}`);
   }
+  if (page.tool === 'push' && hit.block) {
+    page.aim = { push: hit };
+    return finishAim(`click to push ${hit.block} here`);
+  }
   if (page.tool === 'select' && hit.block) {
     page.aim = { select: hit.block };
     return finishAim(`click to select ${hit.block}`);
@@ -350,6 +466,10 @@ async function click() {
   const aim = page.aim;
   if (!aim) {
     if (page.tool === 'select') { page.selected = null; page.moving = false; draw(); selection(); }
+    return;
+  }
+  if (aim.push) {
+    await pushAt(aim.push);
     return;
   }
   if (aim.select) {
@@ -423,10 +543,16 @@ el('upload').addEventListener('change', async () => {
     say(`${file.name}: not JSON`);
     return;
   }
-  const data = await send('POST', api('/edits'), { op: 'load', build: doc });
+  const answer = await call('POST', api('/edits'), { op: 'load', build: doc });
   el('upload').value = '';
-  if (data) show(data, true);
-  else say(`${file.name}: ${el('message').textContent}`);
+  if (answer.ok) {
+    say('');
+    show(answer.data, true);
+  } else {
+    // one line naming the place and the problem, as `tower check` says it; the lab is unchanged
+    const d = answer.data || {};
+    say(`${file.name}: ${d.where ? `at ${d.where}: ` : ''}${d.error || `error ${answer.status}`}`);
+  }
 });
 
 async function undo(which) {
@@ -471,6 +597,7 @@ document.addEventListener('keydown', (e) => {
   } else if (key === 'a') setTool('add');
   else if (key === 's') setTool('select');
   else if (key === 'f') setTool('figure');
+  else if (key === 'p') setTool('push');
   else if (key === 'd') drop();
 });
 
@@ -482,8 +609,8 @@ async function drop() {
   const data = await send('POST', api('/drop'));
   el('drop').disabled = false;
   if (!data) return;
-  say(data.words);
-  el('verdict').textContent = `${el('verdict').textContent} ${data.words}.`;
+  say('');
+  el('drop-words').textContent = data.words;
   document.body.dataset.dropped = data.moved.join(',');
   document.body.dataset.dropVerdict = data.stability.verdict;
   clear(dropGroup);
@@ -494,6 +621,7 @@ async function drop() {
     meshes.set(b.id, mesh);
   }
   view.root.visible = false;
+  clear(overlay);
   page.drop = { frames: data.frames, moved: data.moved, meshes, start: performance.now(), shown: 0, done: false };
   document.body.dataset.dropping = 'true';
   requestAnimationFrame(stepDrop);
@@ -545,7 +673,7 @@ function endDrop() {
   clear(dropGroup);
   view.root.visible = true;
   document.body.dataset.dropping = 'false';
-  view.render();
+  drawOverlay();
 }
 
 // --- start -----------------------------------------------------------------------------------------------------
