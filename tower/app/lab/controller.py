@@ -41,9 +41,10 @@ from tower.games.errors import BadInput, IllegalMove
 RULE_SETS = ("strict", "flag", "free")
 #: Rules an edit may never break, whatever the rule set: no real table allows them.
 PHYSICAL_RULES = frozenset({"overlap", "below-table", "figure-overlap", "figure-not-on-surface"})
-#: The lab's cap on blocks per build: a 200-block free build still edits smoothly (benchmarks/bench_lab.py);
-#: the statics judge's time grows faster than linearly beyond that.
-MAX_LAB_BLOCKS = 300
+#: The lab's cap on blocks per build when none is given (`tower serve` passes its `blocks_per_build` limit, 200 by
+#: default): a 200-block free build still edits in well under a second (benchmarks/bench_lab.py); the statics
+#: judge's time grows faster than linearly beyond that.
+MAX_LAB_BLOCKS = 200
 #: The lab's table area (grid units): |x|, |y| <= TABLE_HALF, z <= TABLE_HEIGHT.
 TABLE_HALF = 100
 TABLE_HEIGHT = 200

@@ -248,7 +248,7 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
     """The lab's pages and API on the server's app (`page(name)` serves a static page, `read_json` reads a body)."""
     from tower.app import stability
 
-    labs = Labs(server.store, stability)
+    labs = Labs(server.store, stability, max_blocks=server.limits.blocks_per_build)
     app[LABS_KEY] = labs
     routes.get("/lab")(page("lab"))
     routes.get("/lab/{id}")(page("lab"))
