@@ -102,6 +102,9 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--screenshot", metavar="PNG")
     s.add_argument("--gltf", metavar="FILE")
     s.add_argument("--html", metavar="FILE")
+    s.add_argument("--edit", action="store_true", help="edit the build in the window (the lab; w saves to FILE)")
+    s.add_argument("--rules", choices=("strict", "flag", "free"), default="strict",
+                   help="with --edit: strict refuses illegal edits, flag outlines them, free judges physics only")
 
     s = sub.add_parser("serve", help="play in the browser: one seat per screen, the server as the referee")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")

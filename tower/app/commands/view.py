@@ -11,9 +11,29 @@ def run(args) -> int:
     for opt in ("screenshot", "gltf", "html"):
         check_output_path(getattr(args, opt), f"--{opt}")
     from tower.app import stability
+
+    if args.edit:
+        return _edit(args, stability)
     from viewer.view import view_file
 
     for path, what in view_file(args.file, screenshot=args.screenshot, gltf=args.gltf, html=args.html,
                                 physics=stability):
         print(f"wrote {path}: {what}", file=sys.stderr)
     return EXIT_OK
+
+
+def _edit(args, stability) -> int:
+    """`--edit`: the lab in the window, on the build in FILE (w saves it back there)."""
+    from tower.app.commands.check import read_build
+    from tower.app.lab.controller import LabController
+    from tower.games.errors import BadInput, IllegalMove
+    from viewer.lab_window import lab_window
+
+    if args.screenshot or args.gltf or args.html:
+        raise BadInput("--edit opens the window; it does not write --screenshot, --gltf or --html", "")
+    build = read_build(args.file)
+    try:
+        ctl = LabController(build, rules=args.rules, physics=stability)
+    except IllegalMove as exc:
+        raise BadInput(exc.message, "$.blocks", args.file) from None
+    return lab_window(ctl, save_path=args.file)
