@@ -59,6 +59,8 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print one JSON document")
     s.add_argument("--statics-only", action="store_true", help="skip the PyBullet judge")
     s.add_argument("--remove", action="append", default=[], metavar="ID", help="judge without this block")
+    s.add_argument("--judge", choices=("pybullet", "mujoco"), default="pybullet",
+                   help="the dynamics judge: pybullet (default) or mujoco (the optional extra)")
     s.add_argument("--forces", action="store_true", help="the contact forces: most loaded, closest to slipping")
     s.add_argument("--removal-map", action="store_true", help="which blocks can be taken away, which bring others down")
     s.add_argument("--push", metavar="BLOCK[:DIR]",
@@ -105,6 +107,9 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--edit", action="store_true", help="edit the build in the window (the lab; w saves to FILE)")
     s.add_argument("--rules", choices=("strict", "flag", "free"), default="strict",
                    help="with --edit: strict refuses illegal edits, flag outlines them, free judges physics only")
+    s.add_argument("--forces", action="store_true", help="draw the contact forces (arrows scaled by newtons)")
+    s.add_argument("--removal-map", action="store_true",
+                   help="colour each block by what taking it away does (safe, risky, brings others down)")
 
     s = sub.add_parser("serve", help="play in the browser: one seat per screen, the server as the referee")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
