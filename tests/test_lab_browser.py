@@ -149,6 +149,16 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
     page.mouse.move(*AWAY)  # off the canvas: no ghost in the picture
     img = shot(page, "tower", tmp_path)
     assert colour_share(img, PALETTE["yellow"]) > 0.005 and colour_share(img, PALETTE["dark-blue"]) > 0.002
+    # the contact forces of the standing tower: arrows drawn by the page from the server's scene, words beside
+    page.check("#show-forces")
+    wait_until(lambda: "forces" in (body(page, "overlays") or ""), 60, "the forces")
+    assert "contacts carry" in page.text_content("#explain")
+    kinds = page.evaluate("() => window.towerLab.overlay.scene.arrows.map((a) => a.kind)")
+    assert kinds.count("force") >= 3 and "tilt" in kinds
+    shot(page, "forces", tmp_path)
+    page.uncheck("#show-forces")
+    wait_until(lambda: not body(page, "overlays") or page.evaluate("() => window.towerLab.overlay") is None, 30,
+               "the forces to go")
 
     # overhang the double cube: select it, Move, and point beside the tower: it snaps onto the top of c2 again
     page.check("input[name=tool][value=select]")
@@ -173,8 +183,8 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
 
     # weakest direction, forces and removal map, a push on a face
     page.check("#show-forces")
-    wait_until(lambda: "contacts carry" in page.text_content("#explain") or "forces: none" in
-               page.text_content("#explain"), 60, "the forces")
+    wait_until(lambda: "forces" in (body(page, "overlays") or ""), 60, "the forces")
+    assert "forces: none" in page.text_content("#explain")  # it falls: no distribution holds it up
 
     # drop it: the server's trajectory, played in the page; the blocks that moved outlined
     page.click("#drop")
@@ -234,9 +244,12 @@ def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path)
     assert body(page, "push").split()[:2] == [c["id"], "+y"]
     assert "push test on" in page.text_content("#explain")
     page.check("#show-removal")
-    wait_until(lambda: body(page, "removal"), 120, "the removal map")
-    classes = json.loads(body(page, "removal"))
-    assert sum(len(v) for v in classes.values()) == 35
+    wait_until(lambda: "removal" in (body(page, "overlays") or ""), 120, "the removal map")
+    tints = page.evaluate("() => window.towerLab.overlay.scene.blocks.map((b) => b.tint)")
+    assert len(tints) == 35 and set(tints) <= {"safe", "risky", "brings-down"} and "safe" in tints
+    assert "removal map" in page.text_content("#explain")
+    arrows = page.evaluate("() => window.towerLab.overlay.scene.arrows.map((a) => a.kind)")
+    assert "push" in arrows and "tilt" in arrows  # the push test and the weakest direction stay drawn
     page.mouse.move(*AWAY)
     shot(page, "start-tower", tmp_path)
     assert not page.errors, page.errors

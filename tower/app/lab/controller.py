@@ -193,14 +193,28 @@ class LabController:
             self._analysis = (id(build), self.rules, analyse(build, self.violations(), self.rules, self.physics))
         return self._analysis[2]
 
-    def scene(self, ghost: Block | None = None, title: str = "tower lab") -> Any:
+    def scene(self, ghost: Block | None = None, title: str = "tower lab", show: Sequence[str] = (),
+              pushes: Sequence[tuple[str, str]] = ()) -> Any:
         """The pure scene of the lab (`viewer.scene.Scene`): the build, its problems outlined, the selection, the
-        ghost of a block about to be placed, the words of the analysis as overlay text."""
+        ghost of a block about to be placed, the weakest tilt direction on the table, the words of the analysis
+        as overlay text; with `show` ("forces", "removal") and `pushes` ((block, direction), ...) the physics
+        overlays of `viewer.overlays` (asked of the physics here, once per build)."""
+        from viewer.overlays import with_forces, with_pushes, with_removal_map, with_weakest_tilt
         from viewer.scene import SceneGhost, build_scene, face_names
 
         ghosts = [SceneGhost(ghost.id, ghost.origin, ghost.size, face_names(ghost), True, "ghost")] if ghost else []
-        return build_scene(self.build, self.violations(), selected=self.selected, ghosts=ghosts, title=title,
-                           lines=self.analysis()["words"])
+        analysis = self.analysis()
+        scene = build_scene(self.build, self.violations(), selected=self.selected, ghosts=ghosts, title=title,
+                            lines=analysis["words"])
+        if analysis["stability"] is not None:
+            scene = with_weakest_tilt(scene, analysis["stability"]["statics"])
+        if "forces" in show:
+            scene = with_forces(scene, self.forces()["forces"])
+        if "removal" in show:
+            scene = with_removal_map(scene, self.removal()["removal"])
+        if pushes:
+            scene = with_pushes(scene, [self.push(b, d)["push"] for b, d in pushes])
+        return scene
 
     def drop(self) -> dict[str, Any]:
         """PyBullet's run of the current build for the drop animation (`analysis.drop`); refused while blocks
