@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.serve_support import ROOMY
 from tower.app.serve.run import ServerThread
 from viewer.scene import PALETTE
 
@@ -58,7 +59,8 @@ def browser():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with ServerThread(str(tmp_path_factory.mktemp("lab") / "games.sqlite"), ai_pause=0, workers=1) as srv:
+    with ServerThread(str(tmp_path_factory.mktemp("lab") / "games.sqlite"), ai_pause=0, workers=1,
+                      limits=ROOMY) as srv:
         yield srv
 
 
@@ -253,3 +255,37 @@ def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path)
     page.mouse.move(*AWAY)
     shot(page, "start-tower", tmp_path)
     assert not page.errors, page.errors
+
+
+def test_a_climbers_position_opens_in_the_lab_from_the_game_and_replay_pages(browser, server, tmp_path):
+    from tower.app.serve.client import Client
+
+    api = Client(server.url)
+    g = api.create("climbers", seats=["human", "ai:greedy"], seed=3)
+    seat = g["seats"][0]
+    view = api.state(g["id"], seat["token"])["view"]
+    game = open_page_plain(browser, seat["url"])
+    game.wait_for_selector("#open-lab:not([hidden])", timeout=60_000)
+    with game.context.expect_page() as new:
+        game.click("#open-lab")
+    lab = new.value
+    lab.wait_for_selector("body[data-ready='true']", timeout=60_000)
+    built = lab.evaluate("() => window.towerLab.state.build")
+    assert [(b["id"], b["origin"], b["size"]) for b in built["blocks"]] == \
+        [(b["id"], b["origin"], b["size"]) for b in view["build"]["blocks"]]
+    assert sorted(f["color"] for f in built.get("figures", [])) == sorted(f["color"] for f in view["build"]["figures"])
+    assert body(lab, "verdict") in ("stable", "marginal", "collapses")
+    # a card game's page offers no lab
+    card = api.create("diabolo", seats=["human", "ai:greedy", "ai:greedy"], seed=1)
+    other = open_page_plain(browser, card["seats"][0]["url"])
+    other.wait_for_selector("body[data-n]", timeout=60_000)
+    assert other.is_hidden("#open-lab")
+    assert not game.errors
+
+
+def open_page_plain(browser, url: str):
+    page = browser.new_context(viewport=VIEWPORT).new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(url)
+    return page
