@@ -81,6 +81,18 @@ def test_blocks_are_placed_by_pointing_and_clicking_then_undone_turned_and_delet
     if SHOTS:
         win.r.screenshot(SHOTS / "lab-window.png")
     assert share(img, PALETTE["dark-blue"]) > 0.002 and share(img, (255, 0, 60)) > 0.0005  # d1's problem outlined
+    # the contact forces and the removal map, drawn from the physics' answers (the scene's arrows and tints)
+    press(win, "f")
+    assert sum(a.kind == "force" for a in win.shown.arrows) >= 3 and any(a.kind == "tilt" for a in win.shown.arrows)
+    win.r.iren.InvokeEvent("LeaveEvent")
+    if SHOTS:
+        win.r.screenshot(SHOTS / "lab-window-forces.png")
+    press(win, "f")
+    press(win, "v")
+    assert {b.tint for b in win.shown.blocks} <= {"safe", "risky", "brings-down"}
+    assert win.shown.blocks[win.shown.block_index("d1")].tint == "safe"
+    press(win, "v")
+    assert not win.shown.arrows or all(a.kind == "tilt" for a in win.shown.arrows)
     # undo and redo with the keys
     press(win, "u")
     assert len(win.ctl.build.blocks) == 2

@@ -6,8 +6,8 @@ input to it and draws `ctl.scene(ghost)`, as the browser's lab page does. A test
 key, mouse and timer events to the interactor (tests/test_lab_window.py).
 
 Keys: a add blocks, s select, k next kind, o next orientation, c next top colour, t turn the selected block,
-m move it (click where), Delete/x delete it, u undo, y redo, d drop it (PyBullet), w save, Esc clear,
-1-4 camera presets, q quit.
+m move it (click where), Delete/x delete it, u undo, y redo, d drop it (PyBullet), f contact forces,
+v removal map, w save, Esc clear, 1-4 camera presets, r fit the camera, q quit.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ class LabWindow:
         self.queue: list[Callable[[], None]] = []
         self.timer: int | None = None
         self.press: tuple[int, int] | None = None
+        self.show_overlays: list[str] = []  # "forces", "removal": the physics overlays on show
         self.shown = self.scene()
         self.r = SceneRenderer(self.shown, off_screen=off_screen, window_size=window_size, interactive=True)
         keys: dict[str, Callable[[], Any]] = {
@@ -49,7 +50,8 @@ class LabWindow:
             "o": self.next_size, "c": self.next_top, "t": lambda: self.selected_edit({"op": "turn", "axis": "z"}),
             "m": self.start_move, "Delete": lambda: self.selected_edit({"op": "delete"}),
             "x": lambda: self.selected_edit({"op": "delete"}), "u": lambda: self.run(self.ctl.undo),
-            "y": lambda: self.run(self.ctl.redo), "d": self.drop, "w": self.save, "Escape": self.clear}
+            "y": lambda: self.run(self.ctl.redo), "d": self.drop, "w": self.save, "Escape": self.clear,
+            "f": lambda: self.toggle("forces"), "v": lambda: self.toggle("removal")}
         keys.update(camera_keys(self.r))
         keys["r"] = self.fit
         self.r.bind_keys(keys)
@@ -62,12 +64,18 @@ class LabWindow:
 
     # --- what is shown ---------------------------------------------------------------------------------------------
     def scene(self) -> Any:
-        scene = self.ctl.scene(ghost=self.ghost, title="tower lab")
+        try:
+            scene = self.ctl.scene(ghost=self.ghost, title="tower lab", show=self.show_overlays)
+        except ValueError as exc:  # no physics for the overlays: the build is still shown
+            self.show_overlays = []
+            self.message = f"refused: {exc}"
+            scene = self.ctl.scene(ghost=self.ghost, title="tower lab")
         tool = {"add": f"add: {self.kind} {'x'.join(map(str, self.size))}, {self.top} on top (k kind, o orientation, "
                        "c colour)",
                 "select": "select: click a block (t turn, m move, Delete, Esc)",
                 "move": f"move {self.ctl.selected}: click where it goes"}[self.tool]
-        scene.lines = [tool, f"rules: {self.ctl.rules}; u undo, y redo, d drop it, w save"] + scene.lines
+        scene.lines = [tool, f"rules: {self.ctl.rules}; u undo, y redo, d drop it, f forces, v removal map, w save"] \
+            + scene.lines
         if self.message:
             scene.lines.insert(0, self.message)
         return scene
@@ -121,6 +129,14 @@ class LabWindow:
         return True
 
     # --- tools -----------------------------------------------------------------------------------------------------
+    def toggle(self, overlay: str) -> None:
+        """Show or hide a physics overlay (contact forces, the removal map), computed once per build."""
+        if overlay in self.show_overlays:
+            self.show_overlays.remove(overlay)
+        else:
+            self.show_overlays.append(overlay)
+        self.redraw()
+
     def set_tool(self, tool: str) -> None:
         self.tool = tool
         self.ghost = None
