@@ -184,6 +184,7 @@ function fitCamera() {
 async function explain() {
   const st = page.state;
   if (!st) return;
+  document.body.dataset.overlays = '';   // what the scene shows of the overlays: set once their answer is drawn
   const show = [];
   if (el('show-forces').checked) show.push('forces');
   if (el('show-removal').checked) show.push('removal');
