@@ -222,3 +222,18 @@ def test_the_drop_runs_pybullet_and_names_the_moved_blocks() -> None:
     assert len(falling["frames"]) > 5
     last = falling["frames"][-1]["poses"]["d1"][0]
     assert last[2] < 4  # it came down
+
+
+def test_the_drop_is_the_scenes_animation_in_tower_scene_json() -> None:
+    from viewer.scene_json import scene_from_json, scene_to_json
+
+    lab = three_block_tower("flag")
+    lab.edit({"op": "move", "block": "h1", "origin": [3, 0, 0]})
+    lab.edit({"op": "add", "kind": "double-cube", "origin": [1, 0, 4], "size": [4, 2, 2]})
+    dropped = lab.drop()
+    scene = lab.drop_scene(dropped)
+    assert scene.moved == dropped["moved"] and len(scene.frames) == len(dropped["frames"])
+    assert scene.frames[0].poses["d1"] == dropped["frames"][0]["poses"]["d1"]
+    back = scene_from_json(scene_to_json(scene))
+    assert back.moved == scene.moved and [f.t for f in back.frames] == [f.t for f in scene.frames]
+    assert list(back.frames[-1].poses["d1"][0]) == list(scene.frames[-1].poses["d1"][0])

@@ -290,9 +290,11 @@ class LabWindow:
             return
         self.ghost = None
         self.message = result["words"]
-        self.redraw()
-        for frame in result["frames"]:
-            self.queue.append(lambda f=frame: self._pose(f["poses"]))
+        scene = self.ctl.drop_scene(result)  # the trajectory as the scene's animation, as the page plays it
+        self.shown = scene
+        self.r.update(scene, render=True)
+        for frame in scene.frames:
+            self.queue.append(lambda f=frame: self._pose(f.poses))
         self.schedule()
 
     def _pose(self, poses: dict[str, Any]) -> None:

@@ -231,6 +231,17 @@ class LabController:
 
         return drop(self.build, self.physics, UNIT_M)
 
+    def drop_scene(self, dropped: dict[str, Any]) -> Any:
+        """The lab's scene carrying a drop (`drop()`'s answer) as its animation: `frames` (the trajectory's poses)
+        and `moved` (the blocks outlined at its end): what the page and the window play."""
+        from viewer.scene import SceneFrame
+
+        scene = self.scene(title="tower lab")
+        scene.frames = [SceneFrame(f["t"], f["poses"]) for f in dropped["frames"]]
+        scene.moved = list(dropped["moved"])
+        scene.lines = [dropped["words"], *scene.lines]
+        return scene
+
     # --- explanations (the physics' contact forces, removal map and push test), once per build -------------------
     def _explained(self, key: Any, make: Any) -> Any:
         if self.physics is None or not hasattr(self.physics, "forces"):

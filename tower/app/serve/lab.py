@@ -201,13 +201,20 @@ class Labs:
             return await asyncio.to_thread(state_json, lab)
 
     async def drop(self, lab_id: str) -> dict[str, Any]:
+        """PyBullet's run of the build: the scene with the trajectory as its `frames` and the blocks that moved,
+        and the verdict of both judges (`tower check`'s)."""
+        from viewer.scene_json import scene_to_json
+
         lab = await self.get(lab_id)
         async with lab.lock:
             def run() -> dict[str, Any]:
                 try:
-                    return lab.ctl.drop()
+                    dropped = lab.ctl.drop()
                 except IllegalMove as exc:
                     raise _refusal(exc) from None
+                scene = scene_to_json(lab.ctl.drop_scene(dropped))
+                return {"scene": scene, "moved": dropped["moved"], "collapsed": dropped["collapsed"],
+                        "stability": dropped["stability"], "words": dropped["words"]}
             return await asyncio.to_thread(run)
 
     async def explain(self, lab_id: str, what: str, body: Any = None) -> dict[str, Any]:

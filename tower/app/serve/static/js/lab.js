@@ -565,14 +565,17 @@ async function drop() {
   document.body.dataset.dropped = data.moved.join(',');
   document.body.dataset.dropVerdict = data.stability.verdict;
   clear(dropGroup);
+  // the trajectory is the scene's animation (tower-scene/1 `frames`, grid units); its blocks are drawn one mesh
+  // each, so every frame only moves them
+  const scene = data.scene;
   const meshes = new Map();
-  for (const b of page.state.scene.blocks) {
+  for (const b of scene.blocks) {
     const mesh = boxMesh(b.size, b.faces);
     dropGroup.add(mesh);
     meshes.set(b.id, mesh);
   }
   view.root.visible = false;
-  page.drop = { frames: data.frames, moved: data.moved, meshes, start: performance.now(), shown: 0, done: false };
+  page.drop = { frames: scene.frames, moved: scene.moved, meshes, start: performance.now(), shown: 0, done: false };
   document.body.dataset.dropping = 'true';
   requestAnimationFrame(stepDrop);
 }
