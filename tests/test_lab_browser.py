@@ -141,6 +141,10 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
     page.select_option("#kind", "double-cube")
     page.select_option("#size", "4x2x2")
     page.select_option("#top", "yellow")
+    x, y = point(page, [1.0, 1.0, 4.0])
+    page.mouse.move(x, y)
+    wait_until(lambda: "(-1, 0, 4)" in (body(page, "aim") or ""), 10, "the ghost on top, centred on the pointer")
+    shot(page, "ghost", tmp_path)
     click_at(page, [1.0, 1.0, 4.0])
     built = blocks(page)
     assert [(b["id"], b["origin"], b["size"]) for b in built] == [
