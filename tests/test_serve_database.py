@@ -111,3 +111,27 @@ def test_a_stored_move_that_no_longer_replays_is_told_only_to_the_games_links_wi
             api.state(game["id"], tokens[1])
         except ApiError as exc:
             assert exc.status == 500
+
+
+def test_the_operator_lists_and_deletes_games_and_bad_limits_are_refused_with_one_line(tmp_path, tower_cli):
+    db = tmp_path / "g.sqlite"
+    with ServerThread(str(db), ai_pause=0, workers=1) as srv:
+        api = Client(srv.url)
+        games = [api.create("diabolo", seats=["human"] * 3, seed=k) for k in range(2)]
+        api.abandon(games[1]["id"], games[1]["seats"][0]["token"])
+    out = tower_cli(["serve", "--db", str(db), "--list-games"], timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == [g["id"] for g in games]
+    assert "running" in lines[0] and "abandoned" in lines[1]
+    out = tower_cli(["serve", "--db", str(db), "--delete-game", games[0]["id"]], timeout=60)
+    assert out.returncode == 0, out.stderr
+    with sqlite3.connect(db) as conn:
+        for table in ("games", "tokens", "moves"):
+            column = "id" if table == "games" else "game_id"
+            assert conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {column} = ?", (games[0]["id"],)).fetchone() \
+                == (0,)
+    for args, words in ((["--delete-game", "nope"], "no game"), (["--limit", "bogus=1"], "--limit"),
+                        (["--limit", "games_per_minute=lots"], "games_per_minute")):
+        out = tower_cli(["serve", "--db", str(db), "--port", "0", *args], timeout=60)
+        assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and words in out.stderr, out.stderr

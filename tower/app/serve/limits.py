@@ -31,7 +31,6 @@ class Limits:
     option_text_number: int = 40
     blocks_per_build: int = 200
     record_moves: int = 3000
-    message_chars: int = 160
     # --- one client (an address) ------------------------------------------------------------------------------
     requests_per_second: float = 40.0
     request_burst: int = 200
@@ -90,13 +89,12 @@ DOCS: dict[str, str] = {
     "option_text_number": "largest number inside a text option (a count of cards, a space of the track)",
     "blocks_per_build": "blocks of a build sent to the server (The Climbers' `start` option, the lab)",
     "record_moves": "moves of a record sent for replay",
-    "message_chars": "characters of the client's input echoed in an error message",
     "requests_per_second": "API requests a client may make per second, on average (token bucket; 429)",
     "request_burst": "API requests a client may make at once before `requests_per_second` applies",
     "games_per_minute": "games a client may create per minute, on average (token bucket; 429)",
     "game_burst": "games a client may create at once before `games_per_minute` applies",
     "running_games_per_client": "unfinished games created by one client (429 until one ends or is abandoned)",
-    "connections_per_client": "open connections of one client (more are closed at once)",
+    "connections_per_client": "open connections of one client (more are closed within a second)",
     "replays_per_client": "replay computations of one client at a time (429 while one runs)",
     "header_seconds": "seconds a new connection has to send its first request's headers",
     "body_seconds": "seconds a request has to send its body",
@@ -143,7 +141,7 @@ class Bucket:
                 del self._state[k]
 
 
-def clip(text: Any, limit: int = DEFAULT.message_chars) -> str:
+def clip(text: Any, limit: int = 160) -> str:
     """`repr` of client input for an error message, at most `limit` characters."""
     shown = repr(text)
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."

@@ -71,11 +71,16 @@ def choose(game: str, state_json: dict[str, Any], spec: str, seed: int, observer
     return str(make_agent(spec, seed=seed).choose(state))
 
 
-def _warm(parent: int | None = None) -> int:
-    """Run once in each worker as it starts: watch the server's process (`parent`), and import the games and the
-    scenes so the first real job is quick."""
+def _warm(parent: int | None = None, nice: int = 0) -> int:
+    """Run once in each worker as it starts: watch the server's process (`parent`), lower the worker's priority
+    by `nice`, and import the games and the scenes so the first real job is quick."""
     if parent is not None:
         _watch_parent(parent)
+    if nice:
+        try:
+            os.nice(nice)
+        except OSError:  # not allowed here: the worker keeps its priority
+            pass
     import tower.games.ai  # noqa: F401
     import viewer.games  # noqa: F401
     import viewer.scene_json  # noqa: F401
@@ -109,8 +114,11 @@ class WorkerPool:
     scenes of the pages (`table.render_messages`). A pool broken by a dead worker is replaced on the next call.
     Each worker exits by itself when the server's process dies (`_watch_parent`)."""
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, nice: int = 0) -> None:
+        """`nice`: how much lower the workers' priority is than the server's (background work such as AI searches
+        and replays yields the cores to the answers of moves)."""
         self.workers = max(1, workers or os.cpu_count() or 1)
+        self.nice = nice
         self._pool: ProcessPoolExecutor | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
@@ -119,7 +127,7 @@ class WorkerPool:
             methods = multiprocessing.get_all_start_methods()
             ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_warm,
-                                             initargs=(os.getpid(),))
+                                             initargs=(os.getpid(), self.nice))
         return self._pool
 
     def start(self) -> None:
