@@ -27,6 +27,8 @@ class Api:
 
     def call(self, method: str, path: str, body=None, raw: bytes | None = None) -> tuple[int, object]:
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        if method == "POST" and data is None:
+            data = b"{}"  # a POST is JSON, also one without anything to say (the server's CSRF rule)
         self.conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
         resp = self.conn.getresponse()
         text = resp.read().decode()
@@ -95,6 +97,11 @@ def test_refusals_have_their_status_and_rule_and_change_nothing(api):
             assert answer["rule"] == rule
     assert api.call("POST", f"{path}/edits", raw=b"{not json")[0] == 400
     assert api.call("POST", f"{path}/undo")[0] == 409  # nothing to undo yet
+    for what in ("undo", "drop", "edits"):  # a form from another site's page does nothing
+        api.conn.request("POST", f"{path}/{what}", body=b"op=delete",
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+        resp = api.conn.getresponse()
+        assert resp.status == 415 and json.loads(resp.read())["rule"] == "not-json"
     assert api.call("GET", "/api/lab/no-such-lab")[0] == 404
     assert api.call("POST", "/api/lab/no-such-lab/edits", {"op": "add"})[0] == 404
     assert api.call("POST", "/api/lab", {"start": "castle"})[0] == 400

@@ -289,8 +289,9 @@ LABS_KEY = web.AppKey("labs", Labs)
 
 
 def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any, page: Any,
-                   read_json: Any) -> None:
-    """The lab's pages and API on the server's app (`page(name)` serves a static page, `read_json` reads a body)."""
+                   read_json: Any, no_body: Any) -> None:
+    """The lab's pages and API on the server's app (`page(name)` serves a static page, `read_json` reads a body,
+    `no_body(request)` refuses a POST that is not `application/json`, as a form from another site would be)."""
     from tower.app import stability
 
     labs = Labs(server.store, stability, max_blocks=server.limits.blocks_per_build)
@@ -318,10 +319,12 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
 
     @routes.post("/api/lab/{id}/undo")
     async def lab_undo(request: web.Request) -> web.Response:
+        no_body(request)
         return web.json_response(await labs.change(request.match_info["id"], "undo"))
 
     @routes.post("/api/lab/{id}/redo")
     async def lab_redo(request: web.Request) -> web.Response:
+        no_body(request)
         return web.json_response(await labs.change(request.match_info["id"], "redo"))
 
     @routes.post("/api/lab/{id}/rules")
@@ -332,6 +335,7 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
 
     @routes.post("/api/lab/{id}/drop")
     async def lab_drop(request: web.Request) -> web.Response:
+        no_body(request)
         resp = web.json_response(await labs.drop(request.match_info["id"]))
         resp.enable_compression()
         return resp

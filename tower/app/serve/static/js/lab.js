@@ -543,7 +543,7 @@ el('upload').addEventListener('change', async () => {
 
 async function undo(which) {
   if (page.busy) return;
-  const data = await send('POST', api(`/${which}`));
+  const data = await send('POST', api(`/${which}`), {});
   if (data) show(data);
 }
 
@@ -594,7 +594,7 @@ async function drop() {
   if (page.busy || !page.state || page.drop) return;
   el('drop').disabled = true;
   say('dropping: the server simulates...');
-  const data = await send('POST', api('/drop'));
+  const data = await send('POST', api('/drop'), {});
   el('drop').disabled = false;
   if (!data) return;
   say('');
