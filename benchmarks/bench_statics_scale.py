@@ -15,9 +15,14 @@ of the test suite (alone, and beside a slab so that they are judged by parts), a
 
 from __future__ import annotations
 
+import argparse
 import math
+import os
 import random
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -29,7 +34,7 @@ sys.path.insert(0, str(HERE))
 
 import statics_reference as reference  # noqa: E402
 
-from physics import Box, grid_box, judge_statics  # noqa: E402
+from physics import Box, grid_box, judge_dynamics, judge_statics  # noqa: E402
 from physics.builds import column, random_build  # noqa: E402
 
 #: Margins may differ by this much (degrees) between the two judges.
@@ -191,3 +196,100 @@ def verify(towers: int, large: int, jobs: int) -> bool:
             ok = False
             print(f"  DIFFERS {r['name']} ({r['blocks']} blocks): stable {r['stable']}, margin {r['margin']}")
     return ok
+
+
+def timed_ms(fn, runs: int) -> tuple[float, object]:
+    """Median wall-clock milliseconds of fn() over runs, and its last result."""
+    times, out = [], None
+    for _ in range(runs):
+        t = time.perf_counter()
+        out = fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times), out
+
+
+def check_command(boxes: list[Box], statics_only: bool, timeout: float) -> str:
+    """`tower check FILE` on the build as a whole command (wall seconds), or why it did not finish."""
+    from tower.climbers.blocks import Block  # noqa: PLC0415
+    from tower.climbers.build import Build, dumps_build  # noqa: PLC0415
+
+    blocks = [Block(b.id, tuple(round(v / 0.02) for v in b.lo), tuple(round(v / 0.02) for v in b.size))
+              for b in boxes]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "slab.json")
+        with open(path, "w") as f:
+            f.write(dumps_build(Build(blocks)))
+        cmd = [sys.executable, "-m", "tower", "check", path] + (["--statics-only"] if statics_only else [])
+        t = time.perf_counter()
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return f"> {timeout:.0f} s (stopped)"
+        wall = time.perf_counter() - t
+    if p.returncode not in (0, 1):
+        return f"failed (exit {p.returncode}: {p.stderr.strip()[-200:]})"
+    return f"{wall:.1f} s"
+
+
+def growth(runs: int, dynamics_max: int, check: bool, check_timeout: float) -> None:
+    print(f"load average before: {open('/proc/loadavg').read().split()[:3]}; {os.cpu_count()} CPUs", flush=True)
+    ref_ms, _ = timed_ms(lambda: judge_statics(start_tower(0)), max(runs, 5))
+    old_ref_ms, _ = timed_ms(lambda: reference.judge_statics(start_tower(0)), max(runs, 5))
+    print(f"reference: 35-block start tower 0, statics verdict median {ref_ms:.1f} ms "
+          f"(old judge {old_ref_ms:.1f} ms)", flush=True)
+    print("| blocks | statics | x tower | PyBullet | old statics | x tower | statics LPs | margin deg |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    rows = []
+    for nx, ny in SLABS:
+        boxes = slab(nx, ny)
+        n = len(boxes)
+        new_ms, r = timed_ms(lambda b=boxes: judge_statics(b), runs)
+        if n <= dynamics_max:
+            dyn_ms, _ = timed_ms(lambda b=boxes: judge_dynamics(b), 1)
+            dyn = f"{dyn_ms / 1000:.2f} s"
+        else:
+            dyn = "not run"
+        if n <= OLD_MAX_BLOCKS:
+            old_ms, o = timed_ms(lambda b=boxes: reference.judge_statics(b), 1 if n > 150 else runs)
+            assert o.stable == r.stable and abs(o.tilt_margin_deg - r.tilt_margin_deg) <= MARGIN_TOL_DEG
+            old, old_x = f"{old_ms / 1000:.2f} s", f"{old_ms / ref_ms:.0f}"
+        else:
+            old, old_x = "not run", ""
+        rows.append((n, new_ms))
+        print(f"| {n} | {new_ms:.0f} ms | {new_ms / ref_ms:.1f} | {dyn} | {old} | {old_x} | {r.lps} | "
+              f"{r.tilt_margin_deg:.4f} |", flush=True)
+    (n0, t0), (n1, t1) = rows[0], next(x for x in rows if x[0] == 392)
+    print(f"statics growth {n0} -> {n1} blocks: n^{math.log(t1 / t0) / math.log(n1 / n0):.2f} (target <= n^1.3); "
+          f"200 blocks = {dict(rows)[200] / ref_ms:.1f} x the 35-block tower (target <= 6)")
+    if check:
+        big = slab(*SLABS[-1])
+        print(f"tower check, {len(big)}-block slab: statics only {check_command(big, True, check_timeout)}; "
+              f"both judges {check_command(big, False, check_timeout)} (target < 10 s)", flush=True)
+    print(f"load average after: {open('/proc/loadavg').read().split()[:3]}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--growth", action="store_true", help="the growth table only")
+    ap.add_argument("--verify", action="store_true", help="the agreement with the old judge only")
+    ap.add_argument("--quick", action="store_true", help="fewer runs and builds")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--towers", type=int, default=500)
+    ap.add_argument("--large", type=int, default=100)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--dynamics-max", type=int, default=400, help="PyBullet only on slabs up to this many blocks")
+    ap.add_argument("--check-timeout", type=float, default=120.0)
+    ap.add_argument("--no-check", action="store_true", help="skip `tower check` on the 2,000-block slab")
+    args = ap.parse_args()
+    if args.quick:
+        args.runs, args.towers, args.large = 3, 50, 20
+    ok = True
+    if not args.verify:
+        growth(args.runs, args.dynamics_max, not args.no_check, args.check_timeout)
+    if not args.growth:
+        ok = verify(args.towers, args.large, args.jobs)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

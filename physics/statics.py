@@ -595,7 +595,9 @@ class _Split:
         self._problems: dict[tuple, _Problem] = {}
         self._rays: dict[tuple, tuple[float | None, np.ndarray | None]] = {}
         self._lowest: dict[tuple, float | None] = {}
-        self._no_bounds: set[int] = set()  # sub-assemblies whose piece bounds failed once: solved whole
+        # sub-assemblies whose piece bounds failed, by pyramid turn: the next rays solve them whole
+        self._no_bounds: dict[int, set[float]] = {}
+        self._chain_turns = {self._key(2 * math.pi * k / INITIAL_DIRECTIONS) for k in range(INITIAL_DIRECTIONS)}
         self._parts_lock = threading.Lock()
         self.assemblies: list[list[int]] = []
         self.pieces: list[_Piece] = []
@@ -669,19 +671,18 @@ class _Split:
     # -- the LPs, shared by identical parts ---------------------------------------------------------------------
 
     def _problem(self, kind: str, key: tuple, make) -> _Problem:
-        prob = self._problems.get((kind, key))
-        if prob is None:
-            prob = self._problems[(kind, key)] = make()
+        with self._lock:  # one model per part for both chains: each warm-starts its own pyramid turn's LPs
+            prob = self._problems.get((kind, key))
+            if prob is None:
+                prob = self._problems[(kind, key)] = make()
         return prob
 
     def _ray(self, kind: str, key: tuple, make, phi: float) -> tuple[float | None, np.ndarray | None]:
         k = (kind, key, phi)
         if k not in self._rays:
-            prob = self._problem(kind, key, make)
-            before = prob.lps
-            self._rays[k] = prob.ray(phi)
+            self._rays[k] = self._problem(kind, key, make).ray(phi)
             with self._lock:
-                self.lps += prob.lps - before
+                self.lps += 1
         return self._rays[k]
 
     def _alone(self, p: _Piece, phi: float) -> tuple[float | None, np.ndarray | None]:
@@ -712,7 +713,12 @@ class _Split:
                   for c in self.contacts if c.b in local]
             return _Problem([self.boxes[i] for i in members], self.mu, self.inset, cs)
 
-        return self._ray("assembly", (a,), make, phi)
+        return self._ray("assembly", self._assembly_key(a), make, phi)
+
+    def _assembly_key(self, a: int) -> tuple:
+        members = self.assemblies[a]
+        x0, y0 = min(self.boxes[i].lo[0] for i in members), min(self.boxes[i].lo[1] for i in members)
+        return tuple(self._shape[i] + (_q(self.boxes[i].lo[0] - x0), _q(self.boxes[i].lo[1] - y0)) for i in members)
 
     def _full(self, members: list[int], duals: np.ndarray | None) -> np.ndarray | None:
         """A part's equilibrium duals spread over the whole build's rows (zero elsewhere)."""
@@ -727,21 +733,25 @@ class _Split:
 
     def _bounds(self, a: int, phi: float) -> tuple[float | None, tuple | None]:
         """(lower bound L or None when the pieces give none, the proof (r, duals, members) that r(d) = L or None)."""
-        if a in self._no_bounds:
+        turn = self._key(phi)
+        failed = self._no_bounds.setdefault(a, set())
+        # a chain learns only from its own turn's rays (so the results do not depend on the threads); the
+        # refinement rays, which run after both chains, from either
+        if turn in failed or (failed and turn not in self._chain_turns):
             return None, None
         pieces = [self.pieces[p] for p in self.pieces_of[a]]
         kinds = {p.key: p for p in pieces}
         if len(pieces) > 1 and (len(kinds) > MAX_PIECE_KINDS or len(kinds) > len(pieces) * PIECE_REPEAT
                                 or 2 * max(len(p.boxes) for p in pieces) > len(self.assemblies[a])):
-            self._no_bounds.add(a)  # the pieces' LPs would cost about as much as the sub-assembly's
+            failed.add(turn)  # the pieces' LPs would cost about as much as the sub-assembly's
             return None, None
         alone = {key: self._alone(p, phi) for key, p in kinds.items()}
         if any(r is None for r, _ in alone.values()):
-            self._no_bounds.add(a)
+            failed.add(turn)
             return None, None
         low = min(r for r, _ in alone.values())
         if len(pieces) > 1 and any((self._alone_lowest(p, phi) or _INF) > low + BOUND_TOL for p in kinds.values()):
-            self._no_bounds.add(a)
+            failed.add(turn)
             return None, None  # a piece cannot hold L alone: no lower bound
         d = (math.cos(phi), math.sin(phi))
         weakest = [p for p in pieces if alone[p.key][0] <= low + BOUND_TOL]
@@ -762,7 +772,7 @@ class _Split:
             r, duals = self._held(p, phi)
             if r is not None and r <= low + BOUND_TOL:
                 return low, (low, duals, p.boxes)
-        self._no_bounds.add(a)  # the bounds did not meet: the next rays go straight to the sub-assembly's LP
+        failed.add(turn)  # the bounds did not meet: the next rays go straight to the sub-assembly's LP
         return low, None
 
     def ray(self, phi: float) -> tuple[float | None, np.ndarray | None]:
