@@ -60,9 +60,30 @@ def build_view_scene(build: Build, title: str = "", physics: Any = None):
     return build_scene(build, violations, title=title, lines=lines)
 
 
-def scene_for_document(doc: Any, source: str, physics: Any = None):
-    """A Scene for a parsed file: a tower-build/1 build or a game-record/1 record (replayed to its end)."""
+#: The overlays `tower view --forces / --removal-map` asks for.
+EXPLAIN = ("forces", "removal-map")
+
+
+def explain_scene(scene, build: Build, physics: Any, explain: Any = ()):
+    """The scene with the physics overlays named in `explain` (EXPLAIN): contact forces with the weakest tilt
+    direction, or the removal map's block classes; the legend says what the colours and sizes mean."""
+    from viewer import overlays
+
+    if "forces" in explain:
+        scene = overlays.with_forces(scene, physics.forces(build).to_json())
+        statics = physics.judge_build(build, statics_only=True).to_json()["statics"]
+        scene = overlays.with_weakest_tilt(scene, statics)
+    if "removal-map" in explain:
+        scene = overlays.with_removal_map(scene, physics.removal(build).to_json())
+    return scene
+
+
+def scene_for_document(doc: Any, source: str, physics: Any = None, explain: Any = ()):
+    """A Scene for a parsed file: a tower-build/1 build or a game-record/1 record (replayed to its end).
+    `explain`: physics overlays for a build (EXPLAIN; a record is refused with them)."""
     fmt = doc.get("format") if isinstance(doc, dict) else None
+    if fmt == RECORD_FORMAT and explain:
+        raise BadInput(f"--{explain[0]} shows a build's physics; this is a game record", "$.format", source)
     if fmt == RECORD_FORMAT:
         from tower.games import load_record
 
@@ -78,7 +99,8 @@ def scene_for_document(doc: Any, source: str, physics: Any = None):
             raise BadInput(f"unsupported format {fmt!r} (expected {BUILD_FORMAT!r} or {RECORD_FORMAT!r})"[:200],
                            "$.format", source) from None
         raise exc.in_source(source) from None
-    return build_view_scene(build, title=Path(source).name, physics=physics)
+    scene = build_view_scene(build, title=Path(source).name, physics=physics)
+    return explain_scene(scene, build, physics, explain) if explain and physics is not None else scene
 
 
 def state_scene(state: Any, player: int | None = None, title: str = ""):
@@ -122,7 +144,7 @@ def _export_html(renderer, path: str) -> None:
 
     import pyvista as pv
 
-    from viewer.render import gltf_ready
+    from viewer.gltf import gltf_ready
 
     # trame starts a background download of a WebAssembly viewer that this static export never uses; offline it
     # fails, and asyncio would log that orphaned task's traceback at exit
@@ -158,7 +180,7 @@ def _visible_meshes(renderer):
 def write_outputs(scene, screenshot: str | None = None, gltf: str | None = None,
                   html: str | None = None) -> list[tuple[str, str]]:
     """Render `scene` offscreen and write the requested files; returns (path, what it holds) for each."""
-    from viewer.render import SceneRenderer
+    from viewer.renderer import SceneRenderer
 
     if html and not _html_available():
         # checked before anything is written: no partial set of outputs
@@ -189,7 +211,7 @@ def export_gltf(renderer, path: str) -> None:
     from vtkmodules.vtkIOExport import vtkGLTFExporter
     from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkRenderer, vtkRenderWindow
 
-    from viewer.render import gltf_ready
+    from viewer.gltf import gltf_ready
 
     window = vtkRenderWindow()
     window.SetOffScreenRendering(True)
@@ -219,10 +241,11 @@ def export_gltf(renderer, path: str) -> None:
 
 
 def view_file(path: str, screenshot: str | None = None, gltf: str | None = None, html: str | None = None,
-              physics: Any = None) -> list[tuple[str, str]]:
+              physics: Any = None, explain: Any = ()) -> list[tuple[str, str]]:
     """Show a build or record; with any output given, write those files instead of opening a window (returned as
-    (path, what it holds)). With the physics judges (`viewer.Physics`) a build's verdict is shown too."""
-    scene = scene_for_document(read_json(path), str(path), physics)
+    (path, what it holds)). With the physics judges (`viewer.Physics`) a build's verdict is shown too, and the
+    overlays named in `explain` (EXPLAIN)."""
+    scene = scene_for_document(read_json(path), str(path), physics, tuple(explain))
     if screenshot or gltf or html:
         return write_outputs(scene, screenshot, gltf, html)
     show_window(scene)
@@ -231,7 +254,7 @@ def view_file(path: str, screenshot: str | None = None, gltf: str | None = None,
 
 def show_window(scene) -> int:
     """The interactive window: mouse to orbit/zoom, keys 1-4 camera presets, r reset, q quit."""
-    from viewer.render import require_display
+    from viewer.renderer import require_display
 
     require_display("the viewer window")
     view_window(scene).show("tower-sim viewer")
@@ -241,7 +264,7 @@ def show_window(scene) -> int:
 def view_window(scene, off_screen: bool = False):
     """The viewer's renderer with its window keys bound (camera presets, q closes)."""
     from viewer.play_window import camera_keys
-    from viewer.render import SceneRenderer
+    from viewer.renderer import SceneRenderer
 
     r = SceneRenderer(scene, off_screen=off_screen, interactive=True)
     r.bind_keys(camera_keys(r))

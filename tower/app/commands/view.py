@@ -13,7 +13,8 @@ def run(args) -> int:
     from tower.app import stability
     from viewer.view import view_file
 
+    explain = [name for name, on in (("forces", args.forces), ("removal-map", args.removal_map)) if on]
     for path, what in view_file(args.file, screenshot=args.screenshot, gltf=args.gltf, html=args.html,
-                                physics=stability):
+                                physics=stability, explain=explain):
         print(f"wrote {path}: {what}", file=sys.stderr)
     return EXIT_OK

@@ -1,0 +1,133 @@
+"""Removal map: for every block, what happens to the build without it ("which blocks can I take away?").
+
+Per block the answer is the verdict of `judge(remove(boxes, [block]))`, found more cheaply than that:
+
+- Contacts are searched once: the build without a block keeps every other contact, re-indexed.
+- Statics: the tilt LPs of the whole build are set up once, and each removal only fixes the removed box's
+  force columns at zero and its equilibrium rows at 0 = 0, re-solving from the previous optimal basis
+  (physics.removal_lp). A removal after which a virtual-work test already shows something dropping, or whose
+  rays show the rest falling, goes to `judge_statics` itself (its rescue and failure-mode LPs).
+- The PyBullet judge runs only where statics finds the build falling or marginal (dynamics="doubtful", the
+  default), everywhere (dynamics="all": exactly `judge` per block), or nowhere ("none": exactly
+  `judge(..., statics_only=True)` per block). Where statics finds a margin of 1 degree or more, both judges agree
+  on > 99 % of builds (docs/physics.md), so "doubtful" skips the expensive runs where they would almost surely
+  confirm.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from physics.contacts import find_contacts
+from physics.dynamics import DynamicsResult
+from physics.model import Box
+from physics.removal_lp import statics_without_each
+from physics.statics import COM_INSET_M, StaticsResult
+from physics.units import DEFAULT_MU
+from physics.verdict import COLLAPSES, MARGINAL, STABLE, combine, judge_dynamics_checked
+
+#: The map's words for the combined verdicts, and the class of a block by the verdict without it.
+VERDICT_WORDS = {STABLE: "stands", MARGINAL: "marginal", COLLAPSES: "falls"}
+CLASSES = {STABLE: "safe", MARGINAL: "risky", COLLAPSES: "brings-down"}
+DYNAMICS_MODES = ("doubtful", "all", "none")
+
+
+@dataclass(frozen=True)
+class RemovalEntry:
+    """The build without `block`: its verdict (stands / marginal / falls), class (safe / risky / brings-down),
+    the statics tilt margin left (degrees, signed as in StaticsResult) and the blocks that would fall."""
+
+    block: str
+    verdict: str
+    klass: str
+    tilt_margin_deg: float
+    falls: tuple[str, ...]
+    statics: StaticsResult
+    dynamics: DynamicsResult | None = None
+    how: str = "statics"  # "statics" or "statics+dynamics"
+
+    def to_json(self) -> dict:
+        return {"block": self.block, "verdict": self.verdict, "class": self.klass,
+                "tilt_margin_deg": round(self.tilt_margin_deg, 2) + 0.0, "falls": list(self.falls),
+                "weakest_direction": [round(v, 4) + 0.0 for v in self.statics.weakest_direction],
+                "dynamics": None if self.dynamics is None else self.dynamics.to_json(), "how": self.how}
+
+
+@dataclass(frozen=True)
+class RemovalMap:
+    """Per block of the build, what its removal does; `ms`, `statics_ms`, `dynamics_ms` the time spent."""
+
+    entries: tuple[RemovalEntry, ...]
+    dynamics: str
+    ms: float = 0.0
+    statics_ms: float = 0.0
+    dynamics_ms: float = 0.0
+    cold_judges: int = 0
+    dynamics_runs: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def by_class(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {k: [] for k in CLASSES.values()}
+        for e in self.entries:
+            out[e.klass].append(e.block)
+        return out
+
+    def entry(self, block: str) -> RemovalEntry:
+        for e in self.entries:
+            if e.block == block:
+                return e
+        raise KeyError(block)
+
+    def to_json(self) -> dict:
+        return {"dynamics": self.dynamics, "classes": self.by_class(), "blocks": [e.to_json() for e in self.entries],
+                "ms": round(self.ms, 1), "statics_ms": round(self.statics_ms, 1),
+                "dynamics_ms": round(self.dynamics_ms, 1), "cold_judges": self.cold_judges,
+                "dynamics_runs": self.dynamics_runs}
+
+
+def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M,
+                dynamics: str = "doubtful", seconds: float = 2.0,
+                only: Sequence[str] | None = None) -> RemovalMap:
+    """Per box, the verdict of the build without it (module docstring); entries in the build's order.
+    `only`: the ids to map (e.g. the blocks but not the figures); all boxes when None."""
+    if dynamics not in DYNAMICS_MODES:
+        raise ValueError(f"dynamics={dynamics!r}: use one of {', '.join(DYNAMICS_MODES)}")
+    t0 = time.perf_counter()
+    boxes = list(boxes)
+    n = len(boxes)
+    wanted = set(range(n)) if only is None else {k for k, b in enumerate(boxes) if b.id in set(only)}
+    contacts = find_contacts(boxes)
+    ts = time.perf_counter()
+    statics, lp_info = statics_without_each(boxes, contacts, mu, com_inset, sorted(wanted))
+    statics_s = time.perf_counter() - ts
+    results = [(i, statics[i], "statics") for i in sorted(wanted)]
+
+    dyn_s = 0.0
+    runs = 0
+    entries = []
+    for i, res, how in results:
+        rest = [b for j, b in enumerate(boxes) if j != i]
+        verdict = combine(res, None)
+        dyn = None
+        if dynamics == "all" or (dynamics == "doubtful" and verdict != STABLE):
+            td = time.perf_counter()
+            dyn = judge_dynamics_checked(rest, res, mu=mu, seconds=seconds)
+            dyn_s += time.perf_counter() - td
+            runs += 1
+            verdict = combine(res, dyn)
+            how = "statics+dynamics"
+        if verdict == STABLE:
+            falls: tuple[str, ...] = ()
+        elif dyn is not None and dyn.collapsed:
+            falls = dyn.moved
+        elif not res.stable:
+            falls = res.mechanism
+        else:
+            falls = ()
+        entries.append(RemovalEntry(boxes[i].id, VERDICT_WORDS[verdict], CLASSES[verdict], res.tilt_margin_deg,
+                                    falls, res, dyn, how))
+    return RemovalMap(tuple(entries), dynamics, (time.perf_counter() - t0) * 1000, statics_s * 1000, dyn_s * 1000,
+                      lp_info["cold"], runs, {"warm_lps": lp_info["warm_lps"], "warm": lp_info["warm"]})
+
