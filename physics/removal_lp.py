@@ -20,6 +20,7 @@ one place outside physics/statics.py that does, and tests/test_physics_explain.p
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -33,6 +34,8 @@ from physics.statics import StaticsResult
 #: Start every removal's ray LP from the whole build's optimal basis for that direction (one change away) rather
 #: than from the previous removal's (two changes away).
 RESET_BASIS = True
+#: HiGHS options of the removal models on top of the judge's.
+WARM_OPTIONS: dict[str, object] = {"simplex_scale_strategy": 0}
 
 
 def rest_contacts(contacts: Sequence[Contact], n: int, drop: int) -> list[Contact]:
@@ -59,6 +62,7 @@ class RemovalStatics:
         self._phi: dict[object, float] = {}  # where each model's load column points
         self._basis: dict[object, object] = {}  # the whole build's optimal basis per initial direction
         self.lps = 0
+        self._lock = threading.Lock()
 
     def _columns_of(self, G: st._Columns, box: int) -> np.ndarray:
         rows = G.indices
@@ -81,11 +85,14 @@ class RemovalStatics:
             lo[k], hi[k] = -st.LAMBDA_CAP, st.LAMBDA_CAP
             lp = st._LP(st._Columns.hstack([G, self.prob.load_column(d)]), c, lo, hi, self.prob.b_eq,
                         self.prob.b_eq)
+            for name, value in WARM_OPTIONS.items():
+                lp.h.setOptionValue(name, value)
             self.models[key] = lp
             self._phi[key] = phi
             if RESET_BASIS and not isinstance(key, tuple):
                 lp.solve()  # the whole build's optimum: every removal starts from it
-                self.lps += 1
+                with self._lock:
+                    self.lps += 1
                 self._basis[key] = lp.h.getBasis()
         elif self._phi[key] != phi:
             lp.set_column(k, self.prob._load_rows, self.prob.load(d))
@@ -116,7 +123,8 @@ class RemovalStatics:
             for r, v in zip((6 * box, 6 * box + 1), (self.prob.m[box] * d[0], self.prob.m[box] * d[1]), strict=True):
                 if abs(v) > st.ZERO_COEFF:
                     h.changeCoeff(r, k, v)
-        self.lps += 1
+        with self._lock:  # two threads may count at once
+            self.lps += 1
         return None if x is None else float(x[k])
 
     def judge_without(self, box: int, rays: dict[float, float | None]) -> StaticsResult | None:
@@ -180,9 +188,32 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
             todo.append(i)
     phis = [2 * math.pi * k / st.INITIAL_DIRECTIONS for k in range(st.INITIAL_DIRECTIONS)]
     rays: dict[int, dict[float, float | None]] = {i: {} for i in todo}
-    for phi in phis:  # direction outside, removals inside: consecutive solves differ only in bounds
-        for i in todo:
-            rays[i][phi] = warm.ray_without(phi, i)
+
+    def run(chunk: Sequence[float]) -> None:
+        for phi in chunk:  # direction outside, removals inside: consecutive solves differ only in bounds
+            for i in todo:
+                rays[i][phi] = warm.ray_without(phi, i)
+
+    if todo and st.PARALLEL_RAYS and st._cpus() > 1:
+        # the directions' models share nothing: half of them on a worker thread (HiGHS releases the GIL)
+        errors: list[BaseException] = []
+
+        def worker() -> None:
+            try:
+                run(phis[1::2])
+            except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+                errors.append(e)
+
+        th = threading.Thread(target=worker, name="removal-rays", daemon=True)
+        th.start()
+        try:
+            run(phis[0::2])
+        finally:
+            th.join()
+        if errors:
+            raise errors[0]
+    else:
+        run(phis)
     cold = 0
     for i in todo:
         res = warm.judge_without(i, rays[i])
