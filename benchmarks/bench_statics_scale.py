@@ -108,7 +108,7 @@ def beside_slab(boxes: list[Box]) -> list[Box]:
 def large_free_build(i: int) -> list[Box]:
     """Random large free build i: 65-400 game blocks in random rotations on a patch 12-36 grid cells a side, as a
     careful builder places them: each block on the highest cells under its footprint at a spot where the cells
-    around its centre carry it (overhangs and bridges happen, balance over the centre holds), one in 200 anywhere.
+    around its centre carry it (overhangs and bridges happen, balance over the centre holds), one in 1,000 anywhere.
     Most such builds stand; the rest fall through a careless block or a top-heavy overhang."""
     from physics.builds import CUBE, DOUBLE_CUBE, GREY, HALF_CUBE, orientations  # noqa: PLC0415
 
@@ -125,7 +125,7 @@ def large_free_build(i: int) -> list[Box]:
             # the cells touching the footprint's centre (1, 2 or 4 of them) are at the top: the block balances
             cx, cy = (sx - 1) / 2, (sy - 1) / 2
             centre = patch[math.floor(cx):math.ceil(cx) + 1, math.floor(cy):math.ceil(cy) + 1]
-            if (centre == z).all() or rng.random() < 0.005:
+            if (centre == z).all() or rng.random() < 0.001:
                 break
         boxes.append(grid_box(f"b{k}", (x, y, z), (sx, sy, sz)))
         height[x:x + sx, y:y + sy] = z + sz
