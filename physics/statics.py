@@ -59,11 +59,11 @@ HIGHS_OPTIONS: dict[str, Any] = {"output_flag": False, "presolve": "off"}
 LINPROG_OPTIONS: dict[str, Any] = {"output_flag": False, "presolve": "on", "simplex_strategy": 1}
 #: Re-solve each friction-pyramid turn's model from the previous basis (only the load column changes). The LP is
 #: very degenerate, so a ray 90 degrees on still takes 45-105 % of a cold solve's pivots; over 51 start towers the
-#: warm starts took 20 % fewer pivots in all than cold solves, and the model is built once per turn.
+#: warm starts took 20 % fewer pivots in all than cold solves, and the model is built once per turn. (On a 200-block
+#: slab of cubes one warm ray took 16,600 pivots and 3.2 s where a cold one takes ~1,800 and 0.06 s, while on random
+#: piles of 150-250 blocks warm starts still halve the time: large builds keep them, and slabs are settled by the
+#: piece bounds of _Split without their whole LP.)
 WARM_START = True
-#: ... for models of up to this many blocks. Beyond, the warm start costs more than it saves: at 200 blocks
-#: (a slab of cubes) a warm ray took up to 16,600 pivots and 3.2 s where a cold one takes ~1,800 and 0.06 s.
-WARM_MAX_BLOCKS = 64
 #: Builds of more blocks than this are judged by parts (_Split, docs/physics.md "At scale"); up to it, as one LP per
 #: ray exactly as before (the start tower's LPs, pivots and results are unchanged).
 SPLIT_MIN_BLOCKS = 64
@@ -313,7 +313,6 @@ class _Problem:
         centres = lo + sizes / 2
         if held:
             centres = np.concatenate([centres, [b.centre for b in held]])
-        self.warm = WARM_START and n <= WARM_MAX_BLOCKS
         self.contacts: list[Contact] = find_contacts(boxes) if contacts is None else contacts
         c_idx, pts, axes = contact_corners(self.contacts, inset)
         a = np.array([c.a for c in self.contacts], dtype=np.int64)[c_idx]
@@ -396,12 +395,12 @@ class _Problem:
         duals of the equilibrium rows (the blocks' virtual velocities in the failure mode).
 
         One HiGHS model per friction-pyramid turn: a new direction only rewrites the load column, and HiGHS
-        restarts from the previous optimal basis (WARM_START, up to WARM_MAX_BLOCKS)."""
+        restarts from the previous optimal basis (WARM_START)."""
         G = self.generators(phi)
         key = self._key(phi)
         k = G.cols
         d = (math.cos(phi), math.sin(phi))
-        lp = self._models.get(key) if self.warm else None
+        lp = self._models.get(key) if WARM_START else None
         if lp is None:
             c = np.zeros(k + 1)
             c[k] = -1.0
@@ -409,7 +408,7 @@ class _Problem:
             hi = np.full(k + 1, _INF)
             lo[k], hi[k] = -LAMBDA_CAP, LAMBDA_CAP
             lp = _LP(_Columns.hstack([G, self.load_column(d)]), c, lo, hi, self.b_eq, self.b_eq)
-            if self.warm:
+            if WARM_START:
                 self._models[key] = lp
         else:
             lp.set_column(k, self._load_rows, self.load(d))
