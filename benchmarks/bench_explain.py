@@ -34,12 +34,18 @@ def start_tower(seed: int = 0):
     return [grid_box(b.id, b.origin, b.size) for b in random_start_tower(seed).blocks]
 
 
+CPU: list[float] = []  # the CPU ms of the last median_ms call (both threads of the judges count)
+
+
 def median_ms(fn, runs: int) -> tuple[float, object]:
-    times, out = [], None
+    """Median wall ms of fn() over runs and its last result; the median CPU ms goes to CPU[0]."""
+    times, cpu, out = [], [], None
     for _ in range(runs):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = fn()
         times.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
+    CPU[:] = [statistics.median(cpu)]
     return statistics.median(times), out
 
 
@@ -47,15 +53,18 @@ def timings(runs: int) -> None:
     boxes = start_tower(0)
     judge_statics(boxes)  # warm: HiGHS loaded
     one, _ = median_ms(lambda: judge_statics(boxes), 2 * runs + 1)
-    print(f"reference: one statics verdict of start tower 0 (35 blocks): median {one:.0f} ms over {2 * runs + 1}")
+    one_cpu = CPU[0]
+    print(f"reference: one statics verdict of start tower 0 (35 blocks): median {one:.0f} ms wall, {one_cpu:.0f} ms "
+          f"CPU over {2 * runs + 1}")
     ms, m = median_ms(lambda: removal_map(boxes, dynamics="none"), runs)
-    print(f"removal map, statics only: median {ms:.0f} ms = {ms / one:.1f} verdicts "
+    print(f"removal map, statics only: median {ms:.0f} ms = {ms / one:.1f} verdicts wall, {CPU[0]:.0f} ms = "
+          f"{CPU[0] / one_cpu:.1f} verdicts CPU "
           f"(target statics part <= {MAP_STATICS_TARGET_S * 1000:.0f} ms = {MAP_STATICS_TARGET_S * 1000 / 40:.0f} "
           f"verdicts at the 40 ms verdict target); {m.extra['warm']} removals warm-started, {m.cold_judges} by the "
           f"judge itself, {m.extra['warm_lps']} warm LPs")
     cold, _ = median_ms(lambda: [judge_statics(remove(boxes, [b.id])) for b in boxes], max(1, runs // 2))
-    print(f"  the same as 35 cold judge_statics(remove(...)): median {cold:.0f} ms = {cold / one:.1f} verdicts "
-          f"({cold / ms:.1f}x the map)")
+    print(f"  the same as 35 cold judge_statics(remove(...)): median {cold:.0f} ms = {cold / one:.1f} verdicts wall "
+          f"({cold / ms:.1f}x the map), {CPU[0] / one_cpu:.1f} verdicts CPU")
     whole, statics_part, dyn, n_dyn = [], [], [], 0
     for _ in range(runs):
         t = time.perf_counter()

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from physics import statics as st
+import physics.statics as st
 from physics.contacts import TABLE, Contact
 from physics.model import Box
 from physics.statics import StaticsResult
