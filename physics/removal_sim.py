@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterable, Sequence
 import numpy as np
 
 from physics.contacts import TABLE, Contact
-from physics.dynamics import DynamicsResult, connect, disconnect
+from physics.dynamics import DynamicsResult, _import_pybullet, connect, disconnect
 from physics.model import Box
 from physics.statics import StaticsResult
 from physics.units import DEFAULT_MU
@@ -62,14 +62,6 @@ def moving_part(boxes: Sequence[Box], contacts: Iterable[Contact], seeds: Iterab
     gap = np.maximum(0.0, np.maximum(lo[None, core, :] - hi[:, None, :], lo[:, None, :] - hi[None, core, :]))
     near = np.flatnonzero((np.sqrt((gap ** 2).sum(axis=2)) <= BUFFER_M).any(axis=1))
     return part | {int(i) for i in near}
-
-
-def touching(boxes: Sequence[Box], box: int) -> list[int]:
-    """Indices of the boxes within BUFFER_M of boxes[box] (itself excluded)."""
-    lo = np.array([b.lo for b in boxes], dtype=float)
-    hi = lo + np.array([b.size for b in boxes], dtype=float)
-    gap = np.maximum(0.0, np.maximum(lo[box] - hi, lo - hi[box]))
-    return [int(i) for i in np.flatnonzero(np.sqrt((gap ** 2).sum(axis=1)) <= BUFFER_M) if i != box]
 
 
 #: Simulate on this many processes at most (forked; 1: in this process). The map's runs are independent.
@@ -124,8 +116,14 @@ def simulate(jobs: Sequence[Job], mu: float = DEFAULT_MU, seconds: float = 2.0,
         finally:
             disconnect(_client)
             _client, _settings = saved
-    connect_first = connect()  # pybullet imported (and its banner silenced) before the fork, not in each child
-    disconnect(connect_first)
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(n, initializer=_start_worker, initargs=(mu, seconds)) as pool:
-        return pool.map(_run, jobs, chunksize=1)
+    _import_pybullet()  # once, before the fork, rather than in each worker
+    pool = multiprocessing.get_context("fork").Pool(n, initializer=_start_worker, initargs=(mu, seconds))
+    try:
+        out = pool.map(_run, jobs, chunksize=1)
+        pool.close()  # the workers finish and exit
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()  # waited for either way: no process is left behind
+    return out
