@@ -134,6 +134,9 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
     # which removals PyBullet judges, then all of their simulations at once (physics.removal_sim.simulate)
     doubtful = [i for i, res, _ in results
                 if dynamics == "all" or (dynamics == "doubtful" and combine(res, None) != STABLE)]
+    # closest calls first: they are the long runs (held up, then re-run at half the step), so the two processes
+    # finish together; the order changes nothing else
+    doubtful.sort(key=lambda i: abs(statics[i].tilt_margin_deg))
     td = time.perf_counter()
     jobs = [([b for j, b in enumerate(boxes) if j != i], statics[i],
              fixed_part(boxes, contacts, i, statics[i]) if simulation == "moving-part" else ()) for i in doubtful]
