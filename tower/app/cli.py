@@ -110,6 +110,10 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="full: every move is on disk before its answer (survives a power cut); normal: "
                         "survives a killed server, answers a few ms sooner (default full)")
 
+    s = sub.add_parser("schema", help="print the JSON Schema of a file format or --json output")
+    s.add_argument("name", nargs="?", help="tower-build, game-record, tower-scene, tower-check, tower-simulate or "
+                                           "tower-sweep (a format such as tower-build/1 works too); none: list them")
+
     s = sub.add_parser("replay", help="step through a game record")
     s.add_argument("record")
     s.add_argument("--gif", metavar="FILE")
