@@ -157,7 +157,7 @@ def main() -> None:
     t0 = time.perf_counter()
     from tower.climbers.legality import check_build
     from tower.climbers.setup import random_start_tower
-    from viewer.render import SceneRenderer
+    from viewer.renderer import SceneRenderer
     from viewer.scene import build_scene
 
     print(f"imports (tower + numpy + vtk), once per process: {time.perf_counter() - t0:.2f} s")
@@ -183,7 +183,7 @@ def main() -> None:
 
 def first_frames(towers: list, size: tuple[int, int]) -> None:
     from tower.climbers.legality import check_build
-    from viewer.render import SceneRenderer
+    from viewer.renderer import SceneRenderer
     from viewer.scene import build_scene
 
     first, first_cpu = [], []
@@ -202,7 +202,7 @@ def first_frames(towers: list, size: tuple[int, int]) -> None:
 
 
 def later_frames(count: int, size: tuple[int, int]) -> None:
-    from viewer.render import SceneRenderer
+    from viewer.renderer import SceneRenderer
     from viewer.replay import states
     from viewer.view import state_scene
 

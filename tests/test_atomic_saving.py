@@ -1,7 +1,7 @@
 """Saving is atomic (docs/formats.md): a save interrupted mid-write leaves the previous file intact.
 
 Every saver goes through `tower.games.fileio.atomic_write_bytes`: builds (`tower new -o`, `save_build`), game records
-(`save_record`) and pictures (`viewer.render.save_png`, the GIF of `tower replay --gif`). The interruption is
+(`save_record`) and pictures (`viewer.pictures.save_png`, the GIF of `tower replay --gif`). The interruption is
 simulated in-process (the write fails half-way: disk full) and for real (a process killed half-way through its
 write, by Ctrl-C and by SIGKILL).
 """
@@ -94,7 +94,7 @@ def test_a_record_save_failing_mid_write_keeps_the_old_record(tmp_path, monkeypa
 def test_a_picture_export_failing_mid_write_keeps_the_old_picture(tmp_path, monkeypatch):
     np = pytest.importorskip("numpy")
     pytest.importorskip("imageio")
-    from viewer.render import save_png
+    from viewer.pictures import save_png
 
     path = tmp_path / "shot.png"
     save_png(np.zeros((8, 8, 3), np.uint8), path)
@@ -177,7 +177,7 @@ CHILD = textwrap.dedent("""
         save_record(state, path)
     if kind == "picture":
         import numpy as np
-        from viewer.render import save_png
+        from viewer.pictures import save_png
         save_png(np.full((64, 64, 3), 200, np.uint8), path)
 """)
 
@@ -188,7 +188,7 @@ def _write_old(kind: str, path: Path) -> bytes:
     elif kind == "record":
         save_record(_played("partners", 3), path)
     else:
-        from viewer.render import save_png
+        from viewer.pictures import save_png
 
         np = pytest.importorskip("numpy")
         save_png(np.zeros((64, 64, 3), np.uint8), path)

@@ -63,7 +63,7 @@ def scene_for_case(case: dict[str, Any]):
 
 
 def render_case(case: dict[str, Any]) -> np.ndarray:
-    from viewer.render import render_scene
+    from viewer.renderer import render_scene
 
     return render_scene(scene_for_case(case), window_size=SIZE)
 
@@ -141,7 +141,7 @@ def test_a_wrong_highlight_colour_fails(colour: str, case: str, wrong: tuple[int
     """The tolerance is tight: a highlight in another, still plausible colour is caught."""
     import imageio.v3 as iio
 
-    import viewer.render as render
+    import viewer.layers as render
 
     monkeypatch.setattr(render, colour, wrong)
     ref = iio.imread(IMAGES / f"{case}.png")[:, :, :3]

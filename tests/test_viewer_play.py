@@ -135,11 +135,11 @@ def test_render_gif_of_a_short_record(tmp_path) -> None:
 
 def test_windows_wire_up_without_a_display(monkeypatch, tmp_path) -> None:
     """With the viewer forced offscreen, show() returns at once: the key, click and timer wiring still runs."""
-    import viewer.render
+    import viewer.renderer
     from viewer.play_window import play_window
     from viewer.replay import replay_window
 
-    monkeypatch.setattr(viewer.render, "OFF_SCREEN", True)
+    monkeypatch.setattr(viewer.renderer, "OFF_SCREEN", True)
     state = new_game("climbers", 2, seed=1)
     assert play_window(state, ["human", "ai:random"]) == 0
     state.apply(state.legal_moves()[0])

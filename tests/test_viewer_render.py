@@ -12,7 +12,8 @@ pytest.importorskip("vtkmodules")
 from tower.app.cli import main  # noqa: E402
 from tower.climbers.build import save_build  # noqa: E402
 from tower.climbers.setup import random_start_tower  # noqa: E402
-from viewer.render import SceneRenderer, layer_meshes  # noqa: E402
+from viewer.layers import layer_meshes  # noqa: E402
+from viewer.renderer import SceneRenderer  # noqa: E402
 from viewer.scene import BACKGROUND_RGB, PALETTE, TABLE_RGB, build_scene  # noqa: E402
 
 SIZE = (480, 360)  # small: the statistics do not need more pixels and llvmpipe is slow
@@ -108,7 +109,7 @@ def test_camera_presets_change_the_view(renderer) -> None:
 def test_problem_blocks_are_outlined_in_the_signal_colour(tmp_path) -> None:
     from tower.climbers.build import Block, Build
     from tower.climbers.legality import check_build
-    from viewer.render import render_scene
+    from viewer.renderer import render_scene
     from viewer.scene import PROBLEM_RGB
 
     cube = (0, 1, 2, 3, 4, 5)
@@ -200,7 +201,7 @@ def test_cli_view_of_a_bad_record_names_the_move(tmp_path, capsys) -> None:
 
 
 def test_update_redraws_only_the_layers_whose_scene_fields_changed(renderer, tower, monkeypatch) -> None:
-    import viewer.render as render
+    import viewer.renderer as render
 
     scene = build_scene(tower, title="start tower", lines=["legal"])
     renderer.update(scene)
@@ -227,7 +228,7 @@ def test_physics_poses_move_block_points_in_place_and_update_restores(renderer, 
     centre = [(o + s / 2) * UNIT_M for o, s in zip(b.origin, b.size, strict=True)]
     half_turn = [0.0, 0.0, 1.0, 0.0]  # 180 degrees about z: the same box, corners swapped
     renderer_pose = {b.id: [[centre[0] + 0.1, centre[1], centre[2]], half_turn]}
-    from viewer.render import set_block_poses
+    from viewer.poses import set_block_poses
 
     set_block_poses(renderer, renderer_pose, UNIT_M)
     after = np.array(renderer.meshes["blocks"].points)
@@ -242,9 +243,9 @@ def test_physics_poses_move_block_points_in_place_and_update_restores(renderer, 
 def test_cli_view_without_display_or_outputs_is_one_line_exit_2(build_file, monkeypatch, capsys) -> None:
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    import viewer.render
+    import viewer.renderer
 
-    monkeypatch.setattr(viewer.render, "OFF_SCREEN", False)
+    monkeypatch.setattr(viewer.renderer, "OFF_SCREEN", False)
     import sys
 
     if not sys.platform.startswith("linux"):

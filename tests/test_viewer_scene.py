@@ -138,7 +138,8 @@ def test_hover_and_current_figure_marks() -> None:
 
 
 def test_figure_foot_rings_show_the_player_to_move_and_problems() -> None:
-    from viewer.render import CURRENT_RGB, EDGE_RGB, PROBLEM_RGB, layer_meshes, template
+    from viewer.layers import CURRENT_RGB, EDGE_RGB, layer_meshes, template
+    from viewer.scene import PROBLEM_RGB
 
     build = Build([], [Figure("red", (0, 0, 0)), Figure("yellow", (3, 0, 0)), Figure("purple", (6, 0, 2))])
     scene = build_scene(build, [{"rule": "figure-not-on-surface", "blocks": [], "cells": [[6, 0, 2]]}],
@@ -159,7 +160,7 @@ def _labels_near(scene, x: float, y: float, r: float = 2.0) -> list[str]:
 
 
 def test_seventh_heaven_pawns_stand_on_their_spaces() -> None:
-    from viewer.cards import SEVENTH_SPECIALS, seventh_heaven_scene, seventh_track
+    from viewer.cards.seventh_heaven import SEVENTH_SPECIALS, seventh_heaven_scene, seventh_track
 
     view = {"track_length": 20, "pawns": {"red": 0, "blue": 5, "grey": 5, "yellow": 20, "green": 13, "pink": 1},
             "partners": {"red": 0, "blue": 1}, "hand": ["blue+1", "foot", "white-2"], "you": 0, "current_player": 0}
@@ -181,7 +182,7 @@ def test_seventh_heaven_pawns_stand_on_their_spaces() -> None:
 
 
 def test_partners_pawns_are_placed_by_their_location() -> None:
-    from viewer.cards import SECTION, partners_board, partners_scene
+    from viewer.cards.partners import SECTION, partners_board, partners_scene
 
     board = partners_board(4)
     t = SECTION * 4
@@ -202,7 +203,7 @@ def test_partners_pawns_are_placed_by_their_location() -> None:
 
 
 def test_diabolo_rows_lay_hell_left_and_heaven_right_with_values() -> None:
-    from viewer.cards import diabolo_scene
+    from viewer.cards.diabolo import diabolo_scene
 
     rows = [{"colour": c, "devil": [], "angel": [], "closed": False} for c in ("red", "yellow", "green", "purple", "blue")]
     rows[1].update(devil=[3, 5], angel=[2])
@@ -226,7 +227,7 @@ def test_diabolo_rows_lay_hell_left_and_heaven_right_with_values() -> None:
 # --- preview and move animation --------------------------------------------------------------------------------
 
 def test_preview_shows_what_a_move_changes_but_never_the_hand() -> None:
-    from viewer.cards import diabolo_scene
+    from viewer.cards.diabolo import diabolo_scene
     from viewer.motion import preview, with_preview
 
     rows = [{"colour": c, "devil": [], "angel": [], "closed": False} for c in ("red", "yellow", "green", "purple", "blue")]
@@ -238,7 +239,7 @@ def test_preview_shows_what_a_move_changes_but_never_the_hand() -> None:
     assert [g.block for g in ghosts] == ["angel-2-0"] and ghosts[0].selected and not figures
     assert ghosts[0].origin == after.blocks[after.block_index("angel-2-0")].origin
 
-    from viewer.cards import seventh_heaven_scene
+    from viewer.cards.seventh_heaven import seventh_heaven_scene
 
     base = {"track_length": 20, "partners": {}, "hand": []}
     a = seventh_heaven_scene(dict(base, pawns={"red": 0, "blue": 3}))
@@ -270,7 +271,7 @@ def test_tween_moves_blocks_and_figures_part_of_the_way() -> None:
 
 
 def test_fit_view_keeps_every_point_inside_the_free_part_of_the_window() -> None:
-    from viewer.render import fit_view
+    from viewer.camera import fit_view
 
     rng = np.random.default_rng(3)
     points = rng.uniform(-5, 5, (40, 3)) * [3, 1, 2]

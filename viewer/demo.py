@@ -14,7 +14,7 @@ COLLAPSE_FPS = 15  # every other frame of the 30 fps trajectory: a short GIF tha
 def demo_pictures(build: Build, out_dir: str | Path, physics: Any) -> list[str]:
     """Screenshot the start tower, one position of each game, and a collapse animation (by `physics.fall`, see
     `viewer.Physics`) into out_dir."""
-    from viewer.render import render_scene
+    from viewer.renderer import render_scene
     from viewer.view import build_view_scene
 
     out = Path(out_dir)
@@ -51,7 +51,8 @@ def collapse_animation(build: Build, path: str | Path, physics: Any, tries: int 
 
     from physics.units import UNIT_M
     from tower.games.fileio import atomic_write_bytes
-    from viewer.render import SceneRenderer, set_block_poses
+    from viewer.poses import set_block_poses
+    from viewer.renderer import SceneRenderer
     from viewer.scene import build_scene
 
     best = None
@@ -95,7 +96,7 @@ def _game_pictures(out: Path) -> list[str]:
     from tower.games.ai import make_agent
     from tower.games.errors import BadInput
     from viewer.games import scene_for_view
-    from viewer.render import render_scene
+    from viewer.renderer import render_scene
 
     lines = []
     for game, players, moves in (("climbers", 3, 2), ("seventh-heaven", 3, 8), ("partners", 4, 8),

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from viewer.play import PlayController
-from viewer.render import SceneRenderer, set_block_poses
+from viewer.poses import set_block_poses
+from viewer.renderer import SceneRenderer
 
 PLAY_SIZE = (1280, 820)
 TICK_MS = 40
@@ -228,7 +229,7 @@ class PlayWindow:
 
 def play_window(state: Any, seats: list[str], save_path: str | Path | None = None, physics: Any = None) -> int:
     """The interactive window (needs a display); keys and mouse as in the window's help line."""
-    from viewer.render import require_display
+    from viewer.renderer import require_display
 
     require_display("the play window", "tower play GAME --text plays in the terminal")
     PlayWindow(state, seats, save_path=save_path, physics=physics).show()

@@ -44,7 +44,7 @@ def render_gif(record: dict[str, Any] | str | Path, path: str | Path, size: tupl
     import imageio.v3 as iio
 
     from tower.games.fileio import atomic_write_bytes
-    from viewer.render import SceneRenderer
+    from viewer.renderer import SceneRenderer
 
     seq = states(record)
     total = len(seq) - 1
@@ -71,7 +71,7 @@ class ReplayWindow:
 
     def __init__(self, record: dict[str, Any] | str | Path, *, off_screen: bool = False) -> None:
         from viewer.play_window import camera_keys
-        from viewer.render import SceneRenderer
+        from viewer.renderer import SceneRenderer
 
         self.seq = states(record)
         self.total = len(self.seq) - 1
@@ -132,7 +132,7 @@ class ReplayWindow:
 
 def replay_window(record: dict[str, Any] | str | Path) -> int:
     """The replay window (needs a display)."""
-    from viewer.render import require_display
+    from viewer.renderer import require_display
 
     require_display("the replay window", "tower replay RECORD --gif out.gif or --text")
     ReplayWindow(record).r.show("tower-sim replay")

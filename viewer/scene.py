@@ -2,7 +2,7 @@
 
 Nothing here imports pyvista or vtk. All coordinates are in **grid units** (1 unit = 2 cm; x and y horizontal,
 z up, the table top at z = 0), exactly as in the `tower-build/1` format, so a scene can be checked against the
-build without conversions. Rendering (viewer.render) draws a scene as it is; it never looks at the game.
+build without conversions. Rendering (viewer.layers, viewer.renderer) draws a scene as it is; it never looks at the game.
 
 Legality is never decided here: violations come from `tower.climbers.legality.check_build` (or the game), and the
 scene only marks the blocks and cells those violations name.

@@ -122,7 +122,7 @@ def _export_html(renderer, path: str) -> None:
 
     import pyvista as pv
 
-    from viewer.render import gltf_ready
+    from viewer.gltf import gltf_ready
 
     # trame starts a background download of a WebAssembly viewer that this static export never uses; offline it
     # fails, and asyncio would log that orphaned task's traceback at exit
@@ -158,7 +158,7 @@ def _visible_meshes(renderer):
 def write_outputs(scene, screenshot: str | None = None, gltf: str | None = None,
                   html: str | None = None) -> list[tuple[str, str]]:
     """Render `scene` offscreen and write the requested files; returns (path, what it holds) for each."""
-    from viewer.render import SceneRenderer
+    from viewer.renderer import SceneRenderer
 
     if html and not _html_available():
         # checked before anything is written: no partial set of outputs
@@ -189,7 +189,7 @@ def export_gltf(renderer, path: str) -> None:
     from vtkmodules.vtkIOExport import vtkGLTFExporter
     from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkRenderer, vtkRenderWindow
 
-    from viewer.render import gltf_ready
+    from viewer.gltf import gltf_ready
 
     window = vtkRenderWindow()
     window.SetOffScreenRendering(True)
@@ -231,7 +231,7 @@ def view_file(path: str, screenshot: str | None = None, gltf: str | None = None,
 
 def show_window(scene) -> int:
     """The interactive window: mouse to orbit/zoom, keys 1-4 camera presets, r reset, q quit."""
-    from viewer.render import require_display
+    from viewer.renderer import require_display
 
     require_display("the viewer window")
     view_window(scene).show("tower-sim viewer")
@@ -241,7 +241,7 @@ def show_window(scene) -> int:
 def view_window(scene, off_screen: bool = False):
     """The viewer's renderer with its window keys bound (camera presets, q closes)."""
     from viewer.play_window import camera_keys
-    from viewer.render import SceneRenderer
+    from viewer.renderer import SceneRenderer
 
     r = SceneRenderer(scene, off_screen=off_screen, interactive=True)
     r.bind_keys(camera_keys(r))

@@ -1,5 +1,5 @@
 // Draws a `tower-scene/1` document (viewer/scene_json.py: the pure scene the desktop viewer draws) with three.js:
-// the same layers, colours, shapes and camera presets as viewer/render.py, plus orbit/zoom, picking and a short
+// the same layers, colours, shapes and camera presets as viewer/layers.py and viewer/renderer.py, plus orbit/zoom, picking and a short
 // animation when pieces move. Grid units; z is up, as in the scene.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/OrbitControls.js';
@@ -73,7 +73,7 @@ function quad(x0, y0, x1, y1, z, rgb, material) {
   return m;
 }
 
-// shared shapes of the pieces (viewer/render.py's templates): a pawn, a stone, the rails and rungs of a ladder
+// shared shapes of the pieces (viewer/layers.py and viewer/renderer.py's templates): a pawn, a stone, the rails and rungs of a ladder
 const SHAPES = {
   body: new THREE.CylinderGeometry(0.28, 0.28, 0.72, 20).rotateX(Math.PI / 2).translate(0, 0, 0.36),
   collar: new THREE.CylinderGeometry(0.18, 0.18, 0.1, 20).rotateX(Math.PI / 2).translate(0, 0, 0.76),
@@ -117,7 +117,7 @@ function ladderGroup(lad, palette) {
 }
 
 // Camera position and focal point looking along -dir that bring `points` as close as possible while all of them
-// project inside `rect` = [x0, x1, y0, y1] in normalised window coordinates (-1..1): viewer.render.fit_view, the
+// project inside `rect` = [x0, x1, y0, y1] in normalised window coordinates (-1..1): viewer.camera.fit_view, the
 // same closed form (linear constraints in the camera's distance and sideways shift, per axis).
 function fitView(points, dir, up, fovDeg, aspect, rect) {
   const d = new THREE.Vector3(...dir).normalize();

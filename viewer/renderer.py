@@ -1,12 +1,8 @@
-"""Scene -> VTK: one merged mesh per layer, updated in place.
+"""Scene -> VTK: a render window with one actor per layer (`viewer.layers`), updated in place.
 
-Every layer (blocks, ghosts, figures, stones, ladders, outlines, markers, table, shadow) is a single poly data
-with per-cell RGB colours (cell array ``rgb``) and, for blocks and ghosts, a ``block_id`` cell array (index into
-`Scene.blocks` / `Scene.ghosts`) for picking. The actors are created once; `SceneRenderer.update(scene)` only
-replaces the data of those meshes, so a new frame costs one render, not a rebuild of the pipeline.
-
-VTK is used directly (`viewer.mesh`), not through PyVista's plotting layer, whose import (matplotlib with it)
-cost more than a second before every picture. Units are grid units (1 unit = 2 cm), as in the scene.
+The actors are created once; `SceneRenderer.update(scene)` only replaces the data of those meshes, so a new frame
+costs one render, not a rebuild of the pipeline. VTK is used directly (`viewer.mesh`), not through PyVista's
+plotting layer, whose import (matplotlib with it) cost more than a second before every picture.
 """
 
 from __future__ import annotations
@@ -24,148 +20,17 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 
 from viewer import mesh as vm  # noqa: E402
+from viewer.camera import fit_view  # noqa: E402
+from viewer.layers import _LAYERS, EDGE_RGB, PICKABLE, layer_meshes  # noqa: E402
 from viewer.mesh import Mesh  # noqa: E402
-from viewer.scene import (  # noqa: E402
-    ALL_RGB,
-    BACKGROUND_RGB,
-    PROBLEM_RGB,
-    SELECT_RGB,
-    TABLE_RGB,
-    Scene,
-)
+from viewer.pictures import save_png  # noqa: E402
+from viewer.scene import BACKGROUND_RGB, Scene  # noqa: E402
 
 WINDOW_SIZE = (960, 720)
-GAP = 0.04  # each block shrinks by this much per side (0.8 mm): neighbouring blocks read as separate pieces
-EDGE_RGB = (38, 38, 44)
-MOVABLE_RGB = (255, 190, 40)
-TARGET_RGB = (40, 200, 90)
-HOVER_RGB = (0, 170, 255)  # the block under the mouse: a cold colour no outline or face uses
-CURRENT_RGB = (255, 215, 0)  # the foot ring of the figure whose player is to move
 LABEL_FONT = 13
-#: Quads of a unit box as corner indices (corner bit 0 = +x, bit 1 = +y, bit 2 = +z), in FACES order
-#: (+x -x +y -y +z -z), wound counter-clockwise seen from outside.
-_BOX_QUADS = np.array([[1, 3, 7, 5], [0, 4, 6, 2], [2, 6, 7, 3], [0, 1, 5, 4], [4, 5, 7, 6], [0, 2, 3, 1]])
-_CORNERS = np.array([[(i >> 0) & 1, (i >> 1) & 1, (i >> 2) & 1] for i in range(8)], dtype=float)
-_BOX_EDGES = np.array([[0, 1], [2, 3], [4, 5], [6, 7], [0, 2], [1, 3], [4, 6], [5, 7], [0, 4], [1, 5], [2, 6], [3, 7]])
-_LAYERS = ("table", "shadow", "blocks", "figures", "stones", "ladders", "ghosts", "ghost_sel", "ghost_figs",
-           "problems", "movable", "selected", "hover", "targets")
-#: Layers a click can hit, nearest first when two are hit at the same depth.
-PICKABLE = ("targets", "ghost_sel", "ghosts", "ghost_figs", "figures", "blocks")
-
-
-# --- mesh builders (pure numpy -> PolyData) --------------------------------------------------------------
 
 #: Off-screen only: windows are not opened (tests set it; `require_display` and the windows' `show` read it).
 OFF_SCREEN = os.environ.get("TOWER_OFF_SCREEN") == "1"
-
-
-def _empty() -> Mesh:
-    return Mesh()
-
-
-def boxes_mesh(lo: np.ndarray, hi: np.ndarray, face_rgb: np.ndarray, ids: np.ndarray | None = None) -> Mesh:
-    """N boxes (min corners `lo`, max corners `hi`, shape (N, 3)) as 6N quads; face_rgb is (N, 6, 3) uint8."""
-    n = len(lo)
-    if n == 0:
-        return _empty()
-    pts = lo[:, None, :] + _CORNERS[None, :, :] * (hi - lo)[:, None, :]  # (N, 8, 3)
-    quads = (_BOX_QUADS[None, :, :] + 8 * np.arange(n)[:, None, None]).reshape(-1, 4)
-    mesh = vm.faces_mesh(pts.reshape(-1, 3), quads)
-    mesh.set_cell_array("rgb", np.asarray(face_rgb, dtype=np.uint8).reshape(-1, 3))
-    if ids is not None:
-        mesh.set_cell_array("block_id", np.repeat(np.asarray(ids, dtype=np.int32), 6))
-    return mesh
-
-
-def box_outlines(lo: np.ndarray, hi: np.ndarray, colour: Sequence[int]) -> Mesh:
-    """The 12 edges of each box as line cells."""
-    n = len(lo)
-    if n == 0:
-        return _empty()
-    pts = lo[:, None, :] + _CORNERS[None, :, :] * (hi - lo)[:, None, :]
-    segs = (_BOX_EDGES[None, :, :] + 8 * np.arange(n)[:, None, None]).reshape(-1, 2)
-    mesh = vm.lines_mesh(pts.reshape(-1, 3), segs)
-    mesh.set_cell_array("rgb", np.tile(np.asarray(colour, dtype=np.uint8), (len(segs), 1)))
-    return mesh
-
-
-def _template(parts: Sequence[tuple[object, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Merge triangulated primitive parts into (points, triangles, part index per triangle); once per shape."""
-    pts, tris, part = [], [], []
-    offset = 0
-    for poly, index in parts:
-        p, faces = vm.triangles(poly)
-        pts.append(p.astype(np.float32))
-        tris.append(faces + offset)
-        part.append(np.full(len(faces), index))
-        offset += len(p)
-    return np.vstack(pts), np.vstack(tris), np.concatenate(part)
-
-
-_TEMPLATES: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-
-
-def template(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cached primitive shapes, origin at the centre of the foot, grid units. Part 0 = owner colour."""
-    if name not in _TEMPLATES:
-        if name == "figure":
-            # a pawn: body cylinder, collar and head; the eye height (1 unit) sits at the head's centre
-            _TEMPLATES[name] = _template([
-                (vm.cylinder((0, 0, 0.36), (0, 0, 1), radius=0.28, height=0.72, resolution=20), 0),
-                (vm.cylinder((0, 0, 0.76), (0, 0, 1), radius=0.18, height=0.1, resolution=20), 0),
-                (vm.sphere((0, 0, 1.0), radius=0.22, theta_resolution=16, phi_resolution=12), 0),
-                (vm.cylinder((0, 0, 0.02), (0, 0, 1), radius=0.32, height=0.04, resolution=20), 1),
-            ])
-        elif name == "stone":
-            _TEMPLATES[name] = _template([
-                (vm.cylinder((0, 0, 0.04), (0, 0, 1), radius=0.62, height=0.08, resolution=24), 1),
-                (vm.cylinder((0, 0, 0.2), (0, 0, 1), radius=0.5, height=0.24, resolution=24), 0),
-            ])
-        elif name.startswith("ladder"):
-            h = float(name.split("-")[1])
-            parts = [(vm.box((-0.55, -0.45, -0.06, 0.06, 0, h)), 0), (vm.box((0.45, 0.55, -0.06, 0.06, 0, h)), 0)]
-            for k in range(int(h * 2)):
-                z = 0.25 + 0.5 * k
-                parts.append((vm.cylinder((0, 0, z), (1, 0, 0), radius=0.04, height=1.0, resolution=8), 1))
-            _TEMPLATES[name] = _template(parts)
-        else:
-            raise KeyError(name)
-    return _TEMPLATES[name]
-
-
-def instances(name: str, positions: np.ndarray, colours: np.ndarray, accent: Sequence[int] | np.ndarray = EDGE_RGB,
-              ids: np.ndarray | None = None, scales: np.ndarray | None = None) -> Mesh:
-    """Copies of a template at `positions` (N, 3), optionally scaled per copy; part 0 gets each copy's colour,
-    part 1 the accent (one colour, or one per copy as an (N, 3) array)."""
-    if len(positions) == 0:
-        return _empty()
-    pts, tris, part = template(name)
-    n = len(positions)
-    k = np.ones(n) if scales is None else np.asarray(scales, dtype=float)
-    all_pts = (pts[None, :, :] * k[:, None, None] + np.asarray(positions, dtype=float)[:, None, :]).reshape(-1, 3)
-    all_tris = (tris[None, :, :] + len(pts) * np.arange(n)[:, None, None]).reshape(-1, 3)
-    mesh = vm.faces_mesh(all_pts, all_tris)
-    acc = np.asarray(accent, dtype=np.uint8)
-    acc = acc[:, None, :] if acc.ndim == 2 else acc[None, None, :]
-    cols = np.where(part[None, :, None] == 0, np.asarray(colours, dtype=np.uint8)[:, None, :], acc)
-    mesh.set_cell_array("rgb", cols.reshape(-1, 3).astype(np.uint8))
-    if ids is not None:
-        mesh.set_cell_array("item_id", np.repeat(np.asarray(ids, dtype=np.int32), len(tris)))
-    return mesh
-
-
-def _quads(lo: np.ndarray, hi: np.ndarray, z: np.ndarray, colours: np.ndarray) -> Mesh:
-    """Flat horizontal rectangles (x/y ranges lo..hi at heights z), one cell each."""
-    n = len(lo)
-    if n == 0:
-        return _empty()
-    x0, y0, x1, y1 = lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]
-    pts = np.stack([np.stack([x0, y0, z], 1), np.stack([x1, y0, z], 1), np.stack([x1, y1, z], 1),
-                    np.stack([x0, y1, z], 1)], 1).reshape(-1, 3)
-    mesh = vm.faces_mesh(pts, np.arange(4 * n).reshape(-1, 4))
-    mesh.set_cell_array("rgb", np.asarray(colours, dtype=np.uint8).reshape(-1, 3))
-    return mesh
-
 
 #: Which scene fields each group of layers is drawn from: `update` redraws a group only if these changed.
 _GROUPS: dict[tuple[str, ...], tuple[str, ...]] = {
@@ -180,116 +45,6 @@ _GROUPS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("ghosts", "ghost_sel"): ("ghosts",),
 }
 
-
-def layer_meshes(scene: Scene, want: set[str] | None = None) -> dict[str, Mesh]:
-    """The layers of `scene` (all, or those in `want`) as one mesh each (pure: no window involved)."""
-    out: dict[str, Mesh] = {}
-
-    def wanted(name: str) -> bool:
-        return want is None or name in want
-
-    if wanted("table"):
-        # table and a cheap soft contact shadow: concentric rings under the tower's footprint
-        t = scene.table
-        out["table"] = _quads(np.array([[t[0], t[2]]]), np.array([[t[1], t[3]]]), np.array([-0.01]),
-                              np.array([TABLE_RGB]))
-        out["shadow"] = _shadow(scene)
-    if wanted("blocks"):
-        _block_layers(scene, out)
-    if wanted("targets"):
-        index = [i for i, m in enumerate(scene.markers) if m.kind == "target"]
-        tg = np.array([scene.markers[i].cell for i in index], dtype=float).reshape(-1, 3)
-        out["targets"] = _quads(tg[:, :2] + 0.15, tg[:, :2] + 0.85, tg[:, 2] + 0.02,
-                                np.tile(np.array(TARGET_RGB, dtype=np.uint8), (len(tg), 1)))
-        if index:
-            out["targets"].set_cell_array("item_id", np.array(index, dtype=np.int32))  # index into scene.markers
-    if wanted("hover"):
-        hov = [b for b in scene.blocks if b.id == scene.hover]
-        lo = np.array([b.origin for b in hov], dtype=float).reshape(-1, 3)
-        hi = lo + np.array([b.size for b in hov], dtype=float).reshape(-1, 3)
-        out["hover"] = box_outlines(lo - 0.03, hi + 0.03, HOVER_RGB)
-    if wanted("figures"):
-        out["figures"] = _figures(scene.figures)
-    if wanted("ghost_figs"):
-        out["ghost_figs"] = _figures(scene.ghost_figures, ring=SELECT_RGB)
-    if wanted("stones"):
-        if scene.stones:
-            out["stones"] = instances("stone", np.array([s.centre for s in scene.stones]) + [0, 0, 0.01],
-                                      np.array([ALL_RGB[s.colour] for s in scene.stones]))
-        else:
-            out["stones"] = _empty()
-    if wanted("ladders"):
-        out["ladders"] = _merge([instances(f"ladder-{lad.height}", np.array([lad.base]),
-                                           np.array([ALL_RGB[lad.colour]]), accent=(120, 86, 50))
-                                 for lad in scene.ladders])
-    if wanted("ghosts"):
-        for key, chosen in (("ghosts", False), ("ghost_sel", True)):
-            gs = [(i, g) for i, g in enumerate(scene.ghosts) if g.selected == chosen]
-            if gs:
-                lo = np.array([g.origin for _, g in gs], dtype=float)
-                hi = lo + np.array([g.size for _, g in gs], dtype=float)
-                out[key] = boxes_mesh(lo + GAP, hi - GAP,
-                                      np.array([[ALL_RGB[c] for c in g.faces] for _, g in gs]),
-                                      np.array([i for i, _ in gs]))
-            else:
-                out[key] = _empty()
-    return out
-
-
-def _figures(figures: Sequence, ring: Sequence[int] | None = None) -> Mesh:
-    """Pawns standing at their cells; the foot ring shows whose turn it is (gold) or a problem (signal red), or
-    is `ring` for all (previewed pawns)."""
-    if not figures:
-        return _empty()
-    pos = np.array([[f.cell[0] + 0.5, f.cell[1] + 0.5, f.cell[2]] for f in figures], dtype=float)
-    cols = np.array([ALL_RGB[f.colour] for f in figures])
-    accent = np.array([ring if ring is not None else PROBLEM_RGB if f.problem else CURRENT_RGB if f.current
-                       else EDGE_RGB for f in figures])
-    return instances("figure", pos, cols, accent=accent, ids=np.arange(len(figures)),
-                     scales=np.array([f.scale for f in figures]))
-
-
-def _shadow(scene: Scene) -> Mesh:
-    ground = [b for b in scene.blocks if b.origin[2] <= 0] if scene.shadow else []
-    if not ground:
-        return _empty()
-    lo = np.array([[min(b.origin[0] for b in ground), min(b.origin[1] for b in ground)]], dtype=float)
-    hi = np.array([[max(b.origin[0] + b.size[0] for b in ground), max(b.origin[1] + b.size[1] for b in ground)]],
-                  dtype=float)
-    rings = 8
-    grow = np.linspace(1.3, 0.0, rings)[:, None]
-    shade = np.linspace(0.97, 0.8, rings)[:, None]
-    # offset towards +x/-y: the key light comes from the back left
-    return _quads(lo - grow + [0.4, -0.4], hi + grow + [0.4, -0.4], np.linspace(-0.008, -0.004, rings),
-                  (np.array(TABLE_RGB)[None, :] * shade).astype(np.uint8))
-
-
-def _block_layers(scene: Scene, out: dict[str, Mesh]) -> None:
-    """Blocks plus their outline layers (problems, selection, movable) and the problem cells."""
-    problems = []
-    if scene.blocks:
-        lo = np.array([b.origin for b in scene.blocks], dtype=float)
-        hi = lo + np.array([b.size for b in scene.blocks], dtype=float)
-        face_rgb = np.array([[ALL_RGB[c] for c in b.faces] for b in scene.blocks], dtype=np.uint8)
-        out["blocks"] = boxes_mesh(lo + GAP, hi - GAP, face_rgb, np.arange(len(scene.blocks)))
-        flag = [i for i, b in enumerate(scene.blocks) if b.problems]
-        sel = [i for i, b in enumerate(scene.blocks) if b.selected]
-        mov = [i for i, b in enumerate(scene.blocks) if b.movable and not b.selected]
-        problems.append(box_outlines(lo[flag] - 0.02, hi[flag] + 0.02, PROBLEM_RGB))
-        out["selected"] = box_outlines(lo[sel] - 0.03, hi[sel] + 0.03, SELECT_RGB)
-        out["movable"] = box_outlines(lo[mov] + 0.01, hi[mov] - 0.01, MOVABLE_RGB)
-    else:
-        out["blocks"], out["selected"], out["movable"] = _empty(), _empty(), _empty()
-    cells = np.array([m.cell for m in scene.markers if m.kind == "problem"], dtype=float).reshape(-1, 3)
-    problems.append(box_outlines(cells + 0.12, cells + 0.88, PROBLEM_RGB))
-    out["problems"] = _merge(problems)
-
-
-def _merge(meshes: Sequence[Mesh]) -> Mesh:
-    return vm.merge(meshes)
-
-
-# --- the renderer ----------------------------------------------------------------------------------------
 
 _STYLE: dict[str, dict] = {
     # the table and its shadow are unlit: a flat, neutral ground whose colour is exactly TABLE_RGB
@@ -727,66 +482,9 @@ class SceneRenderer:
             self.iren.SetRenderWindow(None)
             self.iren = None
 
-
-def fit_view(points: np.ndarray, direction: Sequence[float], up: Sequence[float], view_angle: float, aspect: float,
-             rect: tuple[float, float, float, float]) -> tuple[np.ndarray, np.ndarray]:
-    """Camera position and focal point looking along -`direction` that bring `points` as close as possible while
-    all of them project inside `rect` = (x0, x1, y0, y1) in normalised window coordinates (-1..1).
-
-    For a fixed viewing direction the constraints are linear in the camera's distance D and its sideways shift
-    (t): x_i - t must lie within [x0, x1] * tan(half angle) * (D - depth_i). The smallest feasible D and the
-    middle of the feasible shifts follow in closed form, per axis.
-    """
-    d = np.asarray(direction, dtype=float)
-    d /= np.linalg.norm(d)
-    right = np.cross(-d, np.asarray(up, dtype=float))
-    right /= np.linalg.norm(right)
-    true_up = np.cross(right, -d)
-    centre = (points.min(axis=0) + points.max(axis=0)) / 2
-    v = points - centre
-    w = v @ d  # towards the camera
-    tan_v = np.tan(np.radians(view_angle) / 2)
-    x0, x1, y0, y1 = rect
-    dist, shifts = [], []
-    for coord, lo, hi in ((v @ right, x0 * tan_v * aspect, x1 * tan_v * aspect), (v @ true_up, y0 * tan_v, y1 * tan_v)):
-        upper, lower = coord + hi * w, coord + lo * w
-        dist.append((upper.max() - lower.min()) / (hi - lo))
-        shifts.append((upper, lower, lo, hi))
-    D = max(*dist, float(w.max()) + 1.0)
-    t = [((upper - hi * D).max() + (lower - lo * D).min()) / 2 for upper, lower, lo, hi in shifts]
-    focal = centre + t[0] * right + t[1] * true_up
-    return focal + D * d, focal
-
-
 def _frozen(value: object) -> object:
     """A comparable snapshot of a scene field (lists become tuples; the dataclasses inside are frozen)."""
     return tuple(value) if isinstance(value, list) else value
-
-
-def png_bytes(img: np.ndarray) -> bytes:
-    """An (H, W, 3) uint8 image as PNG bytes, encoded by VTK (already loaded: no imaging library to import)."""
-    from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy
-    from vtkmodules.vtkCommonDataModel import vtkImageData
-    from vtkmodules.vtkIOImage import vtkPNGWriter
-
-    h, w, channels = img.shape
-    data = vtkImageData()
-    data.SetDimensions(w, h, 1)
-    scalars = numpy_to_vtk(np.ascontiguousarray(img[::-1]).reshape(-1, channels), deep=True)
-    data.GetPointData().SetScalars(scalars)
-    writer = vtkPNGWriter()
-    writer.SetInputData(data)
-    writer.WriteToMemoryOn()
-    writer.Write()
-    return vtk_to_numpy(writer.GetResult()).tobytes()
-
-
-def save_png(img: np.ndarray, path: str | Path) -> None:
-    """PNG via a temp file in the same folder and a rename (never a partial picture)."""
-    from tower.games.fileio import atomic_write_bytes
-
-    atomic_write_bytes(path, png_bytes(img))
-
 
 def render_scene(scene: Scene, path: str | Path | None = None, window_size: tuple[int, int] = WINDOW_SIZE,
                  preset: int = 1) -> np.ndarray:
@@ -801,67 +499,6 @@ def render_scene(scene: Scene, path: str | Path | None = None, window_size: tupl
     if path is not None:
         save_png(img, path)
     return img
-
-
-def gltf_ready(mesh: Mesh) -> Mesh:
-    """Triangles with their own corners and point colours: glTF has no per-face colours, only per-vertex."""
-    from vtkmodules.util.numpy_support import vtk_to_numpy
-    from vtkmodules.vtkFiltersCore import vtkTriangleFilter
-
-    tri = vtkTriangleFilter()
-    tri.SetInputData(mesh)
-    tri.Update()
-    out = tri.GetOutput()
-    pts, faces = vm.triangles(out)
-    flat = vm.faces_mesh(pts[faces].reshape(-1, 3), np.arange(3 * len(faces)).reshape(-1, 3))
-    rgb = vtk_to_numpy(out.GetCellData().GetArray("rgb"))
-    flat.set_point_array("rgb", np.repeat(rgb, 3, axis=0))
-    return flat
-
-
-def _quat_matrix(q: Sequence[float]) -> np.ndarray:
-    """Rotation matrix of a quaternion (x, y, z, w)."""
-    x, y, z, w = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-
-
-def set_block_poses(renderer: SceneRenderer, poses: dict[str, Sequence[Sequence[float]]], unit_m: float) -> None:
-    """Move the blocks (and figures) of the shown scene to physics poses, changing mesh points in place.
-
-    poses: id -> [[x, y, z] centre in metres, [qx, qy, qz, qw]], as a PyBullet trajectory frame has them;
-    bodies without a pose keep their place. Figures are looked up as ``figure-<colour>-<index>``.
-    """
-    scene = renderer.scene
-    if scene is None:
-        return
-    renderer._posed = True
-    mesh = renderer.meshes["blocks"]
-    if mesh.n_points:
-        pts = np.array(mesh.points).reshape(-1, 8, 3)
-        for i, b in enumerate(scene.blocks):
-            pose = poses.get(b.id)
-            if pose is None:
-                continue
-            lo = np.asarray(b.origin, dtype=float) + GAP
-            hi = lo + np.asarray(b.size, dtype=float) - 2 * GAP
-            local = (lo + _CORNERS * (hi - lo)) - (lo + hi) / 2
-            pts[i] = local @ _quat_matrix(pose[1]).T + np.asarray(pose[0]) / unit_m
-        mesh.points = pts.reshape(-1, 3)
-    fig = renderer.meshes["figures"]
-    if fig.n_points and scene.figures:
-        per = len(template("figure")[0])
-        pts = np.array(fig.points).reshape(len(scene.figures), per, 3)
-        for i, f in enumerate(scene.figures):
-            pose = poses.get(f"figure-{f.colour}-{i}")
-            if pose is None:
-                continue
-            # the physics solid of a figure is centred 0.625 units above its foot (tower.app.stability)
-            local = template("figure")[0] - [0, 0, 0.625]
-            pts[i] = local @ _quat_matrix(pose[1]).T + np.asarray(pose[0]) / unit_m
-        fig.points = pts.reshape(-1, 3)
-
 
 def require_display(what: str, instead: str = "tower view FILE --screenshot out.png writes a picture") -> None:
     """BadInput (exit 2, one line) instead of a window that cannot open: Linux without X11 or Wayland."""
