@@ -96,8 +96,12 @@ def _build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("view", help="show a build, a saved game or a record")
     s.add_argument("file")
     s.add_argument("--screenshot", metavar="PNG")
-    s.add_argument("--gltf", metavar="FILE")
+    s.add_argument("--gltf", metavar="FILE", help="write glTF: FILE.glb binary, FILE.gltf JSON text")
     s.add_argument("--html", metavar="FILE")
+    s.add_argument("--remove", action="append", default=[], metavar="ID",
+                   help="take this block away first (a build; repeatable); the glTF then holds the fall")
+    s.add_argument("--fall", action="store_true",
+                   help="the glTF holds the PyBullet run of the build as an animation (with --gltf)")
 
     s = sub.add_parser("serve", help="play in the browser: one seat per screen, the server as the referee")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
