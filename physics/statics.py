@@ -154,7 +154,8 @@ class StaticsResult:
 
     def to_json(self, detail: bool = False) -> dict:
         """The `statics` object of the stability verdict (docs/formats.md) (plus evidence when `detail`)."""
-        d = {"stable": self.stable, "tilt_margin_deg": round(self.tilt_margin_deg, 2),
+        # + 0.0: a margin of -0.0 (a ray of exactly 0 at the inset boundary) must print as 0.0
+        d = {"stable": self.stable, "tilt_margin_deg": round(self.tilt_margin_deg, 2) + 0.0,
              "weakest_direction": [round(self.weakest_direction[0], 4) + 0.0, round(self.weakest_direction[1], 4) + 0.0],
              "ms": round(self.ms, 1)}
         if detail:
@@ -611,13 +612,15 @@ def stands(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_
     return True
 
 
-def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M) -> StaticsResult:
-    """Does the build stand as rigid blocks, and what is its tilt margin? (See StaticsResult for conventions.)"""
+def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M,
+                  contacts: list[Contact] | None = None) -> StaticsResult:
+    """Does the build stand as rigid blocks, and what is its tilt margin? (See StaticsResult for conventions.)
+    `contacts`: find_contacts(boxes) when the caller already has them (the removal map reuses one search)."""
     t0 = time.perf_counter()
     boxes = list(boxes)
     if not boxes:
         return StaticsResult(True, 90.0, (1.0, 0.0), 0.0, (90.0, 90.0))
-    contacts = find_contacts(boxes)
+    contacts = find_contacts(boxes) if contacts is None else contacts
     prob = _Problem(boxes, mu, com_inset, contacts)
 
     def ms() -> float:
@@ -667,6 +670,6 @@ def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float
         r, duals = prob.ray(cand)
         ray_lps += 1
         rays[cand] = (r if r is not None else 0.0, duals)
-    return StaticsResult(True, _deg(upper), (math.cos(upper_phi), math.sin(upper_phi)), ms(),
+    return StaticsResult(True, _deg(upper) + 0.0, (math.cos(upper_phi), math.sin(upper_phi)), ms(),
                          (_deg(lower), _deg(upper)), prob.mechanism(rays[upper_phi][1]), prob.lps,
                          len(prob.contacts))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from physics.dynamics import DynamicsResult, judge_dynamics
+from physics.dynamics import TIME_STEP_S, DynamicsResult, judge_dynamics
 from physics.model import Box
 from physics.statics import COM_INSET_M, StaticsResult, judge_statics
 from physics.units import DEFAULT_MU
@@ -15,6 +15,9 @@ from physics.units import DEFAULT_MU
 STABLE_MARGIN_DEG = 1.0
 
 STABLE, MARGINAL, COLLAPSES = "stable", "marginal", "collapses"
+#: PyBullet's verdict is re-run at half its time step when the statics margin is closer to zero than this (either
+#: way) or the judges disagree: there a step's worth of numerical error can decide (docs/physics.md).
+RECHECK_MARGIN_DEG = 1.0
 
 
 def combine(statics: StaticsResult, dynamics: DynamicsResult | None) -> str:
@@ -47,10 +50,34 @@ class Verdict:
                 "dynamics": None if self.dynamics is None else self.dynamics.to_json(detail)}
 
 
+def needs_recheck(statics: StaticsResult, dynamics: DynamicsResult) -> str:
+    """Why a PyBullet verdict is re-run at half the time step ("" when it is not): the judges disagree, or the
+    statics margin is within RECHECK_MARGIN_DEG of zero either way (a balance Bullet's step can tip)."""
+    if statics.stable == dynamics.collapsed:
+        return "judges disagree"
+    if abs(statics.tilt_margin_deg) < RECHECK_MARGIN_DEG:
+        return "small statics margin"
+    return ""
+
+
+def judge_dynamics_checked(boxes: Sequence[Box], statics: StaticsResult, mu: float = DEFAULT_MU,
+                           seconds: float = 2.0) -> DynamicsResult:
+    """The PyBullet verdict at TIME_STEP_S, re-run at half the step where `needs_recheck` says so; the finer
+    run's answer counts, and its settings record the first run (docs/physics.md, "Time-step artefacts")."""
+    first = judge_dynamics(boxes, mu=mu, seconds=seconds)
+    reason = needs_recheck(statics, first)
+    if not reason:
+        return first
+    fine = judge_dynamics(boxes, mu=mu, seconds=seconds, time_step=TIME_STEP_S / 2)
+    settings = dict(fine.settings, recheck=reason, first_run={"time_step_s": TIME_STEP_S,
+                                                              "collapsed": first.collapsed, "ms": round(first.ms, 1)})
+    return replace(fine, ms=first.ms + fine.ms, settings=settings)
+
+
 def judge(boxes: Sequence[Box], statics_only: bool = False, mu: float = DEFAULT_MU, seconds: float = 2.0,
           com_inset: float = COM_INSET_M) -> Verdict:
     """Judge a build with the statics LP and (unless statics_only) a PyBullet run, and combine the answers."""
     boxes = list(boxes)
     statics = judge_statics(boxes, mu=mu, com_inset=com_inset)
-    dynamics = None if statics_only else judge_dynamics(boxes, mu=mu, seconds=seconds)
+    dynamics = None if statics_only else judge_dynamics_checked(boxes, statics, mu=mu, seconds=seconds)
     return Verdict(combine(statics, dynamics), statics, dynamics)

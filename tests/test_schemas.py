@@ -197,3 +197,18 @@ def test_the_audit_of_written_files_reports_a_file_that_breaks_its_schema(tmp_pa
     assert str(good) in written and str(bad) in written
     (line,) = tower_schema_audit.problems(written)
     assert str(bad) in line and "missing key 'size'" in line
+
+
+def test_the_scene_schema_names_every_field_of_a_scene_and_its_items():
+    from dataclasses import fields
+
+    from viewer.scene import Scene
+    from viewer.scene_json import ITEM_TYPES
+
+    s = schema("tower-scene")
+    assert set(s["properties"]) == {f.name for f in fields(Scene)} | {"format", "palette", "fixed"}
+    assert set(s["required"]) == set(s["properties"])
+    for name, cls in ITEM_TYPES.items():
+        item = s["properties"][name]["items"]
+        item = s["$defs"][item["$ref"].rsplit("/", 1)[1]] if "$ref" in item else item
+        assert set(item["properties"]) == {f.name for f in fields(cls)} == set(item["required"]), name

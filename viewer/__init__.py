@@ -18,3 +18,9 @@ class Physics(Protocol):
 
     def fall(self, build: Any, seconds: float = 2.0) -> Any:
         """The PyBullet run of a build with its trajectory recorded (`physics.DynamicsResult`)."""
+
+    def forces(self, build: Any) -> Any:
+        """The minimum-norm contact forces of a build (`physics.ContactForces`): the `--forces` overlay."""
+
+    def removal(self, build: Any, statics_only: bool = False) -> Any:
+        """The removal map of a build's blocks (`physics.RemovalMap`): the `--removal-map` overlay."""

@@ -27,7 +27,7 @@ _BOX_QUADS = np.array([[1, 3, 7, 5], [0, 4, 6, 2], [2, 6, 7, 3], [0, 1, 5, 4], [
 _CORNERS = np.array([[(i >> 0) & 1, (i >> 1) & 1, (i >> 2) & 1] for i in range(8)], dtype=float)
 _BOX_EDGES = np.array([[0, 1], [2, 3], [4, 5], [6, 7], [0, 2], [1, 3], [4, 6], [5, 7], [0, 4], [1, 5], [2, 6], [3, 7]])
 _LAYERS = ("table", "shadow", "blocks", "figures", "stones", "ladders", "ghosts", "ghost_sel", "ghost_figs",
-           "problems", "movable", "selected", "hover", "targets")
+           "problems", "movable", "selected", "hover", "targets", "arrows")
 #: Layers a click can hit, nearest first when two are hit at the same depth.
 PICKABLE = ("targets", "ghost_sel", "ghosts", "ghost_figs", "figures", "blocks")
 
@@ -180,6 +180,8 @@ def layer_meshes(scene: Scene, want: set[str] | None = None) -> dict[str, Mesh]:
         out["ladders"] = _merge([instances(f"ladder-{lad.height}", np.array([lad.base]),
                                            np.array([ALL_RGB[lad.colour]]), accent=(120, 86, 50))
                                  for lad in scene.ladders])
+    if wanted("arrows"):
+        out["arrows"] = arrows_mesh(scene.arrows)
     if wanted("ghosts"):
         for key, chosen in (("ghosts", False), ("ghost_sel", True)):
             gs = [(i, g) for i, g in enumerate(scene.ghosts) if g.selected == chosen]
@@ -228,7 +230,7 @@ def _block_layers(scene: Scene, out: dict[str, Mesh]) -> None:
     if scene.blocks:
         lo = np.array([b.origin for b in scene.blocks], dtype=float)
         hi = lo + np.array([b.size for b in scene.blocks], dtype=float)
-        face_rgb = np.array([[ALL_RGB[c] for c in b.faces] for b in scene.blocks], dtype=np.uint8)
+        face_rgb = np.array([[ALL_RGB[b.tint or c] for c in b.faces] for b in scene.blocks], dtype=np.uint8)
         out["blocks"] = boxes_mesh(lo + GAP, hi - GAP, face_rgb, np.arange(len(scene.blocks)))
         flag = [i for i, b in enumerate(scene.blocks) if b.problems]
         sel = [i for i, b in enumerate(scene.blocks) if b.selected]
@@ -245,3 +247,62 @@ def _block_layers(scene: Scene, out: dict[str, Mesh]) -> None:
 
 def _merge(meshes: Sequence[Mesh]) -> Mesh:
     return vm.merge(meshes)
+
+
+#: Arrow heads: this many shaft radii long and wide (capped at 45 % of the arrow); sides of the round parts.
+HEAD_LENGTH, HEAD_WIDTH, ARROW_SIDES = 3.5, 1.9, 14
+
+
+def _arrow_template() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A unit shaft (x 0..1, radius 1) and a unit cone (x 0..1, base radius 1) as points, triangles, part."""
+    if "arrow" not in _TEMPLATES:
+        from vtkmodules.vtkFiltersSources import vtkConeSource
+
+        cone = vtkConeSource()
+        cone.SetResolution(ARROW_SIDES)
+        cone.SetHeight(1.0)
+        cone.SetRadius(1.0)
+        cone.SetCenter(0.5, 0.0, 0.0)
+        cone.SetDirection(1.0, 0.0, 0.0)
+        cone.CappingOn()
+        cone.Update()
+        _TEMPLATES["arrow"] = _template([
+            (vm.cylinder((0.5, 0, 0), (1, 0, 0), radius=1.0, height=1.0, resolution=ARROW_SIDES), 0),
+            (vm._clean_triangles(cone.GetOutput()), 1),
+        ])
+    return _TEMPLATES["arrow"]
+
+
+def arrows_mesh(arrows: Sequence) -> Mesh:
+    """Every `SceneArrow` as a shaft and a cone head, coloured by its colour name (one mesh)."""
+    if not arrows:
+        return _empty()
+    pts, tris, part = _arrow_template()
+    # which template points belong to the head: the points of the head's triangles
+    head_pts = np.zeros(len(pts), dtype=bool)
+    head_pts[tris[part == 1].ravel()] = True
+    all_pts, all_tris, all_rgb = [], [], []
+    for a in arrows:
+        tail, head = np.asarray(a.tail, dtype=float), np.asarray(a.head, dtype=float)
+        d = head - tail
+        length = float(np.linalg.norm(d))
+        if length <= 1e-9:
+            continue
+        u = d / length
+        helper = np.array([0.0, 0.0, 1.0]) if abs(u[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+        v = np.cross(u, helper)
+        v /= np.linalg.norm(v)
+        w = np.cross(u, v)
+        r = a.radius
+        h = min(HEAD_LENGTH * r, 0.45 * length)
+        x = np.where(head_pts, (length - h) + pts[:, 0] * h, pts[:, 0] * (length - h))
+        rad = np.where(head_pts, HEAD_WIDTH * r, r)
+        p = tail + x[:, None] * u + (pts[:, 1] * rad)[:, None] * v + (pts[:, 2] * rad)[:, None] * w
+        all_tris.append(tris + len(pts) * len(all_pts))
+        all_pts.append(p)
+        all_rgb.append(np.tile(np.array(ALL_RGB[a.colour], dtype=np.uint8), (len(tris), 1)))
+    if not all_pts:
+        return _empty()
+    mesh = vm.faces_mesh(np.vstack(all_pts), np.vstack(all_tris))
+    mesh.set_cell_array("rgb", np.vstack(all_rgb))
+    return mesh

@@ -43,6 +43,7 @@ _GROUPS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("stones",): ("stones",),
     ("ladders",): ("ladders",),
     ("ghosts", "ghost_sel"): ("ghosts",),
+    ("arrows",): ("arrows",),
 }
 
 
@@ -65,7 +66,13 @@ _STYLE: dict[str, dict] = {
     "movable": {"line_width": 2.0, "lighting": False},
     "selected": {"line_width": 4.0, "lighting": False},
     "targets": {"lighting": False},
+    "arrows": {"ambient": 0.45, "diffuse": 0.6, "specular": 0.2, "specular_power": 20},
 }
+#: Legend rows (viewer.overlays) drawn at the bottom left: a colour swatch and its text each, this far apart
+#: (a fraction of the window's height).
+LEGEND_ROWS, LEGEND_STEP = 6, 0.036
+#: Layers drawn over everything else (their own depth buffer): the physics overlays' arrows.
+OVERLAY_LAYERS = ("arrows",)
 
 
 #: The property colour of every layer. The faces take their colours from the cells; what is left of the property
@@ -97,6 +104,14 @@ class SceneRenderer:
         # a plain background: the gradient cost about 10 ms of CPU per frame on llvmpipe
         self.renderer.SetBackground(*[c / 255 for c in BACKGROUND_RGB])
         self.ren_win.AddRenderer(self.renderer)
+        # the physics arrows (forces, pushes) are drawn in a layer of their own over the blocks, sharing the
+        # camera: a force network inside a tower stays visible through the (translucent) blocks around it
+        self.ren_win.SetNumberOfLayers(2)
+        self.overlay = vtkRenderer()
+        self.overlay.SetLayer(1)
+        self.overlay.InteractiveOff()
+        self.overlay.SetActiveCamera(self.renderer.GetActiveCamera())
+        self.ren_win.AddRenderer(self.overlay)
         self._setup_lights()
         self.iren = None
         self.closed = False
@@ -115,6 +130,8 @@ class SceneRenderer:
         # the menu and log of the play window, top right
         self.menu_text = self._add_text(x=0.985, right=True, size=max(9, round(13 * min(1.0, width / 1280))))
         self.labels, self.label_mesh = self._add_labels()
+        self.legend = [self._add_legend_row(k, size=max(10, round(14 * min(1.0, width / 1100))))
+                       for k in range(LEGEND_ROWS)]
         self.preset = 1
         #: (x, y) of a horizontal direction preset 1 looks from instead of the front right (`turn_to`)
         self.heading: tuple[float, float] | None = None
@@ -176,7 +193,7 @@ class SceneRenderer:
             prop.EdgeVisibilityOn()
             prop.SetEdgeColor(*[c / 255 for c in style["edge_color"]])
         actor.SetVisibility(False)
-        self.renderer.AddActor(actor)
+        (self.overlay if name in OVERLAY_LAYERS else self.renderer).AddActor(actor)
         self.meshes[name] = mesh
         self.actors[name] = actor
 
@@ -184,6 +201,7 @@ class SceneRenderer:
         from vtkmodules.vtkRenderingCore import vtkLight
 
         self.renderer.AutomaticLightCreationOff()
+        self.overlay.AutomaticLightCreationOff()
         # key light high front-left, fill from the right, a weak back light: faces of a block differ in brightness
         # so the box shape reads even where two faces share a colour
         # (camera coordinates: x right, y up, z towards the viewer)
@@ -196,6 +214,7 @@ class SceneRenderer:
             light.SetIntensity(intensity)
             light.SetPositional(False)
             self.renderer.AddLight(light)
+            self.overlay.AddLight(light)
 
     def _add_text(self, x: float = 0.015, right: bool = False, size: int = 15):
         from vtkmodules.vtkRenderingCore import vtkTextActor
@@ -217,6 +236,47 @@ class SceneRenderer:
         actor.GetPositionCoordinate().SetValue(x, 0.98)
         self.renderer.AddViewProp(actor)
         return actor
+
+    def _add_legend_row(self, row: int, size: int) -> tuple[Any, Any]:
+        """A swatch (a blank text with a coloured background) and its text, `row` lines above the bottom."""
+        from vtkmodules.vtkRenderingCore import vtkTextActor
+
+        out = []
+        for x, frame in ((0.015, True), (0.045, False)):
+            actor = vtkTextActor()
+            actor.SetInput(" ")
+            prop = actor.GetTextProperty()
+            prop.SetFontSize(size)
+            prop.SetFontFamilyToCourier()
+            prop.SetColor(0.1, 0.1, 0.12)
+            prop.SetBackgroundColor(1.0, 1.0, 1.0)
+            prop.SetBackgroundOpacity(0.85)
+            prop.SetFrame(frame)
+            prop.SetFrameColor(0.3, 0.3, 0.32)
+            actor.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+            actor.GetPositionCoordinate().SetValue(x, 0.015 + LEGEND_STEP * row)
+            actor.SetVisibility(False)
+            self.renderer.AddViewProp(actor)
+            out.append(actor)
+        return out[0], out[1]
+
+    def _set_legend(self, scene: Scene) -> None:
+        from viewer.scene import ALL_RGB
+
+        entries = list(scene.legend)[:LEGEND_ROWS]
+        for k, (swatch, text) in enumerate(self.legend):
+            row = len(entries) - 1 - k  # the first entry on top
+            if row < 0:
+                swatch.SetVisibility(False)
+                text.SetVisibility(False)
+                continue
+            e = entries[row]
+            swatch.SetInput("   ")
+            swatch.GetTextProperty().SetBackgroundColor(*[c / 255 for c in ALL_RGB.get(e.colour, (128, 128, 128))])
+            swatch.GetTextProperty().SetBackgroundOpacity(1.0)
+            text.SetInput(e.text)
+            swatch.SetVisibility(True)
+            text.SetVisibility(True)
 
     def _add_labels(self):
         """One 2D actor drawing every scene label (a string point array), facing the viewer, never hidden."""
@@ -269,6 +329,8 @@ class SceneRenderer:
             self.actors[name].SetVisibility(bool(data.n_points))
         if self.scene is None or _frozen(scene.labels) != _frozen(self.scene.labels):
             self._set_labels(scene)
+        self.actors["blocks"].GetProperty().SetOpacity(scene.block_opacity)
+        self._set_legend(scene)
         lines = ([scene.title] if scene.title else []) + list(scene.lines)
         self.text.SetInput("\n".join(lines) if lines else " ")
         self.text.SetVisibility(bool(lines))
@@ -329,7 +391,9 @@ class SceneRenderer:
         if self.menu_text.GetVisibility():
             self.menu_text.GetBoundingBox(self.renderer, bb)
             right = min(right, 1 - 2 * (bb[1] - bb[0] + 0.015 * w + 40) / w)  # labels stick out of points
-        return (-0.95, max(right, -0.2), -0.95, max(top, 0.0))
+        rows = sum(1 for swatch, _ in self.legend if swatch.GetVisibility())
+        bottom = -0.95 + 2 * LEGEND_STEP * rows  # the legend's rows at the bottom left
+        return (-0.95, max(right, -0.2), min(bottom, 0.0), max(top, 0.0))
 
     def reset_camera(self) -> None:
         """Preset 1 (facing the direction it was turned to, if any)."""

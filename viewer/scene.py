@@ -39,6 +39,21 @@ EXTRA_RGB: dict[str, tuple[int, int, int]] = {
     "tile": (238, 228, 205),
     "board": (120, 150, 110),
     "card": (250, 248, 240),
+    # physics overlays (viewer.overlays): removal classes differ in lightness as well as hue (light green, amber,
+    # dark red), so they read apart without full colour vision; force arrows near black, friction-critical orange
+    "safe": (150, 215, 160),
+    "risky": (245, 175, 40),
+    "brings-down": (165, 28, 40),
+    "force": (28, 28, 34),
+    # how much weight from above a block carries (the force overlay): light to dark blue
+    "load-none": (232, 232, 232),
+    "load-light": (190, 205, 232),
+    "load-medium": (120, 150, 215),
+    "load-heavy": (55, 85, 180),
+    "force-critical": (255, 110, 0),
+    "push": (200, 0, 160),
+    "tilt": (20, 150, 150),
+    "neutral": (215, 215, 215),
 }
 ALL_RGB: dict[str, tuple[int, int, int]] = {**EXTRA_RGB, **PALETTE}
 TABLE_RGB = (214, 196, 168)  # light wood: neutral, so no face colour is mistaken for the table
@@ -60,6 +75,7 @@ class SceneBlock:
     problems: tuple[str, ...] = ()  # rule names of violations naming this block
     selected: bool = False
     movable: bool = False
+    tint: str = ""  # a colour name painted over all six faces (an overlay's classes, e.g. the removal map)
 
     @property
     def bounds(self) -> tuple[float, float, float, float, float, float]:
@@ -121,6 +137,26 @@ class SceneMarker:
     rule: str = ""
 
 
+@dataclass(frozen=True)
+class SceneArrow:
+    """An arrow from `tail` to `head` (grid units): a contact force, a push, the weakest tilt direction or the
+    legend's scale arrow. `kind` says which; `radius` is the shaft's (grid units)."""
+
+    tail: tuple[float, float, float]
+    head: tuple[float, float, float]
+    colour: str
+    kind: str = ""
+    radius: float = 0.1
+
+
+@dataclass(frozen=True)
+class SceneLegendEntry:
+    """One line of an overlay's legend: a colour swatch (a colour name) and what it means."""
+
+    colour: str
+    text: str
+
+
 @dataclass
 class Scene:
     """Everything the renderer draws, by layer. Grid units throughout."""
@@ -140,6 +176,9 @@ class Scene:
     labels: list[SceneLabel] = field(default_factory=list)
     hover: str | None = None  # the block under the mouse (outlined thinly)
     ghost_figures: list[SceneFigure] = field(default_factory=list)  # where a previewed move puts pawns/figures
+    arrows: list[SceneArrow] = field(default_factory=list)  # physics overlays: forces, pushes, tilt direction
+    legend: list[SceneLegendEntry] = field(default_factory=list)  # what the overlay's colours and sizes mean
+    block_opacity: float = 1.0  # < 1 lets the force arrows inside the tower show through
 
     def block_index(self, block_id: str) -> int:
         for i, b in enumerate(self.blocks):
@@ -161,6 +200,10 @@ class Scene:
         # ladders stand beside the construction: part of the picture, so the camera must not cut them off
         boxes += [(lad.base[0] - 0.6, lad.base[0] + 0.6, lad.base[1] - 0.1, lad.base[1] + 0.1, lad.base[2],
                    lad.base[2] + lad.height) for lad in self.ladders]
+        # overlay arrows (forces, pushes, the tilt direction) must stay in the picture too
+        boxes += [(min(a.tail[0], a.head[0]), max(a.tail[0], a.head[0]), min(a.tail[1], a.head[1]),
+                   max(a.tail[1], a.head[1]), min(a.tail[2], a.head[2]), max(a.tail[2], a.head[2]))
+                  for a in self.arrows]
         if not boxes:
             return (0.0, 1.0, 0.0, 1.0, 0.0, 1.0)
         return (min(b[0] for b in boxes), max(b[1] for b in boxes), min(b[2] for b in boxes),
@@ -308,6 +351,6 @@ def scene_from_climbers_view(view: dict[str, Any], **overlays: Any) -> Scene:
     return build_scene(build, current_colour=colour, players=players, lines=lines, **overlays)
 
 
-__all__ = ["PALETTE", "Scene", "SceneBlock", "SceneFigure", "SceneGhost", "SceneLabel", "SceneLadder", "SceneMarker",
+__all__ = ["PALETTE", "Scene", "SceneArrow", "SceneBlock", "SceneLegendEntry", "SceneFigure", "SceneGhost", "SceneLabel", "SceneLadder", "SceneMarker",
            "SceneStone", "build_scene", "climbers_status", "face_names", "ghost_from_move", "scene_from_climbers_view",
            "FACES"]

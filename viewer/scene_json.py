@@ -18,11 +18,13 @@ from viewer.scene import (
     SELECT_RGB,
     TABLE_RGB,
     Scene,
+    SceneArrow,
     SceneBlock,
     SceneFigure,
     SceneGhost,
     SceneLabel,
     SceneLadder,
+    SceneLegendEntry,
     SceneMarker,
     SceneStone,
 )
@@ -38,6 +40,8 @@ ITEM_TYPES: dict[str, type] = {
     "markers": SceneMarker,
     "labels": SceneLabel,
     "ghost_figures": SceneFigure,
+    "arrows": SceneArrow,
+    "legend": SceneLegendEntry,
 }
 #: Colours the renderers use besides the named ones: the table, the background, problems, the selection.
 FIXED_RGB = {"table": TABLE_RGB, "background": BACKGROUND_RGB, "problem": PROBLEM_RGB, "select": SELECT_RGB}
@@ -63,6 +67,9 @@ def scene_to_json(scene: Scene) -> dict[str, Any]:
                 faces = getattr(v, "faces", None)
                 if faces:
                     used.update(faces)
+                tint = getattr(v, "tint", None)
+                if tint:
+                    used.add(tint)
                 colour = getattr(v, "colour", None)
                 if colour:
                     used.add(colour)

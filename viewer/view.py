@@ -61,9 +61,30 @@ def build_view_scene(build: Build, title: str = "", physics: Any = None):
     return build_scene(build, violations, title=title, lines=lines)
 
 
-def scene_for_document(doc: Any, source: str, physics: Any = None):
-    """A Scene for a parsed file: a tower-build/1 build or a game-record/1 record (replayed to its end)."""
+#: The overlays `tower view --forces / --removal-map` asks for.
+EXPLAIN = ("forces", "removal-map")
+
+
+def explain_scene(scene, build: Build, physics: Any, explain: Any = ()):
+    """The scene with the physics overlays named in `explain` (EXPLAIN): contact forces with the weakest tilt
+    direction, or the removal map's block classes; the legend says what the colours and sizes mean."""
+    from viewer import overlays
+
+    if "forces" in explain:
+        scene = overlays.with_forces(scene, physics.forces(build).to_json())
+        statics = physics.judge_build(build, statics_only=True).to_json()["statics"]
+        scene = overlays.with_weakest_tilt(scene, statics)
+    if "removal-map" in explain:
+        scene = overlays.with_removal_map(scene, physics.removal(build).to_json())
+    return scene
+
+
+def scene_for_document(doc: Any, source: str, physics: Any = None, explain: Any = ()):
+    """A Scene for a parsed file: a tower-build/1 build or a game-record/1 record (replayed to its end).
+    `explain`: physics overlays for a build (EXPLAIN; a record is refused with them)."""
     fmt = doc.get("format") if isinstance(doc, dict) else None
+    if fmt == RECORD_FORMAT and explain:
+        raise BadInput(f"--{explain[0]} shows a build's physics; this is a game record", "$.format", source)
     if fmt == RECORD_FORMAT:
         from tower.games import load_record
 
@@ -79,7 +100,8 @@ def scene_for_document(doc: Any, source: str, physics: Any = None):
             raise BadInput(f"unsupported format {fmt!r} (expected {BUILD_FORMAT!r} or {RECORD_FORMAT!r})"[:200],
                            "$.format", source) from None
         raise exc.in_source(source) from None
-    return build_view_scene(build, title=Path(source).name, physics=physics)
+    scene = build_view_scene(build, title=Path(source).name, physics=physics)
+    return explain_scene(scene, build, physics, explain) if explain and physics is not None else scene
 
 
 def state_scene(state: Any, player: int | None = None, title: str = ""):
@@ -203,9 +225,11 @@ def check_gltf_name(path: str) -> None:
 
 
 def view_file(path: str, screenshot: str | None = None, gltf: str | None = None, html: str | None = None,
-              physics: Any = None, remove: Sequence[str] = (), fall: bool = False) -> list[tuple[str, str]]:
+              physics: Any = None, remove: Sequence[str] = (), fall: bool = False,
+              explain: Any = ()) -> list[tuple[str, str]]:
     """Show a build or record; with any output given, write those files instead of opening a window (returned as
-    (path, what it holds)). With the physics judges (`viewer.Physics`) a build's verdict is shown too.
+    (path, what it holds)). With the physics judges (`viewer.Physics`) a build's verdict is shown too, and the
+    overlays named in `explain` (EXPLAIN).
 
     `remove`: block ids taken away first (a build only). `fall` (or any `remove`): the glTF export carries the
     PyBullet run of the build (without those blocks) as an animation.
@@ -221,11 +245,13 @@ def view_file(path: str, screenshot: str | None = None, gltf: str | None = None,
         build = build.without(set(remove))
         title = Path(path).name + (f" without {', '.join(remove)}" if remove else "")
         scene = build_view_scene(build, title=title, physics=physics)
+        if explain and physics is not None:
+            scene = explain_scene(scene, build, physics, tuple(explain))
         if gltf and physics is not None:
             check_gltf_name(gltf)
             trajectory = physics.fall(build).trajectory
     else:
-        scene = scene_for_document(doc, str(path), physics)
+        scene = scene_for_document(doc, str(path), physics, tuple(explain))
     if screenshot or gltf or html:
         return write_outputs(scene, screenshot, gltf, html, trajectory)
     show_window(scene)

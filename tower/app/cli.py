@@ -59,6 +59,10 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print one JSON document")
     s.add_argument("--statics-only", action="store_true", help="skip the PyBullet judge")
     s.add_argument("--remove", action="append", default=[], metavar="ID", help="judge without this block")
+    s.add_argument("--forces", action="store_true", help="the contact forces: most loaded, closest to slipping")
+    s.add_argument("--removal-map", action="store_true", help="which blocks can be taken away, which bring others down")
+    s.add_argument("--push", metavar="BLOCK[:DIR]",
+                   help="smallest push on BLOCK that fails the build; DIR one of +x -x +y -y (default all four)")
 
     s = sub.add_parser("play", help="play a game in the 3D window or the terminal")
     s.add_argument("game", choices=GAMES)
@@ -102,6 +106,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="take this block away first (a build; repeatable); the glTF then holds the fall")
     s.add_argument("--fall", action="store_true",
                    help="the glTF holds the PyBullet run of the build as an animation (with --gltf)")
+    s.add_argument("--forces", action="store_true", help="draw the contact forces (arrows scaled by newtons)")
+    s.add_argument("--removal-map", action="store_true",
+                   help="colour each block by what taking it away does (safe, risky, brings others down)")
 
     s = sub.add_parser("serve", help="play in the browser: one seat per screen, the server as the referee")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")

@@ -51,3 +51,27 @@ def fall(build: Build, seconds: float = 2.0) -> Any:
     import physics
 
     return physics.judge_dynamics(build_boxes(build), seconds=seconds, record_trajectory=True)
+
+
+# --- explanations: forces, removal map, push test (physics.forces / removal / push) ---------------------------
+
+def forces(build: Build) -> Any:
+    """The minimum-norm contact forces (`physics.ContactForces`) of a build."""
+    import physics
+
+    return physics.contact_forces(build_boxes(build))
+
+
+def removal(build: Build, statics_only: bool = False) -> Any:
+    """The removal map (`physics.RemovalMap`) of a build's blocks (figures stay where they are)."""
+    import physics
+
+    return physics.removal_map(build_boxes(build), dynamics="none" if statics_only else "doubtful",
+                               only=[b.id for b in build.blocks])
+
+
+def push(build: Build, block: str, directions: tuple[str, ...]) -> list[Any]:
+    """The push test (`physics.PushResult`s) on one block, in each direction, weakest first."""
+    import physics
+
+    return physics.push_all(build_boxes(build), block, directions)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tower.games.errors import BadInput
+if TYPE_CHECKING:
+    from tower.games.errors import BadInput
 
 #: Schema name -> the format it describes (the `format` field of its documents).
 FORMATS: dict[str, str] = {
@@ -30,6 +31,8 @@ QUOTE = 80
 
 def schema_name(name: str) -> str:
     """`tower-build`, `tower-build/1` or `tower-build-1` -> `tower-build`; BadInput for an unknown name."""
+    from tower.games.errors import BadInput  # here, not above: tower.games imports this module
+
     key = name.removesuffix(".schema.json").removesuffix("/1").removesuffix("-1")
     if key not in FORMATS:
         raise BadInput(f"no schema named {name!r} (one of: {', '.join(FORMATS)})"[:300], "")
@@ -135,6 +138,8 @@ def _message(error: Any) -> tuple[str, str]:
 def problem(doc: Any, name: str) -> BadInput | None:
     """The first way `doc` breaks the schema `name` (in the schema's order: a thing's own type and keys before
     its parts), as a BadInput naming the JSON path; None when it conforms."""
+    from tower.games.errors import BadInput
+
     error = next(iter(validator(schema_name(name)).iter_errors(doc)), None)
     if error is None:
         return None

@@ -145,6 +145,30 @@ def _print_check(title: str, doc: dict[str, Any], detail: dict[str, Any] | None,
         print("\n".join(verdict_lines(detail, build)))
 
 
+def explanations(build, args) -> dict[str, Any]:
+    """The parts asked for by --forces, --removal-map and --push, as JSON-able dicts (keys `forces`,
+    `removal_map`, `push`)."""
+    from tower.app import explain
+
+    out: dict[str, Any] = {}
+    push = None
+    if getattr(args, "push", None):
+        push = explain.parse_push(args.push, {b.id for b in build.blocks}, args.file)
+    if not (getattr(args, "forces", False) or getattr(args, "removal_map", False) or push):
+        return out
+    try:
+        from tower.app import stability
+    except ImportError:  # pragma: no cover - physics not installed
+        raise BadInput("--forces, --removal-map and --push need the physics judges (numpy, scipy)", "") from None
+    if args.forces:
+        out["forces"] = stability.forces(build).to_json()
+    if args.removal_map:
+        out["removal_map"] = stability.removal(build, args.statics_only).to_json()
+    if push:
+        out["push"] = [r.to_json() for r in stability.push(build, *push)]
+    return out
+
+
 def run(args) -> int:
     build = read_build(args.file)
     known = {b.id for b in build.blocks}
@@ -152,12 +176,25 @@ def run(args) -> int:
         if block_id not in known:
             raise BadInput(f"--remove {block_id}: no block with that id", "", args.file)
     build = build.without(set(args.remove))
+    if getattr(args, "push", None):  # a bad --push is refused before any judging
+        from tower.app.explain import parse_push
+
+        parse_push(args.push, {b.id for b in build.blocks}, args.file)
     verdict = judge(build, args.statics_only)
     doc = check_document(build, args.statics_only, verdict)
+    extra = explanations(build, args)
     if args.json:
-        print_json(doc)
+        print_json(doc | extra)
     else:
+        from tower.app import explain
+
         title = args.file + (f" without {', '.join(args.remove)}" if args.remove else "")
         _print_check(title, doc, None if verdict is None else verdict.to_json(detail=True), build)
+        if "forces" in extra:
+            print("\n".join(explain.forces_lines(extra["forces"])))
+        if "removal_map" in extra:
+            print("\n".join(explain.removal_lines(extra["removal_map"])))
+        if "push" in extra:
+            print("\n".join(explain.push_lines(extra["push"])))
     stable = doc["stability"] is None or doc["stability"]["verdict"] == "stable"
     return EXIT_OK if doc["legal"] and stable else EXIT_FOUND

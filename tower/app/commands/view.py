@@ -18,7 +18,8 @@ def run(args) -> int:
 
     if args.gltf:
         check_gltf_name(args.gltf)
+    explain = [name for name, on in (("forces", args.forces), ("removal-map", args.removal_map)) if on]
     for path, what in view_file(args.file, screenshot=args.screenshot, gltf=args.gltf, html=args.html,
-                                physics=stability, remove=args.remove, fall=args.fall):
+                                physics=stability, remove=args.remove, fall=args.fall, explain=explain):
         print(f"wrote {path}: {what}", file=sys.stderr)
     return EXIT_OK

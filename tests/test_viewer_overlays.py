@@ -1,0 +1,129 @@
+"""Physics overlays in the scene (viewer.overlays): forces, removal classes, tilt and push arrows; as scene data,
+as `tower-scene/1` JSON and as pictures."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tower.app import stability
+from tower.app.cli import main
+from tower.climbers.build import parse_build, save_build
+from tower.climbers.setup import random_start_tower
+from viewer import overlays
+from viewer.scene import ALL_RGB, build_scene
+from viewer.scene_json import scene_from_json, scene_to_json
+
+#: A small build with a clear story: a beam over two pillars (p1 tall, p2 + c1 stacked), a block on the beam's
+#: end and a half cube on that, a loose cube beside: the pillars carry everything, `side` and `h1` can go.
+BRIDGE = {"format": "tower-build/1", "blocks": [
+    {"id": "p1", "origin": [0, 0, 0], "size": [2, 2, 4]},
+    {"id": "p2", "origin": [4, 0, 0], "size": [2, 2, 2]},
+    {"id": "beam", "origin": [0, 0, 4], "size": [6, 2, 2]},
+    {"id": "c1", "origin": [4, 0, 2], "size": [2, 2, 2]},
+    {"id": "top", "origin": [3, 0, 6], "size": [4, 2, 2]},
+    {"id": "h1", "origin": [5, 0, 8], "size": [2, 2, 1]},
+    {"id": "side", "origin": [6, 0, 0], "size": [2, 2, 2]}]}
+
+
+@pytest.fixture(scope="module")
+def bridge():
+    return parse_build(BRIDGE)
+
+
+def test_force_overlay_draws_every_loaded_contact_scaled_and_shades_the_carriers(bridge):
+    forces = stability.forces(bridge).to_json()
+    scene = overlays.with_forces(build_scene(bridge), forces)
+    arrows = [a for a in scene.arrows if a.kind == "force"]
+    drawn = [c for c in forces["contacts"] if float(np.linalg.norm(c["force"])) * overlays.FORCE_ARROW_MAX /
+             max(float(np.linalg.norm(k["force"])) for k in forces["contacts"]) >= overlays.FORCE_ARROW_MIN]
+    assert len(arrows) == len(drawn) >= 7
+    # length proportional to the force: the longest arrow is the largest force (the table under p2)
+    lengths = [np.linalg.norm(np.subtract(a.head, a.tail)) for a in arrows]
+    assert max(lengths) == pytest.approx(overlays.FORCE_ARROW_MAX)
+    scale = next(a for a in scene.arrows if a.kind == "scale")
+    step = float(next(lab.text for lab in scene.labels if lab.text.endswith(" N")).split()[0])
+    biggest = max(float(np.linalg.norm(c["force"])) for c in forces["contacts"])
+    assert np.linalg.norm(np.subtract(scale.head, scale.tail)) == pytest.approx(
+        step * overlays.FORCE_ARROW_MAX / biggest)
+    tint = {b.id: b.tint for b in scene.blocks}
+    assert tint["p2"] == "load-heavy" and tint["c1"] == "load-heavy"  # p2 and c1 carry beam, top, h1
+    assert tint["side"] == "load-none" and tint["h1"] == "load-none"  # nothing rests on them
+    assert scene.block_opacity < 1
+    assert any("N" in e.text for e in scene.legend)
+
+
+def test_removal_overlay_tints_blocks_by_class_with_counts(bridge):
+    removal = stability.removal(bridge, statics_only=True).to_json()
+    scene = overlays.with_removal_map(build_scene(bridge), removal)
+    tint = {b.id: b.tint for b in scene.blocks}
+    assert tint["side"] == "safe" and tint["h1"] == "safe"
+    assert tint["p1"] == "brings-down" and tint["beam"] == "brings-down"
+    assert [e.colour for e in scene.legend] == ["safe", "risky", "brings-down"]
+    assert scene.legend[0].text.endswith("(2)")
+
+
+def test_overlays_travel_in_the_scene_json(bridge):
+    scene = overlays.with_forces(build_scene(bridge), stability.forces(bridge).to_json())
+    scene = overlays.with_pushes(scene, [r.to_json() for r in stability.push(bridge, "top", ("+x",))])
+    doc = json.loads(json.dumps(scene_to_json(scene)))
+    assert {a["kind"] for a in doc["arrows"]} == {"force", "scale", "push"}
+    assert doc["palette"]["load-heavy"] == list(ALL_RGB["load-heavy"])
+    back = scene_from_json(doc)
+    assert back.arrows == scene.arrows and back.legend == scene.legend and back.blocks == scene.blocks
+
+
+def test_push_and_tilt_arrows_point_at_the_face_and_the_weak_side(bridge):
+    push = stability.push(bridge, "top", ("+x",))[0].to_json()
+    scene = overlays.with_pushes(build_scene(bridge), [push])
+    arrow = scene.arrows[0]
+    assert arrow.head == pytest.approx((3.0, 1.0, 7.0))  # the middle of top's -x face, in grid units
+    assert arrow.head[0] > arrow.tail[0]
+    statics = stability.judge_build(bridge, statics_only=True).to_json()["statics"]
+    scene = overlays.with_weakest_tilt(build_scene(bridge), statics)
+    tilt = scene.arrows[0]
+    d = np.subtract(tilt.head, tilt.tail)[:2]
+    assert np.dot(d / np.linalg.norm(d), statics["weakest_direction"]) > 0.99
+
+
+def _fraction(img: np.ndarray, rgb, tol: float = 40.0) -> float:
+    p = img.reshape(-1, 3).astype(float)
+    return float(np.mean(np.linalg.norm(p - np.asarray(rgb, dtype=float), axis=1) < tol))
+
+
+def test_view_removal_map_screenshot_shows_the_classes(tmp_path, capsys):
+    path = tmp_path / "tower.json"
+    save_build(random_start_tower(0), path)
+    out = tmp_path / "removal.png"
+    assert main(["view", str(path), "--removal-map", "--screenshot", str(out)]) == 0
+    from PIL import Image
+
+    img = np.asarray(Image.open(out).convert("RGB"))
+    # safe blocks (most of them) are light green, the ones that bring others down dark red; no face colours
+    assert _fraction(img, ALL_RGB["safe"], 45) > 0.05
+    assert _fraction(img, ALL_RGB["brings-down"], 45) > 0.002
+    assert _fraction(img, ALL_RGB["purple"], 20) < 0.001
+
+
+def test_view_forces_screenshot_shows_arrows_over_the_blocks(tmp_path, capsys):
+    path = tmp_path / "bridge.json"
+    path.write_text(json.dumps(BRIDGE))
+    out = tmp_path / "forces.png"
+    assert main(["view", str(path), "--forces", "--screenshot", str(out)]) == 0
+    from PIL import Image
+
+    img = np.asarray(Image.open(out).convert("RGB"))
+    assert _fraction(img, ALL_RGB["force"], 30) > 0.004  # the near-black arrows
+    assert _fraction(img, ALL_RGB["tilt"], 40) > 0.0005  # the weakest-direction arrow on the table
+
+
+def test_view_overlay_of_a_game_record_is_bad_input(tmp_path, capsys):
+    record = tmp_path / "r.json"
+    record.write_text(json.dumps({"format": "game-record/1", "game": "climbers", "players": 2, "seed": 0,
+                                  "options": {}, "moves": []}))
+    assert main(["view", str(record), "--forces", "--screenshot", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "game record" in err[0]
+    assert not (tmp_path / "x.png").exists()

@@ -1,0 +1,115 @@
+"""Why a build stands, in words: contact forces, the removal map and the push test (`tower check --forces`,
+`--removal-map`, `--push BLOCK[:DIR]`). The numbers come from physics (forces, removal, push); this module only
+parses the options and says the answers as a person reads them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tower.games.errors import BadInput
+
+#: The push directions `--push BLOCK:DIR` takes, and the words for them (seen from the front of the build).
+PUSH_DIRECTIONS = ("+x", "-x", "+y", "-y")
+PUSH_WORDS = {"+x": "toward the right (+x)", "-x": "toward the left (-x)", "+y": "toward the back (+y)",
+              "-y": "toward the front (-y)"}
+#: Contacts listed per heading in the text form (the JSON carries all).
+SHOWN = 5
+
+
+def parse_push(text: str, block_ids: set[str], source: str) -> tuple[str, tuple[str, ...]]:
+    """`BLOCK` or `BLOCK:DIR` -> (block, directions); BadInput names what is wrong."""
+    block, colon, direction = text.partition(":")
+    if block not in block_ids:
+        raise BadInput(f"--push {text}: no block with id {block!r}", "", source)
+    if colon and direction not in PUSH_DIRECTIONS:
+        raise BadInput(f"--push {text}: direction {direction!r} is not one of {', '.join(PUSH_DIRECTIONS)}", "",
+                       source)
+    return block, (direction,) if direction else PUSH_DIRECTIONS
+
+
+def _who(box_id: str) -> str:
+    return f"the {box_id.split('-')[1]} figure" if box_id.startswith("figure-") else box_id
+
+
+def _list(ids: list[str], most: int = 8) -> str:
+    names = [_who(i) for i in ids]
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def _carrier(a: str) -> str:
+    return "the table" if a == "table" else _who(a)
+
+
+def forces_lines(doc: dict[str, Any]) -> list[str]:
+    """`--forces` in words: the most loaded contacts and the ones closest to slipping."""
+    if not doc["stands"]:
+        return ["forces: none: no distribution of contact forces holds this build up (it falls)"]
+    contacts = doc["contacts"]
+    lines = [f"forces: {len(contacts)} contacts carry {doc['weight_n']:.3f} N; the minimum-norm distribution (one of "
+             "many possible where blocks rest on several supports)"]
+    lines.append("  most loaded:")
+    for c in sorted(contacts, key=lambda c: -c["normal_n"])[:SHOWN]:
+        lines.append(f"    {_carrier(c['a'])} carries {_who(c['b'])} with {c['normal_n']:.3f} N, "
+                     f"{c['edge_distance_m'] * 1000:.1f} mm from the contact's edge")
+    critical = sorted((c for c in contacts if c["normal_n"] > 0 and c["friction_use"] > 0.005),
+                      key=lambda c: -c["friction_use"])[:SHOWN]
+    if critical:
+        lines.append(f"  closest to slipping (friction used of what mu = {doc['mu']} allows):")
+        for c in critical:
+            flag = "  <- friction-critical" if c["friction_use"] >= doc["friction_critical_at"] else ""
+            lines.append(f"    {_who(c['b'])} on {_carrier(c['a'])}: {c['friction_n']:.3f} N of friction under "
+                         f"{c['normal_n']:.3f} N, {100 * c['friction_use']:.0f} %{flag}")
+    else:
+        lines.append("  no contact needs friction: every block is held by normal forces alone")
+    return lines
+
+
+def removal_lines(doc: dict[str, Any]) -> list[str]:
+    """`--removal-map` in words: safe blocks, risky ones, the ones that bring others down, with counts."""
+    blocks = {e["block"]: e for e in doc["blocks"]}
+    classes = doc["classes"]
+    judges = "statics" if doc["dynamics"] == "none" else "statics, PyBullet where statics sees a fall or < 1 deg"
+    lines = [f"removal map ({judges}; {doc['ms']:.0f} ms):"]
+    safe = classes["safe"]
+    lines.append(f"  safe to take ({len(safe)}): " + (", ".join(safe) if safe else "none"))
+    risky = classes["risky"]
+    lines.append(f"  risky ({len(risky)})" + (":" if risky else ": none"))
+    for b in risky:
+        e = blocks[b]
+        dyn = e.get("dynamics")
+        if e["tilt_margin_deg"] >= 0 and (dyn is None or not dyn["collapsed"]):
+            why = f"stands with only {e['tilt_margin_deg']:.1f} deg of tilt to spare"
+        elif e["tilt_margin_deg"] >= 0:
+            why = "the judges disagree: statics finds it standing, PyBullet sees " + _list(dyn["moved"]) + " move"
+        else:
+            why = ("the judges disagree: statics sees " + _list(e["falls"] or ["the build"]) + " fall, PyBullet "
+                   "sees it stay up")
+        lines.append(f"    {b}: {why}")
+    down = classes["brings-down"]
+    lines.append(f"  brings others down ({len(down)})" + (":" if down else ": none"))
+    for b in down:
+        falls = blocks[b]["falls"]
+        lines.append(f"    {b}: " + (_list(falls) + (" falls" if len(falls) == 1 else " fall") if falls
+                                     else "the build falls"))
+    return lines
+
+
+def push_lines(results: list[dict[str, Any]]) -> list[str]:
+    """`--push` in words: per direction the force, and what happens."""
+    if not results:
+        return []
+    lines = [f"push test on {results[0]['block']} (horizontal, at the middle of the face pushed):"]
+    for r in results:
+        where = PUSH_WORDS.get(r["direction"], r["direction"])
+        if r["mode"] == "falls":
+            lines.append(f"  {where}: 0 N: the build falls without a push")
+            continue
+        if r["mode"] == "holds":
+            lines.append(f"  {where}: holds beyond {r['force_n']:.1f} N")
+            continue
+        movers = r["moves_first"]
+        verb = "slide" if r["mode"] == "slide" else "tip"
+        s = "s" if len(movers) == 1 else ""
+        lines.append(f"  {where}: {r['force_n']:.3f} N (the weight of {r['force_n'] / 9.81 * 1000:.0f} g): "
+                     f"{_list(movers, 6)} {verb}{s} first")
+    return lines
