@@ -143,20 +143,12 @@ def _export_html(renderer, path: str) -> None:
     import logging
     import warnings
 
-    import pyvista as pv
-
-    from viewer.gltf import gltf_ready
 
     # trame starts a background download of a WebAssembly viewer that this static export never uses; offline it
     # fails, and asyncio would log that orphaned task's traceback at exit
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-    pl = pv.Plotter(off_screen=True, window_size=list(renderer.window_size))
+    pl = scene_plotter(renderer)
     try:
-        for name, mesh, opacity in _visible_meshes(renderer):
-            pl.add_mesh(pv.wrap(gltf_ready(mesh)), scalars="rgb", rgb=True, name=name, opacity=opacity)
-        cam = renderer.camera
-        pl.camera.position, pl.camera.focal_point = cam.GetPosition(), cam.GetFocalPoint()
-        pl.camera.up = cam.GetViewUp()
         with warnings.catch_warnings():
             # PyVista points at plotter.trame.export_html, which exists only with trame_pyvista; the call is the same
             from pyvista.core.errors import PyVistaDeprecationWarning
@@ -168,6 +160,22 @@ def _export_html(renderer, path: str) -> None:
                 raise BadInput(f"--html: the web export failed: {str(exc).splitlines()[0]}", "", path) from None
     finally:
         pl.close()
+
+
+def scene_plotter(renderer, notebook: bool = False):
+    """A PyVista plotter holding what `renderer` (a SceneRenderer) shows: each layer with faces, coloured per
+    point, and the renderer's camera. For the web export and the notebook's inline view."""
+    import pyvista as pv
+
+    from viewer.gltf import gltf_ready
+
+    pl = pv.Plotter(off_screen=True, notebook=notebook, window_size=list(renderer.window_size))
+    for name, mesh, opacity in _visible_meshes(renderer):
+        pl.add_mesh(pv.wrap(gltf_ready(mesh)), scalars="rgb", rgb=True, name=name, opacity=opacity)
+    cam = renderer.camera
+    pl.camera.position, pl.camera.focal_point = cam.GetPosition(), cam.GetFocalPoint()
+    pl.camera.up = cam.GetViewUp()
+    return pl
 
 
 def _visible_meshes(renderer):
