@@ -14,6 +14,9 @@ answer times of the move requests (p50, p95, p99). Bounded: at most --timeout se
 Target: no error, no lost move, p95 of a card-game move <= 100 ms on this 2-core machine. Prints medians over
 the runs and the machine's load average (other jobs share the cores).
 
+The server runs with its limits on (docs/serve.md, "Limits"): each game's bots connect from an address of their
+own (127.0.0.10, 127.0.0.11, ...), as the players of different games would, so no bot is over a per-client limit.
+
 The bots think before each move (--think, 1 s on average, drawn from 0-2 s: quicker than people), so 50 games
 offer about 50 moves a second. With --think 0 they fire the next request at once, every game racing the
 others: the figures are then the server's saturation, its most moves per second and the answer times of a
@@ -54,6 +57,7 @@ class Run:
         self.url, self.deadline, self.think = url, time.monotonic() + timeout, think
         self.errors: list[str] = []
         self.move_times: dict[str, list[float]] = {}
+        self.move_log: list[tuple[float, float]] = []  # (when, answer seconds) of every move
         self.moves = 0
 
     async def request(self, session, method: str, path: str, body=None):
@@ -63,7 +67,14 @@ class Run:
                 self.errors.append(f"{method} {path.split('?')[0]} -> {resp.status} {data}")
             return resp.status, data
 
-    async def game(self, session, game: str, players: int, options: dict, seed: int, pages: bool) -> None:
+    async def game(self, game: str, players: int, options: dict, seed: int, pages: bool, address: str) -> None:
+        import aiohttp
+
+        connector = aiohttp.TCPConnector(limit=0, local_addr=(address, 0))
+        async with aiohttp.ClientSession(connector=connector) as session:
+            await self._game(session, game, players, options, seed, pages)
+
+    async def _game(self, session, game: str, players: int, options: dict, seed: int, pages: bool) -> None:
         status, g = await self.request(session, "POST", "/api/games",
                                        {"game": game, "seats": ["human"] * players, "seed": seed, "options": options})
         if status != 201:
@@ -84,6 +95,7 @@ class Run:
             status, st = await self.request(session, "POST", f"/api/games/{gid}/moves?token={tokens[p]}",
                                             {"move": text, "n": mine["n"]})
             self.move_times.setdefault(game, []).append(time.perf_counter() - t)
+            self.move_log.append((time.monotonic(), time.perf_counter() - t))
             if status != 200:
                 break
             played.append(text)
@@ -108,16 +120,12 @@ class Run:
 
 async def one_run(url: str, games: int, pages: int, climbers: int, timeout: float, seed: int,
                   think: float = 0.0) -> Run:
-    import aiohttp
-
     run = Run(url, timeout, think)
     kinds = [CARD_GAMES[i % len(CARD_GAMES)] for i in range(games)] + [("climbers", 2, {})] * climbers
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector) as session:
-        start = time.perf_counter()
-        await asyncio.gather(*(run.game(session, g, n, opts, seed + i, i < pages)
-                               for i, (g, n, opts) in enumerate(kinds)))
-        run.seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    await asyncio.gather(*(run.game(g, n, opts, seed + i, i < pages, f"127.0.{i // 240}.{10 + i % 240}")
+                           for i, (g, n, opts) in enumerate(kinds)))
+    run.seconds = time.perf_counter() - start
     return run
 
 

@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import ApiError, Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
@@ -17,7 +18,7 @@ from tower.games import load_record, new_game  # noqa: E402
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with ServerThread(str(tmp_path_factory.mktemp("serve") / "games.sqlite"), ai_pause=0, workers=2) as srv:
+    with ServerThread(str(tmp_path_factory.mktemp("serve") / "games.sqlite"), ai_pause=0, workers=2, limits=ROOMY) as srv:
         yield srv
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
@@ -60,7 +61,7 @@ def browser():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with ServerThread(str(tmp_path_factory.mktemp("browser") / "games.sqlite"), ai_pause=0, workers=2) as srv:
+    with ServerThread(str(tmp_path_factory.mktemp("browser") / "games.sqlite"), ai_pause=0, workers=2, limits=ROOMY) as srv:
         yield srv
 
 

@@ -15,6 +15,7 @@ import pytest
 from hostile import DataSource, game_samples, hostile_bytes, move_text, mutate, value  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.http import MAX_BODY  # noqa: E402
@@ -35,7 +36,7 @@ NEW_GAME = {"game": "diabolo", "players": 3, "seats": ["human", "ai:random", "hu
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with ServerThread(str(tmp_path_factory.mktemp("fuzz") / "games.sqlite"), ai_pause=0, workers=1) as srv:
+    with ServerThread(str(tmp_path_factory.mktemp("fuzz") / "games.sqlite"), ai_pause=0, workers=1, limits=ROOMY) as srv:
         yield srv
 
 
@@ -140,7 +141,8 @@ def test_any_record_sent_for_replay_is_answered_cleanly(api, data, game):
     status, answer = api.raw("POST", f"/api/replay?seat={seat}", body)
     doc = clean(status, answer, {200, 400, 413})
     if status == 200:
-        assert len(doc["frames"]) == len(json.loads(body)["moves"]) + 1  # the start and one frame a move
+        total = len(json.loads(body)["moves"]) + 1  # the start and one position a move
+        assert doc["total"] == total and len(doc["frames"]) == min(total, ROOMY.replay_page)  # one page
 
 
 def test_a_body_over_the_limit_is_refused_with_413_and_the_server_goes_on(api, tables):

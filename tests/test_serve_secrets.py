@@ -16,6 +16,7 @@ import socket
 import threading
 
 import pytest
+from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
@@ -155,7 +156,7 @@ def play_recorded(tmp_path, game: str, players: int, seed: int = SEED):
     WebSocket), a spectator's page listens through another, the other seats play directly. Returns the bytes
     of seat 0, the bytes of the spectator, the record, the truth, and the messages seat 0's page received."""
     truth = Truth(game, players)
-    with ServerThread(str(tmp_path / "games.sqlite"), ai_pause=0, workers=1) as srv:
+    with ServerThread(str(tmp_path / "games.sqlite"), ai_pause=0, workers=1, limits=ROOMY) as srv:
         host, port = srv.url.removeprefix("http://").split(":")
         direct = Client(srv.url)
         created = direct.create(game, seats=["human"] * players, seed=seed)

@@ -10,6 +10,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from serve_support import ROOMY  # noqa: E402
+
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.http import STATIC  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
@@ -52,7 +54,7 @@ def test_every_static_file_is_package_data():
 
 
 def test_pages_are_served_with_a_strict_content_security_policy(tmp_path):
-    with ServerThread(str(tmp_path / "g.sqlite"), ai_pause=0, workers=1) as srv:
+    with ServerThread(str(tmp_path / "g.sqlite"), ai_pause=0, workers=1, limits=ROOMY) as srv:
         api = Client(srv.url)
         for path in ("/", "/play/abc", "/replay", "/replay/abc"):
             api.raw("GET", path)

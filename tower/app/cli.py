@@ -120,6 +120,13 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sync", choices=("full", "normal"), default="full",
                    help="full: every move is on disk before its answer (survives a power cut); normal: "
                         "survives a killed server, answers a few ms sooner (default full)")
+    s.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                   help="change one of the server's limits (docs/serve.md, Limits), e.g. games_per_minute=20")
+    s.add_argument("--trust-proxy", action="store_true",
+                   help="behind a reverse proxy: a client's address is the last X-Forwarded-For entry")
+    s.add_argument("--list-games", action="store_true", help="list the database's games and exit (operator)")
+    s.add_argument("--delete-game", action="append", default=[], metavar="ID",
+                   help="delete a game with its moves and links from the database and exit (operator)")
 
     s = sub.add_parser("schema", help="print the JSON Schema of a file format or --json output")
     s.add_argument("name", nargs="?", help="tower-build, game-record, tower-scene, tower-check, tower-simulate or "

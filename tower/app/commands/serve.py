@@ -7,8 +7,40 @@ import sys
 from tower.games.errors import BadInput
 
 
+def admin(args) -> int:
+    """`--list-games`, `--delete-game ID`: the operator's work on the database, without serving."""
+    import time
+
+    from tower.app.serve.store import Store, StoreError
+
+    try:
+        store = Store(args.db, lock_seconds=10)
+    except StoreError as exc:
+        raise BadInput(f"cannot use the database: {exc}", "", args.db) from None
+    try:
+        if args.list_games:
+            for game_id, game, moves, created, state in store.listing():
+                when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(created))
+                print(f"{game_id}  {game:15} {moves:5} moves  {state:9}  created {when} UTC")
+        for game_id in args.delete_game:
+            if store.game(game_id) is None:
+                raise BadInput(f"no game {game_id[:40]!r} in the database", "", args.db)
+            store.write(Store.delete_ops(game_id))
+            print(f"deleted game {game_id}")
+    except StoreError as exc:
+        raise BadInput(f"cannot change the database: {exc}", "", args.db) from None
+    finally:
+        store.close()
+    return 0
+
+
 def run(args) -> int:
+    from tower.app.serve.limits import Limits
     from tower.app.serve.run import run_server
+
+    if args.list_games or args.delete_game:
+        return admin(args)
+    limits = Limits().with_changes(args.limit)
 
     if not 0 <= args.port <= 65535:
         raise BadInput(f"--port must be 0 to 65535, got {args.port}", "")
@@ -22,7 +54,7 @@ def run(args) -> int:
 
     try:
         run_server(args.db, args.host, args.port, ready=ready, workers=args.workers, ai_pause=args.ai_pause,
-                   synchronous=args.sync)
+                   synchronous=args.sync, limits=limits, trust_proxy=args.trust_proxy)
     except OSError as exc:
         raise BadInput(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "") from None
     except Exception as exc:

@@ -29,15 +29,19 @@ class ApiError(RuntimeError):
 
 
 class Client:
-    def __init__(self, url: str, timeout: float = 60) -> None:
+    def __init__(self, url: str, timeout: float = 60, source: str | None = None) -> None:
+        """`source`: the local address to connect from (e.g. 127.0.0.7: the server counts each address as one
+        client)."""
         parts = urlsplit(url)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
         self.timeout = timeout
+        self.source = None if source is None else (source, 0)
         self._conn: http.client.HTTPConnection | None = None
 
     def _connection(self) -> http.client.HTTPConnection:
         if self._conn is None:
-            self._conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+            self._conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout,
+                                                    source_address=self.source)
         return self._conn
 
     def close(self) -> None:
@@ -99,7 +103,10 @@ class Client:
         return self._ok("POST", f"/api/games/{quote(game_id)}/moves?token={quote(token)}", body)
 
     def undo(self, game_id: str, token: str) -> dict[str, Any]:
-        return self._ok("POST", f"/api/games/{quote(game_id)}/undo?token={quote(token)}")
+        return self._ok("POST", f"/api/games/{quote(game_id)}/undo?token={quote(token)}", {})
+
+    def abandon(self, game_id: str, token: str) -> dict[str, Any]:
+        return self._ok("POST", f"/api/games/{quote(game_id)}/abandon?token={quote(token)}", {})
 
     def hint(self, game_id: str, token: str) -> dict[str, Any]:
         return self._ok("GET", f"/api/games/{quote(game_id)}/hint?token={quote(token)}")

@@ -8,9 +8,10 @@ from typing import Any
 class Refused(Exception):
     """A request the referee turns down; nothing was changed. `status` is the HTTP status to answer with."""
 
-    def __init__(self, status: int, rule: str, message: str) -> None:
+    def __init__(self, status: int, rule: str, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.status, self.rule, self.message = status, rule, message
+        self.retry_after = retry_after  # seconds, sent as `Retry-After` (429, 503)
 
     def to_json(self) -> dict[str, Any]:
         return {"error": self.message, "rule": self.rule}

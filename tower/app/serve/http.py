@@ -1,8 +1,10 @@
 """The HTTP face of the server (aiohttp): the JSON API, the WebSocket feed and the pages (docs/serve.md).
 
 Every error is a JSON object `{"error": "one line", "rule": ...}` with its status: 400 unreadable input, 403 a
-token that opens nothing, 404 no such game or path, 409 a refused move (out of turn, illegal: the rule broken),
-413 a body over the limit, 503 a write the database refused. Nothing is changed by a refused request.
+token that opens nothing, 404 no such game or path, 408 a body sent too slowly, 409 a refused move (out of turn,
+illegal: the rule broken), 413 a body over the limit, 415 a POST that is not `application/json`, 429 a client over
+its limits (with `Retry-After`), 503 a write the database refused. Nothing is changed by a refused request.
+Every limit (`limits.py`) is checked before the work it bounds.
 """
 
 from __future__ import annotations
@@ -15,15 +17,20 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tower.app.serve.connections import Guard
 from tower.app.serve.errors import Refused
+from tower.app.serve.limits import DEFAULT, Bucket
 from tower.app.serve.server import GameServer, Subscriber
 from tower.games.errors import BadInput
 
 log = logging.getLogger("tower.serve")
 
 STATIC = Path(__file__).parent / "static"
-MAX_BODY = 1 << 20  # 1 MiB: a move is a few bytes, a long game's record a few tens of kilobytes
+MAX_BODY = DEFAULT.body_bytes  # a move is a few bytes, a long game's record a few tens of kilobytes
+ERROR_CHARS = 300  # an error message is one line of at most this many characters
 SERVER_KEY = web.AppKey("server", GameServer)
+GUARD_KEY = web.AppKey("guard", Guard)
+CLIENT_KEY = web.RequestKey("client", str)
 PAGES = {"lobby": "lobby.html", "game": "game.html", "replay": "replay.html"}
 
 
@@ -42,29 +49,56 @@ def _csp() -> str:
             "base-uri 'none'; frame-ancestors 'none'")
 
 
-def _error(status: int, message: str, **extra: Any) -> web.Response:
-    return web.json_response({"error": message, **extra}, status=status)
+def _error(status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> web.Response:
+    if len(message) > ERROR_CHARS:  # messages may quote the client's input: never more than a line of it
+        message = message[:ERROR_CHARS - 3] + "..."
+    extra = {k: v[:ERROR_CHARS] if isinstance(v, str) else v for k, v in extra.items()}
+    return web.json_response({"error": message, **extra}, status=status, headers=headers)
+
+
+def _retry(seconds: float | None) -> dict[str, str] | None:
+    return None if seconds is None else {"Retry-After": str(max(1, int(seconds + 0.999)))}
 
 
 @web.middleware
 async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
     """Refusals, bad input and HTTP errors as one-line JSON; anything unexpected as a 500 (logged), never a
-    crash of the server."""
+    crash of the server. A client that went away is noted in one line, not a traceback."""
+    guard = request.app[GUARD_KEY]
+    guard.busy(request.protocol)
     try:
-        return await handler(request)
+        resp = await handler(request)
+        if resp.status >= 400 and resp.content_type != "application/json":  # e.g. the static files' 404
+            return _error(resp.status, resp.reason or "error")
+        return resp
     except Refused as exc:
-        return web.json_response(exc.to_json(), status=exc.status)
+        return _error(exc.status, exc.message, _retry(exc.retry_after), rule=exc.rule)
     except BadInput as exc:
         return _error(400, exc.what, where=exc.where or "$")
     except web.HTTPRequestEntityTooLarge:
-        return _error(413, f"the body is larger than {MAX_BODY} bytes")
+        return _error(413, f"the body is larger than {request.app[SERVER_KEY].limits.body_bytes} bytes")
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
         return _error(exc.status, exc.reason)
+    except (ConnectionError, asyncio.CancelledError) as exc:
+        log.info("%s %s: the client went away (%s)", request.method, request.path[:80], type(exc).__name__)
+        raise
     except Exception:
-        log.exception("internal error on %s %s", request.method, request.path)
+        log.exception("internal error on %s %s", request.method, request.path[:80])
         return _error(500, "internal error (logged by the server)")
+    finally:
+        guard.answered(request.protocol)
+
+
+def _client(request: web.Request, trust_proxy: bool) -> str:
+    """The client's address: the peer's, or behind a trusted reverse proxy the last `X-Forwarded-For` entry
+    (the one the proxy added)."""
+    if trust_proxy:
+        forwarded = request.headers.get("X-Forwarded-For", "")
+        if forwarded:
+            return forwarded.rsplit(",", 1)[-1].strip()[:64]
+    return request.remote or "?"
 
 
 def _reject_constant(name: str) -> Any:
@@ -72,8 +106,18 @@ def _reject_constant(name: str) -> Any:
 
 
 async def read_json(request: web.Request) -> Any:
-    """The request body as JSON; BadInput (400) for anything else, 413 past MAX_BODY."""
-    raw = await request.read()
+    """The request body as JSON; BadInput (400) for anything else, 413 past the body limit (from its
+    Content-Length, before reading it), 415 for another content type, 408 for a body sent too slowly."""
+    server = request.app[SERVER_KEY]
+    if request.content_type != "application/json":
+        raise Refused(415, "not-json", "a POST body must be sent as Content-Type: application/json")
+    if request.content_length is not None and request.content_length > server.limits.body_bytes:
+        raise web.HTTPRequestEntityTooLarge(max_size=server.limits.body_bytes, actual_size=request.content_length)
+    try:
+        async with asyncio.timeout(server.limits.body_seconds):
+            raw = await request.read()
+    except TimeoutError:
+        raise Refused(408, "slow-body", f"the body did not arrive within {server.limits.body_seconds:g} s") from None
     try:
         return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except UnicodeDecodeError:
@@ -83,16 +127,40 @@ async def read_json(request: web.Request) -> Any:
 
 
 def _token(request: web.Request) -> str:
-    return request.query.get("token", "")
+    return request.query.get("token", "")[:100]
+
+
+def _no_body(request: web.Request) -> None:
+    """A POST without a body may come from any page of any site (a form): only this server's pages and scripts
+    send `application/json`, so any other POST is refused before it does anything."""
+    if request.content_type != "application/json":
+        raise Refused(415, "not-json", "a POST must be sent as Content-Type: application/json")
 
 
 def _origin(request: web.Request) -> str:
     return f"{request.scheme}://{request.host}"
 
 
-def make_app(server: GameServer) -> web.Application:
-    app = web.Application(middlewares=[errors_as_json], client_max_size=MAX_BODY)
+def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
+    limits = server.limits
+    requests = Bucket(limits.requests_per_second, limits.request_burst)
+    replaying: dict[str, int] = {}  # client -> replay computations running
+
+    @web.middleware
+    async def per_client(request: web.Request, handler) -> web.StreamResponse:
+        """The client's request bucket (API requests only: pages and scripts are cheap and cached)."""
+        client = _client(request, trust_proxy)
+        request[CLIENT_KEY] = client
+        if request.path.startswith("/api/"):
+            wait = requests.take(client)
+            if wait:
+                raise Refused(429, "too-many-requests", f"at most {limits.requests_per_second:g} requests a second "
+                                                        f"from one address", retry_after=wait)
+        return await handler(request)
+
+    app = web.Application(middlewares=[errors_as_json, per_client], client_max_size=limits.body_bytes)
     app[SERVER_KEY] = server
+    app[GUARD_KEY] = Guard(limits)
     csp = _csp()
     routes = web.RouteTableDef()
 
@@ -121,7 +189,8 @@ def make_app(server: GameServer) -> web.Application:
 
     @routes.post("/api/games")
     async def create(request: web.Request) -> web.Response:
-        return web.json_response(await server.create(await read_json(request), _origin(request)), status=201)
+        return web.json_response(await server.create(await read_json(request), _origin(request), request[CLIENT_KEY]),
+                                 status=201)
 
     @routes.get("/api/games/{id}")
     async def answer(request: web.Request) -> web.Response:
@@ -135,7 +204,13 @@ def make_app(server: GameServer) -> web.Application:
 
     @routes.post("/api/games/{id}/undo")
     async def undo(request: web.Request) -> web.Response:
+        _no_body(request)
         return web.json_response(await server.take_back(request.match_info["id"], _token(request)))
+
+    @routes.post("/api/games/{id}/abandon")
+    async def abandon(request: web.Request) -> web.Response:
+        _no_body(request)
+        return web.json_response(await server.abandon(request.match_info["id"], _token(request)))
 
     @routes.get("/api/games/{id}/hint")
     async def hint(request: web.Request) -> web.Response:
@@ -159,25 +234,59 @@ def make_app(server: GameServer) -> web.Application:
 
     @routes.get("/api/games/{id}/replay")
     async def replay_game(request: web.Request) -> web.StreamResponse:
-        rec = await server.record(request.match_info["id"])
-        return await _frames(request, rec)
+        game_id = request.match_info["id"]
+        rec = await server.record(game_id)  # a finished game never changes: its pages are kept (`replays`)
+        return await _page(request, "game:" + game_id, rec, cache=True)
 
     @routes.post("/api/replay")
     async def replay_upload(request: web.Request) -> web.StreamResponse:
-        return await _frames(request, await read_json(request))
+        from tower.app.serve.replay import check_record, record_key
 
-    async def _frames(request: web.Request, rec: Any) -> web.StreamResponse:
-        from tower.app.serve.replay import replay_frames
+        rec = await read_json(request)
+        check_record(rec, limits)  # the sizes first, before any move is replayed
+        return await _page(request, record_key(rec), rec, cache=False)
+
+    def _int(request: web.Request, name: str, default: int) -> int:
+        text = request.query.get(name)
+        if text is None:
+            return default
+        if not (text.isascii() and text.isdigit() and len(text) <= 6):
+            raise BadInput(f"{name} must be a whole number, got {text[:20]!r}", f"$.{name}")
+        return int(text)
+
+    async def _page(request: web.Request, key: str, rec: Any, cache: bool) -> web.StreamResponse:
+        """One page of a replay (`replay.replay_page`), computed in the replay worker: at most
+        `replays_per_client` at a time per client, `replays_at_once` on the server; finished games' pages kept."""
+        from tower.app.serve.replay import replay_page
 
         text = request.query.get("seat", "public")
         if text == "public":
             seat = None
-        elif text.isdigit() and len(text) < 4:
+        elif text.isascii() and text.isdigit() and len(text) < 4:
             seat = int(text)
         else:
-            raise BadInput(f"seat must be a seat number or 'public', got {text!r}", "$.seat")
-        doc = await asyncio.to_thread(replay_frames, rec, seat, server.judge)
-        resp = web.json_response(doc)
+            raise BadInput(f"seat must be a seat number or 'public', got {text[:20]!r}", "$.seat")
+        start, count = _int(request, "from", 0), _int(request, "count", limits.replay_page)
+        slot = (key, seat, start, min(count, limits.replay_page))
+        body = server.replays.get(slot) if cache else None
+        if body is None:
+            client = request[CLIENT_KEY]
+            if replaying.get(client, 0) >= limits.replays_per_client:
+                raise Refused(429, "replay-running", "a replay of yours is being computed; ask again when it is "
+                                                     "done", retry_after=1)
+            replaying[client] = replaying.get(client, 0) + 1
+            try:
+                async with server.replay_queue:
+                    doc = await server.replayer.run(replay_page, key, rec, seat, start, count, server.judge, limits)
+            finally:
+                if replaying[client] <= 1:
+                    del replaying[client]
+                else:
+                    replaying[client] -= 1
+            body = json.dumps(doc).encode()
+            if cache:
+                server.replays.put(slot, body)
+        resp = web.Response(body=body, content_type="application/json")
         resp.enable_compression()  # frames repeat most of each other: gzip shrinks them tenfold
         return resp
 
@@ -202,16 +311,27 @@ def make_app(server: GameServer) -> web.Application:
             sender.cancel()
         return ws
 
+    root = STATIC.resolve()
+
+    @routes.get("/static/{tail:.+}")
+    async def static(request: web.Request) -> web.StreamResponse:
+        """The pages' scripts and styles; anything else (a missing file, a path out of the folder) is a JSON 404."""
+        path = (root / request.match_info["tail"]).resolve()
+        if not path.is_relative_to(root) or not path.is_file():
+            raise web.HTTPNotFound()
+        return web.FileResponse(path)
+
     app.add_routes(routes)
-    app.router.add_static("/static/", STATIC, append_version=False)
 
     async def on_startup(_app: web.Application) -> None:
+        app[GUARD_KEY].start()
         await server.start()
 
     async def on_shutdown(_app: web.Application) -> None:
         await server.close_pages()  # before the listener waits for open handlers: the WebSockets end now
 
     async def on_cleanup(_app: web.Application) -> None:
+        app[GUARD_KEY].stop()
         await server.close()
 
     app.on_startup.append(on_startup)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from tower.app.serve.limits import DEFAULT, Limits, clip
 from tower.app.serve.workers import AGENT_CHOICES, check_ai_spec
 from tower.games.errors import BadInput
 from tower.games.registry import game_class, game_names
@@ -27,29 +29,36 @@ def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def parse_new_game(body: Any) -> NewGame:
+def parse_new_game(body: Any, limits: Limits = DEFAULT) -> NewGame:
     """The body of `POST /api/games`: `{"game", "players", "seats", "seed", "options"}`, only `game` required.
 
     `seats` lists `human` or an AI spec per seat (default: all human); `players` defaults to the number of seats
     or the game's usual count; without `seed` the server draws one from the system's secure generator (a seed
-    someone chose is known to them, and with it every hand). BadInput names the JSON path of what is wrong."""
+    someone chose is known to them, and with it every hand). BadInput names the JSON path of what is wrong.
+
+    Every size is checked before anything is built (`limits`): the number of players before the list of seats,
+    each seat against the AI grammar, each option's value and size before the game reads it."""
     if not isinstance(body, dict):
         raise BadInput("the body must be a JSON object", "$")
     for key in body:
         if key not in NEW_GAME_KEYS:
-            raise BadInput(f"unknown key {key!r} (known: {', '.join(NEW_GAME_KEYS)})", f"$.{key}")
+            raise BadInput(f"unknown key {clip(key, 40)} (known: {', '.join(NEW_GAME_KEYS)})", f"$.{key[:40]}")
     if "game" not in body:
         raise BadInput("missing key 'game'", "$")
+    if not isinstance(body["game"], str) or body["game"] not in game_names():
+        raise BadInput(f"unknown game {clip(body['game'], 40)} (one of: {', '.join(game_names())})", "$.game")
     cls = game_class(body["game"])
     seats = body.get("seats")
     players = body.get("players")
     if players is not None and not _whole(players):
-        raise BadInput(f"players must be a whole number, got {players!r}", "$.players")
+        raise BadInput(f"players must be a whole number, got {clip(players, 40)}", "$.players")
+    if players is not None and not (0 < players <= min(limits.players, cls.max_players)):
+        raise BadInput(f"{cls.name} is for {cls.players_text()} players, got {players}", "$.players")
     if seats is None:
         seats = ["human"] * (players if players is not None else cls.default_players)
     if not isinstance(seats, list) or not seats:
         raise BadInput("seats must be a non-empty list like [\"human\", \"ai:greedy\"]", "$.seats")
-    if len(seats) > cls.max_players:
+    if len(seats) > min(limits.players, cls.max_players):
         raise BadInput(f"{cls.name} is for {cls.players_text()} players, got {len(seats)} seats", "$.seats")
     for i, seat in enumerate(seats):
         if seat != "human":
@@ -67,10 +76,47 @@ def parse_new_game(body: Any) -> NewGame:
     if seed is None:
         seed = secrets.randbelow(MAX_SEED)
     elif not _whole(seed) or not 0 <= seed <= MAX_SEED:
-        raise BadInput(f"seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}", "$.seed")
+        raise BadInput(f"seed must be a whole number from 0 to {MAX_SEED}, got {clip(seed, 40)}", "$.seed")
     options = body.get("options") or {}
+    check_option_sizes(options, cls.default_options, limits)
     cls.resolve_options(options)  # BadInput names $.options.NAME
     return NewGame(cls.name, players, list(seats), seed, dict(options))
+
+
+_NUMBER_IN_TEXT = re.compile(r"\d+")
+
+
+def check_option_sizes(options: Any, known: dict[str, Any], limits: Limits = DEFAULT) -> None:
+    """Bound the size of every option before the game reads it (the game checks the meaning): names the game
+    knows, numbers up to `option_number`, texts up to `option_text` characters with no number in them above
+    `option_text_number`, builds of at most `blocks_per_build` blocks."""
+    if not isinstance(options, dict):
+        raise BadInput("options must be an object", "$.options")
+    for key, value in options.items():
+        where = f"$.options.{str(key)[:40]}"
+        if key not in known:
+            raise BadInput(f"unknown option {clip(key, 40)} (known: {', '.join(sorted(known)) or 'none'})", where)
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int):
+            if abs(value) > limits.option_number:
+                raise BadInput(f"option {key!r} must be at most {limits.option_number} on this server, got {value}",
+                               where)
+        elif isinstance(value, str):
+            if len(value) > limits.option_text:
+                raise BadInput(f"option {key!r} must be at most {limits.option_text} characters on this server, "
+                               f"got {len(value)}", where)
+            big = [int(d) for d in _NUMBER_IN_TEXT.findall(value) if len(d) > 6 or int(d) > limits.option_text_number]
+            if big:
+                raise BadInput(f"option {key!r}: numbers in it must be at most {limits.option_text_number} on this "
+                               f"server, got {clip(big[0], 20)}", where)
+        elif isinstance(value, dict):  # a build (The Climbers' `start`)
+            blocks = value.get("blocks")
+            if isinstance(blocks, list) and len(blocks) > limits.blocks_per_build:
+                raise BadInput(f"option {key!r}: a build of at most {limits.blocks_per_build} blocks on this server, "
+                               f"got {len(blocks)}", f"{where}.blocks")
+        elif not isinstance(value, float):
+            raise BadInput(f"option {key!r} must be a number, a text or a build, got {type(value).__name__}", where)
 
 
 def catalogue() -> dict[str, Any]:

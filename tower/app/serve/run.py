@@ -4,20 +4,40 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import threading
 from typing import Any
 
 from aiohttp import web
 
-from tower.app.serve.http import make_app
+from tower.app.serve.http import GUARD_KEY, make_app
 from tower.app.serve.server import GameServer
 
 
-async def _start(db: str, host: str, port: int, **options: Any) -> tuple[web.AppRunner, str]:
+class _QuietDisconnects(logging.Filter):
+    """aiohttp's own log: a client that hung up mid-request is one line, not a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, (ConnectionError, asyncio.CancelledError)):
+            record.msg, record.args, record.exc_info = f"a client went away: {type(exc).__name__}", (), None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
+logging.getLogger("aiohttp.server").addFilter(_QuietDisconnects())
+
+
+async def _start(db: str, host: str, port: int, trust_proxy: bool = False,
+                 **options: Any) -> tuple[web.AppRunner, str]:
     server = GameServer(db, **options)
-    runner = web.AppRunner(make_app(server), access_log=None, handle_signals=False)
+    app = make_app(server, trust_proxy)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False,
+                           keepalive_timeout=server.limits.idle_seconds + 5,
+                           lingering_time=min(1.0, server.limits.body_seconds))
     await runner.setup()
+    app[GUARD_KEY].install(runner.server)
     site = web.TCPSite(runner, host, port, reuse_address=True)
     await site.start()
     sock = site._server.sockets[0]  # type: ignore[union-attr]  # the real port when 0 was asked for

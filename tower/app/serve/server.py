@@ -14,10 +14,12 @@ import logging
 import random
 import secrets
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from tower.app.serve.errors import Refused
+from tower.app.serve.limits import Bucket, Limits
 from tower.app.serve.lobby import parse_new_game
 from tower.app.serve.store import GameRow, Store, StoreError, token_hash
 from tower.app.serve.table import Change, Table, render, render_messages
@@ -70,14 +72,25 @@ class GameServer:
     """All tables of one database. Use from one asyncio event loop."""
 
     def __init__(self, db: str, *, workers: int | None = None, ai_pause: float = 0.4, judge: Any = None,
-                 synchronous: str = "full") -> None:
+                 synchronous: str = "full", limits: Limits | None = None) -> None:
         if judge is None:
             from tower.app.stability import statics_stands
 
             judge = statics_stands
-        self.store = Store(db, synchronous)
+        self.limits = limits = limits or Limits()
+        self.store = Store(db, synchronous, lock_seconds=limits.db_lock_seconds)
         self.judge = judge
-        self.pool = WorkerPool(workers)  # AI seats and hints
+        self.pool = WorkerPool(workers, nice=10)  # AI seats: searches yield the cores to the answers
+        # hints: a worker of their own, so a hint never waits behind the AI seats' searches
+        self.hints = WorkerPool(1)
+        # AI searches wait their turn here: at most one per AI worker at a time, first come first served
+        self.ai_queue = asyncio.Semaphore(limits.ai_searches_at_once or self.pool.workers)
+        self.game_bucket = Bucket(limits.games_per_minute / 60, limits.game_burst)
+        self.running: dict[str, set[str]] = {}  # client -> its unfinished games (`running_games_per_client`)
+        # replays: computed page by page in a worker of their own, a few at a time; finished games' pages kept
+        self.replayer = WorkerPool(1, nice=10)
+        self.replay_queue = asyncio.Semaphore(max(1, limits.replays_at_once))
+        self.replays = PageCache(limits.replay_cache)
         # the pages' scenes: built in a process of their own, so the referee's loop answers moves meanwhile
         self.renderer = WorkerPool(1)
         self.ai_pause = ai_pause  # seconds before an AI moves, so people can follow a run of AI moves
@@ -91,14 +104,24 @@ class GameServer:
         """Start the render worker; resume the unfinished games in the background (an AI seat to move moves
         again without a visit)."""
         self.renderer.start()
+        self.hints.start()
         self._spawn(self._resume())
+        self._spawn(self._sweep())
 
     async def _resume(self) -> None:
-        for game_id in await asyncio.to_thread(self.store.unfinished):
+        """Load the unfinished games with an AI seat (newest first, up to half the memory bound) so their AI
+        seats play on; games of people only stay in the database until someone asks for them."""
+        for game_id in await asyncio.to_thread(self.store.unfinished_with_ai, self.limits.games_in_memory // 2):
             try:
                 self.kick(await self.table(game_id))
-            except Exception:  # one damaged game must not keep the others from resuming
-                log.exception("cannot resume game %s", game_id)
+            except Exception as exc:  # one damaged game must not keep the others from resuming
+                log.error("cannot resume game %s: %s", game_id, exc)
+
+    async def _sweep(self, every: float = 5.0) -> None:
+        """Now and then: idle games leave memory (`idle_game_seconds`)."""
+        while True:
+            await asyncio.sleep(min(every, max(0.05, self.limits.idle_game_seconds / 2)))
+            self._evict()
 
     async def close_pages(self) -> None:
         """Close every open page's WebSocket (the server is stopping; the pages will reconnect)."""
@@ -112,6 +135,8 @@ class GameServer:
             if table.ai_task:
                 table.ai_task.cancel()
         self.pool.close()
+        self.hints.close()
+        self.replayer.close()
         self.renderer.close()
         await asyncio.to_thread(self.store.close)
 
@@ -134,8 +159,13 @@ class GameServer:
             try:
                 row = await asyncio.to_thread(self.store.game, game_id) if _plausible_id(game_id) else None
                 if row is None:
-                    raise Refused(404, "no-game", f"no game {game_id!r} on this server")
-                table = await asyncio.to_thread(Table.load, self.store, row, self.judge)
+                    raise Refused(404, "no-game", "no such game on this server")
+                try:
+                    table = await asyncio.to_thread(Table.load, self.store, row, self.judge)
+                except BadInput as exc:  # the operator reads why in the log; a client is never shown a move
+                    log.error("game %s cannot be loaded: %s", game_id, exc.what)
+                    raise Refused(500, "damaged-game", "this game's stored moves no longer replay; the server's "
+                                                       "log says why") from None
                 self._add(table)
                 pending.set_result(table)
             except BaseException as exc:
@@ -148,35 +178,92 @@ class GameServer:
         return await asyncio.shield(pending)
 
     def _add(self, table: Table) -> None:
-        """Keep `table` live; drop the oldest finished tables nobody has open beyond FINISHED_KEPT."""
+        """Keep `table` live (then drop idle tables beyond the bounds: `_evict`)."""
+        table.max_moves = self.limits.game_moves
+        table.used = time.monotonic()
         self.tables[table.id] = table
-        idle = [t.id for t in self.tables.values() if t.state.is_over and not t.subscribers
-                and (t.sender is None or t.sender.done()) and not t.lock.locked()]
-        for game_id in idle[:max(0, len(idle) - FINISHED_KEPT)]:
-            del self.tables[game_id]
+        self._evict()
+
+    def _evict(self) -> None:
+        """Idle tables leave memory: finished ones beyond FINISHED_KEPT, any idle one unused for
+        `idle_game_seconds`, and the least recently used idle ones beyond `games_in_memory`. A table is idle when
+        no page is open, no AI thinks and no request holds it; it comes back from the database when asked for."""
+        now = time.monotonic()
+        idle = sorted((t for t in self.tables.values() if _idle(t)), key=lambda t: t.used)
+        finished = [t for t in idle if t.over]
+        drop = {t.id for t in finished[:max(0, len(finished) - FINISHED_KEPT)]}
+        drop |= {t.id for t in idle if now - t.used > self.limits.idle_game_seconds}
+        over = len(self.tables) - len(drop) - self.limits.games_in_memory
+        for t in idle:
+            if over <= 0:
+                break
+            if t.id not in drop:
+                drop.add(t.id)
+                over -= 1
+        for game_id in drop:
+            self.tables.pop(game_id).dead = True
 
     async def seat(self, game_id: str, token: str) -> tuple[Table, int | None]:
-        """The table and the seat a token opens (None: the spectators' link); 403 for any other token."""
-        table = await self.table(game_id)
+        """The table and the seat a token opens (None: the spectators' link); 403 for any other token. A game
+        that cannot be loaded is reported (without its moves) only to a token of that game."""
+        try:
+            table = await self.table(game_id)
+        except Refused as exc:
+            if exc.rule == "damaged-game":
+                tokens = await asyncio.to_thread(self.store.tokens, game_id)
+                if token_hash(token) not in tokens:
+                    raise Refused(403, "bad-token", "this link's token does not open this game") from None
+            raise
         known, seat = table.seat_of(token)
         if not known:
             raise Refused(403, "bad-token", "this link's token does not open this game")
+        table.used = time.monotonic()
         return table, seat
+
+    async def hold(self, game_id: str, token: str) -> tuple[Table, int | None]:
+        """`seat`, with the table's lock taken (release it: `table.lock.release()`). A table that left memory
+        meanwhile (evicted, or dropped after a failed write) is not used: the live one is taken instead."""
+        while True:
+            table, seat = await self.seat(game_id, token)
+            await table.lock.acquire()
+            if not table.dead:
+                return table, seat
+            table.lock.release()
 
     async def _commit(self, table: Table, change: Change) -> None:
         try:
             await asyncio.wrap_future(self.store.submit(change.ops))
         except StoreError as exc:
             # the table now differs from the database, which is the truth: drop it, reload on the next request
-            self.tables.pop(table.id, None)
+            if self.tables.get(table.id) is table:
+                del self.tables[table.id]
+            table.dead = True
             for sub in list(table.subscribers):
                 sub.push(None)
-            raise Refused(503, "not-saved", f"the move could not be saved ({exc}); it was not made") from None
+            log.warning("a write of game %s failed: %s", table.id, exc)
+            raise Refused(503, "not-saved", "the database is busy or refused the write; nothing was changed, "
+                                            "try again") from None
+        if table.over:
+            self._ended(table)
+
+    def _ended(self, table: Table) -> None:
+        """A game ended (by the rules, abandoned, or deleted): it no longer counts for its creator."""
+        for games in self.running.values():
+            games.discard(table.id)
 
     # --- requests ------------------------------------------------------------------------------------------
-    async def create(self, body: Any, origin: str) -> dict[str, Any]:
-        """`POST /api/games`: a new game; the links of its human seats and of its spectators."""
-        ng = parse_new_game(body)
+    async def create(self, body: Any, origin: str, client: str = "") -> dict[str, Any]:
+        """`POST /api/games`: a new game; the links of its human seats and of its spectators. `client` (the
+        address) may create `games_per_minute` and hold `running_games_per_client` unfinished games (429)."""
+        ng = parse_new_game(body, self.limits)
+        mine = self.running.setdefault(client, set())
+        if len(mine) >= self.limits.running_games_per_client:
+            raise Refused(429, "too-many-games", f"this address already has {len(mine)} unfinished games; finish "
+                                                 f"or abandon one first", retry_after=60)
+        wait = self.game_bucket.take(client)
+        if wait:
+            raise Refused(429, "too-many-games", f"at most {self.limits.games_per_minute:g} new games a minute "
+                                                 f"from one address", retry_after=wait)
         state = await asyncio.to_thread(new_game, ng.game, ng.players, ng.seed, ng.options, judge=self.judge)
         game_id = secrets.token_urlsafe(GAME_ID_BYTES)
         seat_tokens = {p: secrets.token_urlsafe(TOKEN_BYTES) for p, kind in enumerate(ng.seats) if kind == "human"}
@@ -184,8 +271,14 @@ class GameServer:
         row = GameRow(game_id, ng.game, ng.players, ng.seed, ng.options, ng.seats, time.time(), False)
         tokens: dict[str, int | None] = {t: p for p, t in seat_tokens.items()}
         tokens[watch] = None
-        await asyncio.wrap_future(self.store.submit(Store.create_ops(row, tokens)))
+        try:
+            await asyncio.wrap_future(self.store.submit(Store.create_ops(row, tokens)))
+        except StoreError as exc:
+            log.warning("a new game could not be saved: %s", exc)
+            raise Refused(503, "not-saved", "the database is busy or refused the write; no game was created, "
+                                            "try again") from None
         table = Table(row, state, [], {token_hash(t): p for t, p in tokens.items()})
+        mine.add(game_id)
         self._add(table)
         self.kick(table)
         return {
@@ -196,14 +289,18 @@ class GameServer:
         }
 
     async def answer(self, game_id: str, token: str) -> dict[str, Any]:
-        table, seat = await self.seat(game_id, token)
-        async with table.lock:
+        table, seat = await self.hold(game_id, token)
+        try:
             return await work(table, table.api_answer, seat)
+        finally:
+            table.lock.release()
 
     async def snapshot(self, game_id: str, token: str) -> dict[str, Any]:
-        table, seat = await self.seat(game_id, token)
-        async with table.lock:
+        table, seat = await self.hold(game_id, token)
+        try:
             return await self._snapshot(table, seat)
+        finally:
+            table.lock.release()
 
     async def _snapshot(self, table: Table, seat: int | None) -> dict[str, Any]:
         """The page snapshot of a seat now (call holding the table's lock); the scene is built by the renderer."""
@@ -217,60 +314,84 @@ class GameServer:
     async def play(self, game_id: str, token: str, body: Any) -> dict[str, Any]:
         """`POST /api/games/{id}/moves`: `{"move": TEXT}` (and optionally `"n"`, the number of moves the sender
         believes were played: a retried request then cannot play twice)."""
-        table, seat = await self.seat(game_id, token)
+        await self.seat(game_id, token)
         if not isinstance(body, dict) or not isinstance(body.get("move"), str) or set(body) - {"move", "n"}:
             raise BadInput('the body must be {"move": TEXT} (and optionally "n": moves played so far)', "$")
+        if len(body["move"]) > 200:
+            raise BadInput("a move's text is at most 200 characters", "$.move")
         expect = body.get("n")
         if expect is not None and (not isinstance(expect, int) or isinstance(expect, bool)):
-            raise BadInput(f"n must be a whole number, got {expect!r}", "$.n")
-        return await self._change(table, seat, table.play, seat, body["move"], expect)
+            raise BadInput("n must be a whole number", "$.n")
+        return await self._change(game_id, token, lambda t, seat: (t.play, seat, body["move"], expect))
 
     async def take_back(self, game_id: str, token: str) -> dict[str, Any]:
-        table, seat = await self.seat(game_id, token)
-        return await self._change(table, seat, table.take_back, seat, self.rng)
+        # the take-back check replays the game on re-dealt copies (a tenth of a second in a long game): a thread
+        return await self._change(game_id, token, lambda t, seat: (t.take_back, seat, self.rng), thread=True)
 
-    async def _change(self, table: Table, seat: int | None, fn, *args: Any) -> dict[str, Any]:
-        """A change asked for by a seat, in the one order: apply, commit, tell the pages, answer the seat."""
-        async with table.lock:
-            change = await work(table, fn, *args)
+    async def abandon(self, game_id: str, token: str) -> dict[str, Any]:
+        """`POST /api/games/{id}/abandon`: a player ends the game (docs/serve.md); its AI seats stop."""
+        out = await self._change(game_id, token, lambda t, seat: (t.abandon, seat))
+        return out
+
+    async def _change(self, game_id: str, token: str, what, thread: bool = False) -> dict[str, Any]:
+        """A change asked for by a seat, in the one order: apply, commit, tell the pages, answer the seat.
+        `what(table, seat)` gives the table's method and its arguments."""
+        table, seat = await self.hold(game_id, token)
+        try:
+            fn, *args = what(table, seat)
+            change = await (asyncio.to_thread(fn, *args) if thread else work(table, fn, *args))
             await self._commit(table, change)
             await self._announce(table, change)
             out = await work(table, table.api_answer, seat)
+        finally:
+            table.lock.release()
         self.kick(table)
         return out
 
     async def hint(self, game_id: str, token: str) -> dict[str, Any]:
         """A move suggested for the seat to move, by an AI that sees only what that seat sees."""
-        table, seat = await self.seat(game_id, token)
-        async with table.lock:
+        table, seat = await self.hold(game_id, token)
+        try:
             table.require_turn(seat)
             rev = table.rev
             args = await work(table, self._think_args, table, HINT_AI, seat)
-        text = await self.pool.choose(*args)
-        async with table.lock:
+        finally:
+            table.lock.release()
+        text = await self.hints.choose(*args)
+        table, seat = await self.hold(game_id, token)
+        try:
             if table.rev != rev:
                 raise Refused(409, "stale", "the game moved on while the hint was thought out")
             legal = [str(m) for m in await work(table, table.legal)]
+        finally:
+            table.lock.release()
         return {"move": text if text in legal else legal[0], "n": table.n}
 
     async def ghosts(self, game_id: str, token: str, block: str) -> dict[str, Any]:
-        table, seat = await self.seat(game_id, token)
-        async with table.lock:
+        if len(block) > 16:
+            raise BadInput("block must be a block's id", "$.block")
+        table, seat = await self.hold(game_id, token)
+        try:
             return await work(table, table.ghosts, seat, block)
+        finally:
+            table.lock.release()
 
     async def record(self, game_id: str) -> dict[str, Any]:
         table = await self.table(game_id)
+        table.used = time.monotonic()
         return table.record()
 
     # --- the pages -----------------------------------------------------------------------------------------
     async def subscribe(self, game_id: str, token: str, sub_factory) -> Subscriber:
         """Register an open page; its first message is the snapshot of its seat."""
-        table, seat = await self.seat(game_id, token)
+        table, seat = await self.hold(game_id, token)
         sub = sub_factory(seat)
-        async with table.lock:
+        try:
             snap = await self._snapshot(table, seat)
             table.subscribers.add(sub)
             sub.push(json.dumps({"type": "snapshot", "event": None, "snapshot": snap}))
+        finally:
+            table.lock.release()
         sub.table = table
         return sub
 
@@ -291,7 +412,7 @@ class GameServer:
         events = {}
         for seat in seats:
             event: dict[str, Any] = {"kind": change.kind, "player": change.player, "n": change.n,
-                                     "label": table.label(change.player)}
+                                     "label": table.label(change.player) if change.player >= 0 else "the host"}
             if change.move is not None:
                 event["text"] = table.move_text(change.move, change.player, seat)
             events[seat] = event
@@ -320,20 +441,31 @@ class GameServer:
         return (st.name, st.to_json(), spec, seed, observer)
 
     async def _ai_turns(self, table: Table) -> None:
-        while self.tables.get(table.id) is table:
+        while self.tables.get(table.id) is table and not table.dead:
             async with table.lock:
-                if not table.ai_to_move:
+                if not table.ai_to_move or table.dead:
                     return
                 seat, rev = table.state.current_player, table.rev
-                args = await work(table, self._think_args, table, table.seats[seat], None)
+                spec = table.seats[seat]
+                if table.ai_seconds >= self.limits.ai_seconds_per_game:
+                    spec = "ai:random"  # the game's thinking budget is spent: instant moves from now on
+                args = await work(table, self._think_args, table, spec, None)
             if self.ai_pause:
                 await asyncio.sleep(self.ai_pause)
-            try:
-                text = await self.pool.choose(*args)
-            except Exception:  # a crashed search must not stop the game: the seat plays a random move instead
-                log.exception("AI %s of game %s failed; playing a random move", table.seats[seat], table.id)
-                text = None
+            text = None
+            if spec != "ai:random":
+                try:
+                    async with self.ai_queue:  # one search per AI worker at a time, in the order asked
+                        began = time.monotonic()
+                        try:
+                            text = await self.pool.choose(*args)
+                        finally:
+                            table.ai_seconds += time.monotonic() - began
+                except Exception:  # a crashed search must not stop the game: the seat plays a random move
+                    log.exception("AI %s of game %s failed; playing a random move", table.seats[seat], table.id)
             async with table.lock:
+                if table.dead or table.abandoned:
+                    return
                 if text is None:
                     text = str(table.state.random_move(random.Random(args[3])))
                 try:
@@ -345,6 +477,32 @@ class GameServer:
                     continue  # the game changed while the AI thought (a take-back): think again
                 await self._commit(table, change)
                 await self._announce(table, change)
+
+
+class PageCache:
+    """Answers kept by key, least recently used out first: at most `count` of them."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._items: OrderedDict[Any, bytes] = OrderedDict()
+
+    def get(self, key: Any) -> bytes | None:
+        body = self._items.get(key)
+        if body is not None:
+            self._items.move_to_end(key)
+        return body
+
+    def put(self, key: Any, body: bytes) -> None:
+        self._items[key] = body
+        self._items.move_to_end(key)
+        while len(self._items) > self.count:
+            self._items.popitem(last=False)
+
+
+def _idle(t: Table) -> bool:
+    """Nobody uses the table now: no page open, no AI thinking, no request holding it, nothing left to send."""
+    return (not t.subscribers and (t.sender is None or t.sender.done()) and not t.lock.locked()
+            and (t.ai_task is None or t.ai_task.done()))
 
 
 async def work(table: Table, fn, *args: Any) -> Any:

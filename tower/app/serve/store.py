@@ -59,6 +59,7 @@ class GameRow:
     seats: list[str]
     created: float
     over: bool
+    abandoned: bool = False
 
 
 class StoreError(RuntimeError):
@@ -68,13 +69,17 @@ class StoreError(RuntimeError):
 class Store:
     """The SQLite file. Reads may come from any thread; writes are queued to the writer thread."""
 
-    def __init__(self, path: str | Path, synchronous: str = "full") -> None:
+    def __init__(self, path: str | Path, synchronous: str = "full", lock_seconds: float = 3.0,
+                 check: bool = True) -> None:
         if synchronous not in SYNCHRONOUS:
             raise StoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, got {synchronous!r}")
         self.path = str(path)
         self.synchronous = synchronous.upper()
+        self.lock_seconds = lock_seconds
         self._read = self._connect()
         self._read_lock = threading.Lock()
+        if check:
+            self.quick_check()
         self._read.executescript(SCHEMA)
         self._read.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         version = self._read.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
@@ -86,9 +91,20 @@ class Store:
         #: transactions committed and statements they held (for the benchmark's figures)
         self.commits = 0
 
+    def quick_check(self) -> None:
+        """`PRAGMA quick_check`: a damaged file is refused with one line before the server announces anything."""
+        try:
+            rows = [r[0] for r in self._read.execute("PRAGMA quick_check(3)").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is damaged or not a database ({exc}); restore it from a backup") from None
+        if rows != ["ok"]:
+            raise StoreError(f"{self.path} is damaged ({rows[0][:120]}); restore it from a backup or repair it with "
+                             f"sqlite3's .recover")
+
     def _connect(self) -> sqlite3.Connection:
-        # autocommit mode: transactions are begun and committed explicitly, never implicitly by the module
-        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
+        # autocommit mode: transactions are begun and committed explicitly, never implicitly by the module; a lock
+        # held by another process is waited for `lock_seconds`, then the write fails (503) rather than hang
+        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=self.lock_seconds, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={self.synchronous}")
         conn.execute("PRAGMA foreign_keys=ON")
@@ -126,11 +142,19 @@ class Store:
                         done.append(fut)
                     conn.execute("RELEASE one")
                 conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+            except sqlite3.Error as exc:  # BEGIN or COMMIT failed (a lock held too long, a full disk): nothing of
+                # the batch was written, and every request of it is told so (none may wait for ever)
+                try:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                for _ops, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(StoreError(str(exc)))
                 for fut in done:
-                    fut.set_exception(StoreError(str(exc)))
+                    if not fut.done():
+                        fut.set_exception(StoreError(str(exc)))
                 continue
             self.commits += 1
             for fut in done:
@@ -169,6 +193,17 @@ class Store:
         return [("DELETE FROM moves WHERE game_id = ? AND n >= ?", (game_id, keep)),
                 ("UPDATE games SET over = 0 WHERE id = ?", (game_id,))]
 
+    @staticmethod
+    def end_ops(game_id: str) -> list[Op]:
+        """End a game as abandoned (`over` = 2): its seats left it, or it reached the server's length cap."""
+        return [("UPDATE games SET over = 2 WHERE id = ?", (game_id,))]
+
+    @staticmethod
+    def delete_ops(game_id: str) -> list[Op]:
+        """Remove a game with its moves and tokens (the operator's `tower serve --delete-game`)."""
+        return [("DELETE FROM moves WHERE game_id = ?", (game_id,)), ("DELETE FROM tokens WHERE game_id = ?", (game_id,)),
+                ("DELETE FROM games WHERE id = ?", (game_id,))]
+
     # --- reads ---------------------------------------------------------------------------------------------
     def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple]:
         with self._read_lock:
@@ -179,8 +214,21 @@ class Store:
         return _game_row(rows[0]) if rows else None
 
     def unfinished(self) -> list[str]:
-        """Ids of the games not over yet (resumed when the server starts)."""
+        """Ids of the games not over yet."""
         return [r[0] for r in self._rows("SELECT id FROM games WHERE over = 0 ORDER BY created")]
+
+    def unfinished_with_ai(self, limit: int) -> list[str]:
+        """Ids of the newest `limit` unfinished games with an AI seat (resumed when the server starts: an AI to
+        move plays on without a visit; a game of people only waits in the database until someone asks for it)."""
+        rows = self._rows("SELECT id FROM games WHERE over = 0 AND seats LIKE '%\"ai:%' ORDER BY created DESC "
+                          "LIMIT ?", (limit,))
+        return [r[0] for r in reversed(rows)]
+
+    def listing(self) -> list[tuple[str, str, int, float, str]]:
+        """(id, game, moves, created, state) of every game, oldest first (the operator's `--list-games`)."""
+        rows = self._rows("SELECT g.id, g.game, COUNT(m.n), g.created, g.over FROM games g LEFT JOIN moves m "
+                          "ON m.game_id = g.id GROUP BY g.id ORDER BY g.created")
+        return [(r[0], r[1], r[2], r[3], {0: "running", 1: "over", 2: "abandoned"}.get(r[4], "?")) for r in rows]
 
     def moves(self, game_id: str) -> list[tuple[int, str]]:
         """(player, text) of every move of a game, in order."""
@@ -202,4 +250,4 @@ class Store:
 
 
 def _game_row(r: tuple) -> GameRow:
-    return GameRow(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]), r[6], bool(r[7]))
+    return GameRow(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]), r[6], bool(r[7]), r[7] == 2)

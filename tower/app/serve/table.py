@@ -94,6 +94,11 @@ class Table:
         self.outbox: asyncio.Queue = asyncio.Queue()  # announcements to render and send, in order
         self.sender: asyncio.Task | None = None
         self.ai_task: asyncio.Task | None = None
+        self.dead = False  # left memory (evicted, or a write failed): a request holding it takes the live one
+        self.abandoned = row.abandoned  # its seats left it (or it reached the server's length cap): over
+        self.max_moves: int | None = None  # the server's cap on the game's length (`limits.game_moves`)
+        self.used = 0.0  # when it was last asked for (monotonic clock; the server's memory bound)
+        self.ai_seconds = 0.0  # AI thinking this game has used (the server's budget per game)
 
     @classmethod
     def load(cls, store: Store, row: GameRow, judge: Any = None) -> Table:
@@ -114,9 +119,14 @@ class Table:
         return seat is not None and self.seats[seat] == "human"
 
     @property
+    def over(self) -> bool:
+        """Over by the rules, or abandoned."""
+        return self.state.is_over or self.abandoned
+
+    @property
     def ai_to_move(self) -> bool:
         p = self.state.current_player
-        return p is not None and not self.is_human(p)
+        return p is not None and not self.is_human(p) and not self.abandoned
 
     def legal(self) -> list[Move]:
         if self._legal is None or self._legal[0] != self.rev:
@@ -138,8 +148,7 @@ class Table:
     def api_answer(self, seat: int | None) -> dict[str, Any]:
         """`GET /api/games/{id}`: the seat's view, whose turn, its legal moves, and the result once over."""
         st = self.state
-        cur = st.current_player
-        over = st.is_over
+        cur = None if self.abandoned else st.current_player
         return {
             "id": self.id,
             "game": st.name,
@@ -148,10 +157,21 @@ class Table:
             "to_move": cur,
             "legal_moves": [str(m) for m in self.legal()] if seat is not None and cur == seat else [],
             "n": self.n,
-            "over": over,
-            "result": st.result() if over else None,
-            "outcome": st.outcome_text() if over else None,
+            "over": self.over,
+            "abandoned": self.abandoned,
+            "result": self.result(),
+            "outcome": self.outcome(),
         }
+
+    def result(self) -> dict[str, Any] | None:
+        if self.state.is_over:
+            return self.state.result()
+        return {"abandoned": True, "winners": []} if self.abandoned else None
+
+    def outcome(self) -> str | None:
+        if self.state.is_over:
+            return self.state.outcome_text()
+        return f"abandoned after {self.n} moves" if self.abandoned else None
 
     def snapshot(self, seat: int | None) -> dict[str, Any]:
         """What the game page of `seat` shows now, built here (the server builds it in its render worker)."""
@@ -173,7 +193,7 @@ class Table:
         is built from), the moves it may choose, the log as it may read it, the players, and the result in words
         once over. Cheap: the scene itself is built later by `render`, outside the table's lock."""
         st = self.state
-        cur = st.current_player
+        cur = None if self.abandoned else st.current_player
         mine = self.is_human(seat) and cur == seat
         overlays: dict[str, Any] = {}
         moves: list[str] = []
@@ -208,9 +228,9 @@ class Table:
             "players": [{"seat": p, "label": self.label(p), "kind": self.seats[p]} for p in range(st.num_players)],
             "to_move": cur,
             "your_turn": mine,
-            "over": st.is_over,
-            "result": st.result() if st.is_over else None,
-            "outcome": st.outcome_text() if st.is_over else None,
+            "over": self.over,
+            "result": self.result(),
+            "outcome": self.outcome(),
             "construction": st.construction,
             "perfect_information": st.perfect_information,
             "moves": moves,
@@ -241,6 +261,8 @@ class Table:
             raise Refused(403, "spectator", "a spectator's link cannot play")
         if st.is_over:
             raise Refused(409, "game-over", "the game is over")
+        if self.abandoned:
+            raise Refused(409, "abandoned", "the game was abandoned")
         if st.current_player != seat:
             raise Refused(409, "out-of-turn", f"it is {self.label(st.current_player)}'s turn, not "
                                               f"{self.label(seat)}'s")
@@ -272,13 +294,29 @@ class Table:
         self.movers.append(seat)
         self.rev += 1
         n = self.n
-        return Change("move", seat, move, n,
-                      Store.move_ops(self.id, n - 1, seat, str(move), self.state.is_over))
+        ops = Store.move_ops(self.id, n - 1, seat, str(move), self.state.is_over)
+        if self.max_moves is not None and n >= self.max_moves and not self.state.is_over:
+            self.abandoned = True  # the server's length cap: the game ends here (docs/serve.md, limits)
+            ops += Store.end_ops(self.id)
+        return Change("move", seat, move, n, ops)
+
+    def abandon(self, seat: int | None) -> Change:
+        """End the game as abandoned: asked by a human seat, or by the spectators' link of a game without one
+        (its creator's only link). The moves played stay; the record is given out like a finished game's."""
+        if self.over:
+            raise Refused(409, "game-over", "the game is over")
+        if seat is None and any(kind == "human" for kind in self.seats):
+            raise Refused(403, "spectator", "a spectator's link cannot abandon a game that has players")
+        if seat is not None and not self.is_human(seat):
+            raise Refused(403, "not-a-player", "only a player's link can abandon the game")
+        self.abandoned = True
+        self.rev += 1
+        return Change("abandon", -1 if seat is None else seat, None, self.n, Store.end_ops(self.id))
 
     def may_ask_take_back(self, seat: int | None) -> bool:
         """The undo button's state: the seat made a move that nobody else human has answered (the full rule,
         which also replays the position, is applied when it is asked: `take_back`)."""
-        if not self.is_human(seat) or self.state.is_over or seat not in self.movers:
+        if not self.is_human(seat) or self.over or seat not in self.movers:
             return False
         last = len(self.movers) - 1 - self.movers[::-1].index(seat)
         return all(not self.is_human(p) for p in self.movers[last + 1:])
@@ -287,6 +325,8 @@ class Table:
         """Take back the seat's last move (and the AI moves after it) under the rule of `takeback`."""
         if seat is None:
             raise Refused(403, "spectator", "a spectator's link cannot take moves back")
+        if self.abandoned:
+            raise Refused(409, "abandoned", "the game was abandoned: its moves stand")
         keep = plan_take_back(self.state, self.movers, self.seats, seat, rng)
         state = self.state.restart()
         for move in self.state.history[:keep]:
@@ -298,7 +338,7 @@ class Table:
 
     def record(self) -> dict[str, Any]:
         """The game's `game-record/1`, with who sat where; only once the game is over (it holds the seed)."""
-        if not self.state.is_over:
+        if not self.over:
             raise Refused(409, "game-running", "the record (which holds the seed of the deal) is given out once "
                                                "the game is over")
         rec = self.state.record()

@@ -10,7 +10,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import random
-from concurrent.futures import Executor, ProcessPoolExecutor
+import re
+import time
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -25,19 +27,27 @@ AGENT_CHOICES = ("ai:random", "ai:greedy", "ai:mcts:time=1", "ai:mcts:time=3")
 HINT_AI = "ai:greedy"  # instant, and it sees the position the way the asking seat does (see `choose`)
 
 
-def check_ai_spec(spec: str) -> str:
-    """An AI seat's spec (`ai:greedy`, `ai:mcts:time=1`, ...) as the server accepts it; BadInput otherwise."""
-    from tower.games.ai import make_agent
+#: The grammar of an AI seat on this server: a known AI, then settings of known names with short numbers. Nothing
+#: else: a seat's spec is shown to every player of the game, so it must not carry free text.
+AI_SPEC = re.compile(r"ai:(?:random|greedy|(?:mcts|ismcts)(?::(?:time=\d{1,2}(?:\.\d{1,3})?|iters=\d{1,6}|"
+                     r"c=\d(?:\.\d{1,3})?|rollout=\d{1,4})(?:,(?:time=\d{1,2}(?:\.\d{1,3})?|iters=\d{1,6}|"
+                     r"c=\d(?:\.\d{1,3})?|rollout=\d{1,4})){0,3})?)")
 
-    if not isinstance(spec, str) or not spec.startswith("ai:"):
-        raise BadInput(f"a seat is 'human' or an AI like 'ai:greedy', got {spec!r}", "")
-    make_agent(spec)  # names an unknown AI or setting, or a setting that is not a number
+
+def check_ai_spec(spec: str) -> str:
+    """An AI seat's spec (`ai:greedy`, `ai:mcts:time=1`, ...) as the server accepts it (`AI_SPEC`, then the
+    time and iteration bounds); BadInput otherwise."""
+    from tower.app.serve.limits import clip
+
+    if not isinstance(spec, str) or len(spec) > 64 or not AI_SPEC.fullmatch(spec):
+        raise BadInput(f"a seat is 'human' or an AI like 'ai:greedy', 'ai:mcts:time=1' (ai:random, ai:greedy, "
+                       f"ai:mcts or ai:ismcts with time=, iters=, c=, rollout=), got {clip(spec, 40)}", "")
     _, _, settings = spec.removeprefix("ai:").partition(":")
     for part in filter(None, settings.split(",")):
         key, _, value = part.partition("=")
         if key == "time" and not 0 < float(value) <= MAX_AI_SECONDS:
             raise BadInput(f"{spec!r}: time must be more than 0 and at most {MAX_AI_SECONDS:g} s on this server", "")
-        if key in ("iters", "iterations") and not 0 < int(value) <= MAX_AI_ITERATIONS:
+        if key == "iters" and not 0 < int(value) <= MAX_AI_ITERATIONS:
             raise BadInput(f"{spec!r}: iters must be 1 to {MAX_AI_ITERATIONS} on this server", "")
     return spec
 
@@ -61,8 +71,16 @@ def choose(game: str, state_json: dict[str, Any], spec: str, seed: int, observer
     return str(make_agent(spec, seed=seed).choose(state))
 
 
-def _warm() -> int:
-    """Run once in each worker as it starts: import the games and the scenes so the first real job is quick."""
+def _warm(parent: int | None = None, nice: int = 0) -> int:
+    """Run once in each worker as it starts: watch the server's process (`parent`), lower the worker's priority
+    by `nice`, and import the games and the scenes so the first real job is quick."""
+    if parent is not None:
+        _watch_parent(parent)
+    if nice:
+        try:
+            os.nice(nice)
+        except OSError:  # not allowed here: the worker keeps its priority
+            pass
     import tower.games.ai  # noqa: F401
     import viewer.games  # noqa: F401
     import viewer.scene_json  # noqa: F401
@@ -73,20 +91,43 @@ def _warm() -> int:
     return len(game_names())
 
 
+def _watch_parent(parent: int, every: float = 0.5) -> None:
+    """Exit this worker when the server's process is gone (killed with SIGKILL, crashed): a pool's workers would
+    otherwise wait for work forever, and keep the forkserver and the resource tracker alive with them."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # the pid now belongs to another user's process: ours is gone
+                os._exit(0)
+
+    threading.Thread(target=watch, name="tower-parent-watch", daemon=True).start()
+
+
 class WorkerPool:
     """Worker processes for work that must not hold the server's process: AI moves and hints (`choose`), the
-    scenes of the pages (`table.render_messages`). A pool broken by a dead worker is replaced on the next call."""
+    scenes of the pages (`table.render_messages`). A pool broken by a dead worker is replaced on the next call.
+    Each worker exits by itself when the server's process dies (`_watch_parent`)."""
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, nice: int = 0) -> None:
+        """`nice`: how much lower the workers' priority is than the server's (background work such as AI searches
+        and replays yields the cores to the answers of moves)."""
         self.workers = max(1, workers or os.cpu_count() or 1)
-        self._pool: Executor | None = None
+        self.nice = nice
+        self._pool: ProcessPoolExecutor | None = None
 
-    def _executor(self) -> Executor:
+    def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             # forkserver: workers start from a clean process, not from this one with its threads and sockets
             methods = multiprocessing.get_all_start_methods()
             ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_warm)
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_warm,
+                                             initargs=(os.getpid(), self.nice))
         return self._pool
 
     def start(self) -> None:
@@ -112,7 +153,19 @@ class WorkerPool:
         """The move text an AI chooses (`choose(*args)`), in a worker."""
         return await self.run(choose, *args)
 
+    def pids(self) -> list[int]:
+        """The worker processes' ids (for tests)."""
+        return [p.pid for p in (self._pool._processes or {}).values()] if self._pool is not None else []
+
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """Stop the workers now: a search still running is ended (its game is saved move by move anyway)."""
+        if self._pool is None:
+            return
+        pool, self._pool = self._pool, None
+        procs = list((pool._processes or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in procs:
+            proc.join(5)

@@ -309,7 +309,7 @@ el('hint').addEventListener('click', async () => {
   }
 });
 el('undo').addEventListener('click', async () => {
-  const answer = await call('POST', `${base}/undo?${q}`);
+  const answer = await call('POST', `${base}/undo?${q}`, {});
   if (!answer.ok) message(errorText(answer));
 });
 document.addEventListener('keydown', (e) => {

@@ -5,22 +5,25 @@ import { call, errorText, el, item } from './api.js';
 
 const parts = location.pathname.split('/').filter(Boolean);
 const gameId = parts.length > 1 ? decodeURIComponent(parts[1]) : null;
-const page = { doc: null, k: 0, timer: null, view: null };
+// The server answers a page of positions at a time (docs/serve.md): `frames` fills as the steps reach them.
+const page = { doc: null, frames: [], total: 0, seat: 'public', k: 0, timer: null, view: null };
 window.towerReplay = page;
 const view = new SceneView(el('view'), { covered: () => el('hud').offsetHeight + el('hud').offsetTop });
 page.view = view;
 
+async function fetchPage(seat, from) {
+  const q = `seat=${seat}&from=${from}`;
+  if (gameId) return call('GET', `/api/games/${encodeURIComponent(gameId)}/replay?${q}`);
+  const record = sessionStorage.getItem('tower-replay-record');
+  if (!record) return null;
+  return call('POST', `/api/replay?${q}`, record);
+}
+
 async function load(seat) {
-  let answer;
-  if (gameId) {
-    answer = await call('GET', `/api/games/${encodeURIComponent(gameId)}/replay?seat=${seat}`);
-  } else {
-    const record = sessionStorage.getItem('tower-replay-record');
-    if (!record) {
-      el('message').textContent = 'No record to replay: open one in the lobby.';
-      return;
-    }
-    answer = await call('POST', `/api/replay?seat=${seat}`, record);
+  const answer = await fetchPage(seat, 0);
+  if (!answer) {
+    el('message').textContent = 'No record to replay: open one in the lobby.';
+    return;
   }
   if (!answer.ok) {
     el('message').textContent = errorText(answer) + (answer.data.where ? ` at ${answer.data.where}` : '');
@@ -28,6 +31,10 @@ async function load(seat) {
   }
   const first = page.doc === null;
   page.doc = answer.data;
+  page.seat = seat;
+  page.total = answer.data.total;
+  page.frames = new Array(page.total);
+  answer.data.frames.forEach((f) => { page.frames[f.k] = f; });
   el('title').textContent = `Replay: ${page.doc.title}`;
   el('who').textContent = page.doc.players.join(', ');
   if (first) {
@@ -36,26 +43,34 @@ async function load(seat) {
     sel.options[0].value = 'public';
     page.doc.players.forEach((_, i) => { sel.options[i + 1].value = String(i); });
   }
-  el('slider').max = page.doc.frames.length - 1;
+  el('slider').max = page.total - 1;
   const log = el('log');
-  log.replaceChildren(...page.doc.frames.slice(1).map((f) => item('li', `${f.label}: ${f.move}`)));
+  log.replaceChildren(...page.doc.moves.map((m) => item('li', `${m.label}: ${m.move}`)));
   el('outcome').hidden = !page.doc.outcome;
   el('outcome').textContent = page.doc.outcome || '';
-  go(Math.min(page.k, page.doc.frames.length - 1), false, true);
+  await go(Math.min(page.k, page.total - 1), false, true);
   document.body.dataset.ready = 'true';
 }
 
-function go(k, animate = true, reset = false) {
-  const frames = page.doc.frames;
-  k = Math.max(0, Math.min(frames.length - 1, k));
-  const from = animate && k === page.k + 1 ? frames[page.k].scene : null;
+async function go(k, animate = true, reset = false) {
+  const frames = page.frames;
+  k = Math.max(0, Math.min(page.total - 1, k));
+  if (!frames[k]) {
+    const answer = await fetchPage(page.seat, k - (k % page.doc.page));
+    if (!answer || !answer.ok) {
+      if (answer && answer.status === 429) setTimeout(() => go(k, animate, reset), 1000);
+      return;
+    }
+    answer.data.frames.forEach((f) => { frames[f.k] = f; });
+  }
+  const from = animate && k === page.k + 1 && frames[page.k] ? frames[page.k].scene : null;
   page.k = k;
   const scene = frames[k].scene;
   el('hud').textContent = [scene.title, ...scene.lines].filter(Boolean).join('\n');
   view.show(scene, { from, resetCamera: reset });
   el('slider').value = k;
-  el('step').textContent = k === 0 ? `start (${frames.length - 1} moves)`
-    : `move ${k}/${frames.length - 1}: ${frames[k].label}: ${frames[k].move}`;
+  el('step').textContent = k === 0 ? `start (${page.total - 1} moves)`
+    : `move ${k}/${page.total - 1}: ${frames[k].label}: ${frames[k].move}`;
   [...el('log').children].forEach((li, i) => li.classList.toggle('current', i === k - 1));
   document.body.dataset.k = String(k);
 }
@@ -69,14 +84,14 @@ function stop() {
 el('first').addEventListener('click', () => { stop(); go(0); });
 el('prev').addEventListener('click', () => { stop(); go(page.k - 1); });
 el('next').addEventListener('click', () => { stop(); go(page.k + 1); });
-el('last').addEventListener('click', () => { stop(); go(page.doc.frames.length - 1); });
+el('last').addEventListener('click', () => { stop(); go(page.total - 1); });
 el('slider').addEventListener('input', (e) => { stop(); go(Number(e.target.value), false); });
 el('seat').addEventListener('change', (e) => { stop(); load(e.target.value); });
 el('playpause').addEventListener('click', () => {
   if (page.timer) return stop();
   el('playpause').textContent = 'Pause';
   page.timer = setInterval(() => {
-    if (page.k >= page.doc.frames.length - 1) stop();
+    if (page.k >= page.total - 1) stop();
     else go(page.k + 1);
   }, 900);
 });

@@ -1,0 +1,10 @@
+"""Limits of the servers in the functional tests of `tower serve`: the production ones, except that one client
+(the test, on 127.0.0.1) may create and hold many games and send many requests. The limits themselves are tested
+with their defaults in tests/test_serve_limits.py."""
+
+from __future__ import annotations
+
+from tower.app.serve.limits import Limits
+
+ROOMY = Limits(game_burst=100_000, running_games_per_client=100_000, request_burst=1_000_000,
+               requests_per_second=100_000.0, replays_per_client=100)

@@ -1,0 +1,147 @@
+"""Every limit of `tower serve` in one table (docs/serve.md, "Limits"): what one request, one client and one game
+may cost, checked before any work is done.
+
+`Limits()` holds the defaults; `tower serve --limit NAME=VALUE` changes one. Other parts of the server (and the
+lab's endpoints) read them from here, e.g. `DEFAULT.blocks_per_build`.
+
+A client is an address (`request.remote`); behind a reverse proxy every client has the proxy's address, so
+`--trust-proxy` takes it from the proxy's `X-Forwarded-For` header instead (docs/serve.md).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from tower.games.errors import BadInput
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits of one server. Each field's `metadata["doc"]` says what it bounds (the docs table is built from
+    them: `table()`)."""
+
+    # --- one request ------------------------------------------------------------------------------------------
+    body_bytes: int = 256 * 1024
+    players: int = 6
+    option_text: int = 200
+    option_number: int = 10_000
+    option_text_number: int = 40
+    blocks_per_build: int = 200
+    record_moves: int = 3000
+    # --- one client (an address) ------------------------------------------------------------------------------
+    requests_per_second: float = 40.0
+    request_burst: int = 200
+    games_per_minute: float = 6.0
+    game_burst: int = 10
+    running_games_per_client: int = 20
+    connections_per_client: int = 64
+    replays_per_client: int = 1
+    # --- connections ------------------------------------------------------------------------------------------
+    header_seconds: float = 10.0
+    body_seconds: float = 10.0
+    idle_seconds: float = 30.0
+    # --- the whole server -------------------------------------------------------------------------------------
+    games_in_memory: int = 500
+    idle_game_seconds: float = 300.0
+    game_moves: int = 3000
+    ai_seconds_per_game: float = 600.0
+    ai_searches_at_once: int = 0  # 0: one per AI worker process
+    replays_at_once: int = 2
+    replay_page: int = 25
+    replay_cache: int = 64
+    db_lock_seconds: float = 3.0
+
+    def with_changes(self, settings: list[str]) -> Limits:
+        """A copy with `NAME=VALUE` settings applied; BadInput names a setting that is unknown or not a number."""
+        known = {f.name: f for f in fields(self)}
+        changes: dict[str, Any] = {}
+        for text in settings:
+            name, eq, value = text.partition("=")
+            name = name.strip().replace("-", "_")
+            if not eq or name not in known:
+                raise BadInput(f"--limit {text!r}: expected NAME=VALUE with NAME one of {', '.join(known)}", "")
+            kind = type(getattr(self, name))
+            try:
+                number = kind(value)
+            except ValueError:
+                raise BadInput(f"--limit {name}: {value!r} is not a {kind.__name__}", "") from None
+            if not (math.isfinite(number) and number >= 0):
+                raise BadInput(f"--limit {name}: must be a number >= 0, got {value!r}", "")
+            changes[name] = number
+        return replace(self, **changes)
+
+    @staticmethod
+    def table() -> list[tuple[str, Any, str]]:
+        """(name, default, what it bounds) of every limit, in order (the docs' table)."""
+        return [(name, getattr(DEFAULT, name), doc) for name, doc in DOCS.items()]
+
+
+DEFAULT = Limits()
+
+DOCS: dict[str, str] = {
+    "body_bytes": "bytes of a request body (a longer one is refused with 413 before it is read)",
+    "players": "players of a new game (besides each game's own range)",
+    "option_text": "characters of a text option (e.g. Partners' `deck`, Diabolo's `values`)",
+    "option_number": "largest whole-number option (e.g. Partners' `move_limit`)",
+    "option_text_number": "largest number inside a text option (a count of cards, a space of the track)",
+    "blocks_per_build": "blocks of a build sent to the server (The Climbers' `start` option, the lab)",
+    "record_moves": "moves of a record sent for replay",
+    "requests_per_second": "API requests a client may make per second, on average (token bucket; 429)",
+    "request_burst": "API requests a client may make at once before `requests_per_second` applies",
+    "games_per_minute": "games a client may create per minute, on average (token bucket; 429)",
+    "game_burst": "games a client may create at once before `games_per_minute` applies",
+    "running_games_per_client": "unfinished games created by one client (429 until one ends or is abandoned)",
+    "connections_per_client": "open connections of one client (more are closed at once)",
+    "replays_per_client": "replay computations of one client at a time (429 while one runs)",
+    "header_seconds": "seconds a new connection has to send its first request's headers",
+    "body_seconds": "seconds a request has to send its body",
+    "idle_seconds": "seconds a keep-alive connection may wait for its next request",
+    "games_in_memory": "games held in memory; idle ones leave first and come back from the database when asked for",
+    "idle_game_seconds": "seconds after which a game nobody asks for (no page open, no AI thinking) leaves memory",
+    "game_moves": "moves of one game: a game that reaches it ends as abandoned",
+    "ai_seconds_per_game": "seconds of AI thinking one game may use; after it its AI seats play at random",
+    "ai_searches_at_once": "AI searches running at once (a queue; 0: one per worker); hints have their own worker",
+    "replays_at_once": "replay computations at once on the whole server (others wait their turn)",
+    "replay_page": "positions (scenes) in one replay answer",
+    "replay_cache": "replay answers of finished games kept for the next asker",
+    "db_lock_seconds": "seconds a write waits for the database lock before it is answered with 503",
+}
+
+
+class Bucket:
+    """Token buckets by key (a client's address): `rate` tokens a second, at most `burst` saved up."""
+
+    def __init__(self, rate: float, burst: float, keys: int = 100_000) -> None:
+        self.rate, self.burst, self.keys = rate, burst, keys
+        self._state: dict[str, tuple[float, float]] = {}  # key -> (tokens, when)
+
+    def take(self, key: str, now: float | None = None) -> float:
+        """Take a token: 0.0 if there was one, else the seconds until there will be (nothing taken)."""
+        now = time.monotonic() if now is None else now
+        tokens, when = self._state.get(key, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - when) * self.rate)
+        if tokens >= 1:
+            if len(self._state) >= self.keys and key not in self._state:
+                self._forget(now)
+            self._state[key] = (tokens - 1, now)
+            return 0.0
+        self._state[key] = (tokens, now)
+        return (1 - tokens) / self.rate if self.rate > 0 else 3600.0
+
+    def _forget(self, now: float) -> None:
+        """Drop the keys whose buckets are full again (they would start full anyway)."""
+        full = [k for k, (t, w) in self._state.items() if t + (now - w) * self.rate >= self.burst]
+        for k in full:
+            del self._state[k]
+        if len(self._state) >= self.keys:  # all busy: the oldest go (they start full: a client's gain, not loss)
+            for k in sorted(self._state, key=lambda k: self._state[k][1])[: len(self._state) // 2]:
+                del self._state[k]
+
+
+def clip(text: Any, limit: int = 160) -> str:
+    """`repr` of client input for an error message, at most `limit` characters."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
