@@ -132,6 +132,15 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("name", nargs="?", help="tower-build, game-record, tower-scene, tower-check, tower-simulate or "
                                            "tower-sweep (a format such as tower-build/1 works too); none: list them")
 
+    s = sub.add_parser("lab", help="build and change a tower by hand in the browser, judged live")
+    s.add_argument("file", nargs="?", help="start from this tower-build/1 file (default: an empty table)")
+    s.add_argument("--port", type=int, default=0, help="port (default 0: a free one)")
+    s.add_argument("--db", default="tower-games.sqlite", help="SQLite file the labs are kept in (default "
+                   "./tower-games.sqlite, shared with tower serve)")
+    s.add_argument("--rules", choices=("strict", "flag", "free"), default="strict",
+                   help="strict: refuse edits the game's rules forbid; flag: allow them, outlined; free: physics only")
+    s.add_argument("--no-browser", action="store_true", help="print the address only")
+
     s = sub.add_parser("replay", help="step through a game record")
     s.add_argument("record")
     s.add_argument("--gif", metavar="FILE")

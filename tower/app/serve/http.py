@@ -31,7 +31,7 @@ ERROR_CHARS = 300  # an error message is one line of at most this many character
 SERVER_KEY = web.AppKey("server", GameServer)
 GUARD_KEY = web.AppKey("guard", Guard)
 CLIENT_KEY = web.RequestKey("client", str)
-PAGES = {"lobby": "lobby.html", "game": "game.html", "replay": "replay.html"}
+PAGES = {"lobby": "lobby.html", "game": "game.html", "replay": "replay.html", "lab": "lab.html"}
 
 
 def _csp() -> str:
@@ -311,6 +311,9 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
             sender.cancel()
         return ws
 
+    from tower.app.serve.lab import add_lab_routes
+
+    add_lab_routes(app, routes, server, page, read_json)
     root = STATIC.resolve()
 
     @routes.get("/static/{tail:.+}")
