@@ -181,6 +181,16 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     async def favicon(_request: web.Request) -> web.Response:
         return web.Response(status=204)
 
+    openapi_body: list[bytes] = []  # built on first request: the document of this server, with its limits
+
+    @routes.get("/api/openapi.json")
+    async def openapi(_request: web.Request) -> web.Response:
+        if not openapi_body:
+            from tower.app.serve.openapi import openapi_document
+
+            openapi_body.append(json.dumps(openapi_document(limits)).encode())
+        return web.Response(body=openapi_body[0], content_type="application/json")
+
     @routes.get("/api/catalogue")
     async def catalogue(_request: web.Request) -> web.Response:
         from tower.app.serve.lobby import catalogue as cat
@@ -319,8 +329,12 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     @routes.get("/static/{tail:.+}")
     async def static(request: web.Request) -> web.StreamResponse:
         """The pages' scripts and styles; anything else (a missing file, a path out of the folder) is a JSON 404."""
-        path = (root / request.match_info["tail"]).resolve()
-        if not path.is_relative_to(root) or not path.is_file():
+        try:
+            path = (root / request.match_info["tail"]).resolve()
+            found = path.is_relative_to(root) and path.is_file()
+        except (OSError, ValueError):  # a name too long for the file system, a NUL byte: no such file either
+            found = False
+        if not found:
             raise web.HTTPNotFound()
         return web.FileResponse(path)
 
