@@ -1,7 +1,8 @@
 """`tower serve`'s OpenAPI 3.1 document (`/api/openapi.json`, docs/serve.md), checked by tools no one here wrote:
 openapi-spec-validator says it is a valid OpenAPI 3.1 document, and schemathesis fuzzes a loopback server from it
 (every operation, at most EXAMPLES generated requests each) with its server-error and response-conformance checks:
-no 5xx, every status, content type, header and body as the document says.
+no 5xx, every status, content type, header and body as the document says; and what the document says is invalid
+(a generated request that breaks it) is refused with a 4xx.
 
 Half of the requests go to real games and a real lab (their ids and a seat's token put into the generated
 request), so the fuzzer reaches the referee, not only the 404 of an unknown id.
@@ -21,6 +22,7 @@ schemathesis = pytest.importorskip("schemathesis")
 from schemathesis.checks import not_a_server_error  # noqa: E402
 from schemathesis.specs.openapi.checks import (  # noqa: E402
     content_type_conformance,
+    negative_data_rejection,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
@@ -35,7 +37,7 @@ from tower.games import game_names  # noqa: E402
 #: Generated requests per operation (the issue's bound is 100; this keeps the whole run near a minute here).
 EXAMPLES = 25
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_headers_conformance,
-          response_schema_conformance]
+          response_schema_conformance, negative_data_rejection]
 
 
 @pytest.fixture(scope="module")

@@ -130,11 +130,17 @@ def _token(request: web.Request) -> str:
     return request.query.get("token", "")[:100]
 
 
-def _no_body(request: web.Request) -> None:
+async def no_body(request: web.Request) -> None:
     """A POST without a body may come from any page of any site (a form): only this server's pages and scripts
-    send `application/json`, so any other POST is refused before it does anything."""
+    send `application/json`, so any other POST is refused before it does anything. The body, if any, must be
+    empty or `{}` (the OpenAPI document says so; anything else is a client's mistake worth telling)."""
     if request.content_type != "application/json":
         raise Refused(415, "not-json", "a POST must be sent as Content-Type: application/json")
+    if request.content_length is not None and request.content_length > 64:
+        raise BadInput("this request takes no body (or {})", "$")
+    raw = (await request.read()).strip()
+    if raw and raw.replace(b" ", b"") != b"{}":
+        raise BadInput("this request takes no body (or {})", "$")
 
 
 def _origin(request: web.Request) -> str:
@@ -214,12 +220,12 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
 
     @routes.post("/api/games/{id}/undo")
     async def undo(request: web.Request) -> web.Response:
-        _no_body(request)
+        await no_body(request)
         return web.json_response(await server.take_back(request.match_info["id"], _token(request)))
 
     @routes.post("/api/games/{id}/abandon")
     async def abandon(request: web.Request) -> web.Response:
-        _no_body(request)
+        await no_body(request)
         return web.json_response(await server.abandon(request.match_info["id"], _token(request)))
 
     @routes.get("/api/games/{id}/hint")

@@ -91,6 +91,8 @@ def _param(name: str, where: str, description: str, schema: dict[str, Any] | Non
 GAME_ID = _param("id", "path", "the game's id (12 URL-safe characters, not secret)",
                  {"type": "string", "maxLength": 64})
 LAB_ID = _param("id", "path", "the lab's id", {"type": "string", "maxLength": 64})
+#: A page takes any id: its script asks the API, which answers 404 for an unknown one.
+PAGE_ID = _param("id", "path", "a game's or a lab's id")
 TOKEN = _param("token", "query", "the seat's (or the spectators') token from the game's links: 32 URL-safe "
                                  "characters; the link *is* the seat", {"type": "string", "maxLength": 100})
 SEAT = _param("seat", "query", "whose view: a seat number or `public` (default)",
@@ -100,9 +102,13 @@ FROM = _param("from", "query", "the first position of the page (default 0)", {"t
 COUNT = _param("count", "query", "positions wanted (at most the limit `replay_page`)",
                {"type": "integer", "minimum": 0, "maximum": 999_999})
 #: A POST without a body still says `application/json` (only the server's pages and scripts do; a form cannot).
-EMPTY_JSON_BODY = {"required": False, "description": "no body is needed; the request must still be sent as "
-                                                     "`Content-Type: application/json` (415 otherwise)",
+EMPTY_JSON_BODY = {"required": False, "description": "no body, or `{}`; the request must still be sent as "
+                                                     "`Content-Type: application/json` (415 otherwise): a form of "
+                                                     "another site cannot",
                    "content": {JSON: {"schema": {"type": "object", "maxProperties": 0}}}}
+#: The lab's undo, redo and drop read no body (and ask for no content type): whatever is sent is ignored.
+IGNORED_BODY = {"required": False, "description": "none; a body is ignored",
+                "content": {"*/*": {"schema": {}}}}
 
 
 def _op(op_id: str, tag: str, summary: str, ok: dict[str, Any], errors: tuple[int, ...],
@@ -280,8 +286,9 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
             "properties": {
                 "build": {"description": "a `tower-build/1` build to start from", **build},
                 "rules": {"enum": ["strict", "flag", "free"]},
-                "seed": {"type": "integer", "minimum": 0},
-                "start": {"type": "string", "description": "`empty` (default) or a start tower"},
+                "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+                "start": {"enum": ["empty", "random"],
+                          "description": "`empty` (default) or `random`: a random start tower of `seed`"},
             },
         },
         "LabState": {
@@ -347,11 +354,11 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         {"required": True, "content": {JSON: {"schema": _ref("Move")}}})}
     p["/api/games/{id}/undo"] = {"post": _op(
         "undoMove", "games", "take the seat's last move back (the undo rule of docs/serve.md)",
-        _json(_ref("GameAnswer"), "the game after the take-back"), (403, 404, 409, 413, 415, 429, 503),
+        _json(_ref("GameAnswer"), "the game after the take-back"), (400, 403, 404, 409, 413, 415, 429, 503),
         [GAME_ID, TOKEN], EMPTY_JSON_BODY)}
     p["/api/games/{id}/abandon"] = {"post": _op(
         "abandonGame", "games", "give the game up: it ends, abandoned", _json(_ref("GameAnswer"), "the ended game"),
-        (403, 404, 409, 413, 415, 429, 503), [GAME_ID, TOKEN], EMPTY_JSON_BODY)}
+        (400, 403, 404, 409, 413, 415, 429, 503), [GAME_ID, TOKEN], EMPTY_JSON_BODY)}
     p["/api/games/{id}/hint"] = {"get": _op(
         "hint", "games", "a move for the seat to move (an AI thinking on what the seat may know)",
         _json(_ref("Hint"), "the hint"), (403, 404, 409, 429, 503), [GAME_ID, TOKEN])}
@@ -390,13 +397,13 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         {"required": True, "content": {JSON: {"schema": _ref("LabEdit")}}})}
     for name, what in (("undo", "take the last edit back"), ("redo", "do the edit taken back again")):
         p[f"/api/lab/{{id}}/{name}"] = {"post": _op(
-            f"{name}Lab", "lab", what, _json(_ref("LabState"), "the lab"), lab_changes, [LAB_ID], EMPTY_JSON_BODY)}
+            f"{name}Lab", "lab", what, _json(_ref("LabState"), "the lab"), lab_changes, [LAB_ID], IGNORED_BODY)}
     p["/api/lab/{id}/rules"] = {"post": _op(
         "labRules", "lab", "strict, flag or free: how the game's rules apply", _json(_ref("LabState"), "the lab"),
         lab_changes, [LAB_ID], {"required": True, "content": {JSON: {"schema": _ref("LabRules")}}})}
     p["/api/lab/{id}/drop"] = {"post": _op(
         "dropLab", "lab", "PyBullet's run of the build, for the drop animation", _json(_ref("LabDrop"), "the run"),
-        lab_changes, [LAB_ID], EMPTY_JSON_BODY)}
+        lab_changes, [LAB_ID], IGNORED_BODY)}
     for name, what in (("forces", "the contact forces"), ("removal", "the removal map")):
         p[f"/api/lab/{{id}}/{name}"] = {"get": _op(
             f"lab{name.title()}", "lab", what, _json(_ref("LabExplained"), what), (404, 409, 429, 503), [LAB_ID])}
@@ -408,11 +415,11 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         [LAB_ID])}
     p["/"] = {"get": _html_page("lobbyPage", "the lobby")}
     p["/play/{id}"] = {"get": _html_page("gamePage", "a seat's (or the spectators') page of a game",
-                                         [GAME_ID, TOKEN])}
+                                         [PAGE_ID, _param("token", "query", "the seat's token (read by the page)")])}
     p["/replay"] = {"get": _html_page("replayUploadPage", "the replay page of a record opened in the lobby")}
-    p["/replay/{id}"] = {"get": _html_page("replayPage", "the replay page of a finished game", [GAME_ID])}
+    p["/replay/{id}"] = {"get": _html_page("replayPage", "the replay page of a finished game", [PAGE_ID])}
     p["/lab"] = {"get": _html_page("labPage", "the lab")}
-    p["/lab/{id}"] = {"get": _html_page("labIdPage", "a lab", [LAB_ID])}
+    p["/lab/{id}"] = {"get": _html_page("labIdPage", "a lab", [PAGE_ID])}
     p["/static/{path}"] = {"get": _op(
         "static", "pages", "the pages' scripts, styles and the vendored three.js",
         {"description": "the file", "content": {"*/*": {"schema": {}}}}, (404,),
