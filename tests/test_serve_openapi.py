@@ -122,3 +122,44 @@ def test_the_server_answers_as_its_document_says(case, served):
         pytest.skip("a WebSocket: its plain-GET refusal is checked in test_serve_api.py")
     _real(case, served.real)
     case.call_and_validate(base_url=served.url, checks=CHECKS, timeout=60)
+
+
+def test_the_websocket_feed_sends_what_the_asyncapi_document_says(served):
+    """The feed's messages (first snapshot, a move, a take-back, a pong) validate against the AsyncAPI
+    document's schemas (with the jsonschema library, the document as the root of its references)."""
+    import asyncio
+
+    import aiohttp
+    from jsonschema import Draft202012Validator
+
+    with urllib.request.urlopen(served.url + "/api/asyncapi.json", timeout=30) as resp:
+        doc = json.loads(resp.read())
+    assert doc["asyncapi"] == "3.0.0" and doc["channels"]["feed"]["address"] == "/api/games/{id}/ws"
+    feed = Draft202012Validator({"$ref": "#/components/schemas/FeedMessage", "components": doc["components"]})
+    client = Client(served.url)
+    game = client.create("climbers", ["human", "human"], seed=3)
+    game_id, token = game["id"], game["seats"][0]["token"]
+
+    async def listen() -> list[dict]:
+        got = []
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(f"{served.url}/api/games/{game_id}/ws?token={token}") as ws:
+                got.append(json.loads((await ws.receive(timeout=30)).data))
+                await ws.send_str("ping")
+                got.append(json.loads((await ws.receive(timeout=30)).data))
+                state = await asyncio.to_thread(client.state, game_id, token)
+                await asyncio.to_thread(client.move, game_id, token, state["legal_moves"][0], state["n"])
+                got.append(json.loads((await ws.receive(timeout=30)).data))
+                await asyncio.to_thread(client.undo, game_id, token)
+                got.append(json.loads((await ws.receive(timeout=30)).data))
+        return got
+
+    messages = asyncio.run(listen())
+    assert [m["type"] for m in messages] == ["snapshot", "pong", "snapshot", "snapshot"]
+    assert messages[0]["event"] is None
+    assert [m["event"]["kind"] for m in messages[2:]] == ["move", "undo"]
+    for message in messages:
+        errors = sorted(feed.iter_errors(message), key=lambda e: e.path)
+        assert not errors, (message["type"], errors[0].message[:300])
+    broken = dict(messages[2], event={"kind": "teleport", "player": 0, "n": 1, "label": "P0"})
+    assert list(feed.iter_errors(broken))  # the schema can fail

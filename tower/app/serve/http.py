@@ -197,6 +197,16 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
             openapi_body.append(json.dumps(openapi_document(limits)).encode())
         return web.Response(body=openapi_body[0], content_type="application/json")
 
+    asyncapi_body: list[bytes] = []
+
+    @routes.get("/api/asyncapi.json")
+    async def asyncapi(_request: web.Request) -> web.Response:
+        if not asyncapi_body:
+            from tower.app.serve.openapi import asyncapi_document
+
+            asyncapi_body.append(json.dumps(asyncapi_document(limits)).encode())
+        return web.Response(body=asyncapi_body[0], content_type="application/json")
+
     @routes.get("/api/catalogue")
     async def catalogue(_request: web.Request) -> web.Response:
         from tower.app.serve.lobby import catalogue as cat

@@ -336,6 +336,9 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
     p = doc["paths"]
     p["/api/openapi.json"] = {"get": _op(
         "openapi", "meta", "this document", _json({"type": "object"}, "the OpenAPI 3.1 document"), (429,))}
+    p["/api/asyncapi.json"] = {"get": _op(
+        "asyncapi", "meta", "the AsyncAPI 3.0 document of the WebSocket feed",
+        _json({"type": "object"}, "the AsyncAPI document"), (429,))}
     p["/api/catalogue"] = {"get": _op(
         "catalogue", "meta", "the games, their player counts and rule options, the AIs", _json(_ref("Catalogue"),
                                                                                               "the catalogue"),
@@ -426,3 +429,77 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         [_param("path", "path", "a file under the static folder", {"type": "string", "maxLength": 200})])}
     p["/favicon.ico"] = {"get": _op("favicon", "pages", "no icon", {"description": "nothing"}, (), ok_status=204)}
     return doc
+
+
+# --- the WebSocket feed ----------------------------------------------------------------------------------------
+
+ASYNCAPI_VERSION = "3.0.0"
+
+
+def asyncapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
+    """The AsyncAPI 3.0 document of the WebSocket feed (`GET /api/games/{id}/ws?token=T`), described from the
+    server's side: it sends the seat's snapshots, receives `ping`. Its schemas are the OpenAPI document's."""
+    schemas = copy.deepcopy(openapi_document(limits)["components"]["schemas"])
+    schemas["FeedEvent"] = {
+        "type": "object", "required": ["kind", "player", "n", "label"],
+        "description": "the change, told as the seat may hear it",
+        "properties": {
+            "kind": {"enum": ["move", "undo", "abandon"]},
+            "player": {"type": "integer", "minimum": -1, "description": "the seat that made it; -1: the host"},
+            "n": {"type": "integer", "minimum": 0, "description": "moves played after it"},
+            "label": {"type": "string"},
+            "text": {"type": "string", "description": "a move in the words the seat may hear (a card passed face "
+                                                      "down is not named)"},
+        },
+    }
+    schemas["FeedSnapshot"] = {
+        "type": "object", "required": ["type", "event", "snapshot"], "additionalProperties": False,
+        "properties": {"type": {"const": "snapshot"},
+                       "event": {"oneOf": [{"type": "null"}, {"$ref": "#/components/schemas/FeedEvent"}],
+                                 "description": "null in the first message: the snapshot as it is"},
+                       "snapshot": {"$ref": "#/components/schemas/Snapshot"}},
+    }
+    schemas["FeedPong"] = {"type": "object", "required": ["type"], "additionalProperties": False,
+                           "properties": {"type": {"const": "pong"}}}
+    schemas["FeedMessage"] = {"oneOf": [{"$ref": "#/components/schemas/FeedSnapshot"},
+                                        {"$ref": "#/components/schemas/FeedPong"}]}
+    return {
+        "asyncapi": ASYNCAPI_VERSION,
+        "info": {"title": "tower serve: the WebSocket feed", "version": "1",
+                 "description": "One feed per open page: the seat's snapshot first, then one message a change (a "
+                                "move, a take-back, the game abandoned) with the event and the new snapshot, in "
+                                "order. A page that stops reading falls 256 messages behind at most and is then "
+                                "disconnected; it reconnects and starts from a fresh snapshot. The HTTP API is "
+                                "in /api/openapi.json."},
+        "servers": {"this": {"host": "127.0.0.1:8000", "protocol": "ws",
+                             "description": "the server's own address (`tower serve --host --port`)"}},
+        "channels": {"feed": {
+            "address": "/api/games/{id}/ws",
+            "parameters": {"id": {"description": "the game's id"}},
+            "messages": {"snapshot": {"$ref": "#/components/messages/snapshot"},
+                         "pong": {"$ref": "#/components/messages/pong"},
+                         "ping": {"$ref": "#/components/messages/ping"}},
+            "bindings": {"ws": {"method": "GET", "query": {
+                "type": "object", "required": ["token"],
+                "properties": {"token": {"type": "string", "description": "the seat's or the spectators' token"}}}}},
+        }},
+        "operations": {
+            "sendSnapshot": {"action": "send", "channel": {"$ref": "#/channels/feed"},
+                             "summary": "the seat's snapshot, first as it is, then after each change",
+                             "messages": [{"$ref": "#/channels/feed/messages/snapshot"}]},
+            "receivePing": {"action": "receive", "channel": {"$ref": "#/channels/feed"},
+                            "summary": "the page's `ping`, answered with a pong",
+                            "messages": [{"$ref": "#/channels/feed/messages/ping"}],
+                            "reply": {"channel": {"$ref": "#/channels/feed"},
+                                      "messages": [{"$ref": "#/channels/feed/messages/pong"}]}},
+        },
+        "components": {
+            "messages": {
+                "snapshot": {"name": "snapshot", "contentType": JSON,
+                             "payload": {"$ref": "#/components/schemas/FeedSnapshot"}},
+                "pong": {"name": "pong", "contentType": JSON, "payload": {"$ref": "#/components/schemas/FeedPong"}},
+                "ping": {"name": "ping", "contentType": "text/plain", "payload": {"const": "ping"}},
+            },
+            "schemas": schemas,
+        },
+    }
