@@ -291,6 +291,20 @@ new GLTFLoader().load("./model.glb", (gltf) => {
   window.result = { named, size: size.toArray(), min: box.min.toArray(), root: gltf.scene.children[0].name,
                     children: gltf.scene.children[0].children.map((c) => c.name) };
 }, undefined, (err) => { window.result = { error: String(err) }; });
+// the fall: played to its end by three.js's own animation system
+new GLTFLoader().load("./fall.glb", (gltf) => {
+  const beam = gltf.scene.getObjectByName("beam");
+  const before = beam.position.toArray();
+  const mixer = new THREE.AnimationMixer(gltf.scene);
+  const clip = THREE.AnimationClip.findByName(gltf.animations, "fall");
+  const action = mixer.clipAction(clip);
+  action.setLoop(THREE.LoopOnce);
+  action.clampWhenFinished = true;
+  action.play();
+  mixer.update(clip.duration);
+  window.fall = { clips: gltf.animations.map((a) => a.name), duration: clip.duration, before,
+                  after: beam.position.toArray(), turned: 2 * Math.acos(Math.min(1, Math.abs(beam.quaternion.w))) };
+}, undefined, (err) => { window.fall = { error: String(err) }; });
 </script></body></html>
 """
 
@@ -308,6 +322,7 @@ def test_three_js_gltfloader_finds_the_blocks_by_name(files, tmp_path):
     site.mkdir()
     shutil.copytree(STATIC / "vendor", site / "vendor")
     shutil.copy(files["glb"], site / "model.glb")
+    shutil.copy(files["fall"], site / "fall.glb")
     (site / "index.html").write_text(PAGE)
     handler = functools.partial(QuietHandler, directory=str(site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -322,8 +337,8 @@ def test_three_js_gltfloader_finds_the_blocks_by_name(files, tmp_path):
                 errors: list[str] = []
                 page.on("pageerror", lambda e: errors.append(str(e)))
                 page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/index.html")
-                page.wait_for_function("window.result !== undefined", timeout=30_000)
-                result = page.evaluate("window.result")
+                page.wait_for_function("window.result !== undefined && window.fall !== undefined", timeout=30_000)
+                result, fall = page.evaluate("window.result"), page.evaluate("window.fall")
                 shot = tmp_path / "three.png"
                 page.screenshot(path=str(shot))
                 if os.environ.get("TOWER_GLTF_SHOTS"):
@@ -333,7 +348,11 @@ def test_three_js_gltfloader_finds_the_blocks_by_name(files, tmp_path):
     finally:
         httpd.shutdown()
         httpd.server_close()
-    assert not errors and "error" not in result, (errors, result)
+    assert not errors and "error" not in result and "error" not in fall, (errors, result, fall)
+    # the fall plays in three.js: the beam ends lower, moved toward +x, turned
+    assert fall["clips"] == ["fall"] and fall["duration"] > 0.3
+    assert fall["after"][1] < fall["before"][1] - 0.005 and fall["after"][0] > fall["before"][0]
+    assert fall["turned"] > 0.3
     build = load_build(files["build"])
     for b in build.blocks:
         assert result["named"][b.id] == "Mesh", b.id
