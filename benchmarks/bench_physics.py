@@ -5,6 +5,7 @@ Prints medians, with the targets.
     python benchmarks/bench_physics.py               # all figures
     python benchmarks/bench_physics.py --quick       # fewer runs, 100 random builds
     python benchmarks/bench_physics.py --drift       # the time-step / iteration drift table of docs/physics.md
+    python benchmarks/bench_physics.py --step-policy # PyBullet step / iterations / half-step re-run on 551 builds
     python benchmarks/bench_physics.py --save-reference old.json   # per-build results of the 500 agreement
     python benchmarks/bench_physics.py --compare old.json          # builds and start towers 0..50, or a
                                                      # comparison with such a file (margins, verdicts)
@@ -333,6 +334,62 @@ def statics_timing(boxes: list[Box], runs: int) -> None:
           f"wall", flush=True)
 
 
+#: Dynamics settings compared by --step-policy: the current one, a finer step always, more solver iterations
+#: always, and the current one re-run at half the step where the judges disagree or the margin is small.
+STEP_POLICIES = ("1/480 s (before)", "1/960 s always", "1/480 s, 150 iterations", "1/480 s + half-step re-run")
+
+
+def _policy_case(k: int) -> dict:
+    """Build k of the 551-build set (the 500 agreement builds, then start towers 0..50) under each policy."""
+    from physics.dynamics import SOLVER_ITERATIONS, TIME_STEP_S  # noqa: PLC0415
+    from physics.verdict import judge_dynamics_checked  # noqa: PLC0415
+
+    boxes = agreement_build(k) if k < 500 else tower_35(k - 500)[0]
+    s = judge_statics(boxes)
+    bare = s.tilt_margin_deg if s.stable else judge_statics(boxes, com_inset=0.0).tilt_margin_deg
+    row = {"k": k, "stable": s.stable, "margin": s.tilt_margin_deg, "bare": bare, "runs": {}}
+    runs = {STEP_POLICIES[0]: lambda: judge_dynamics(boxes),
+            STEP_POLICIES[1]: lambda: judge_dynamics(boxes, time_step=TIME_STEP_S / 2),
+            STEP_POLICIES[2]: lambda: judge_dynamics(boxes, solver_iterations=3 * SOLVER_ITERATIONS),
+            STEP_POLICIES[3]: lambda: judge_dynamics_checked(boxes, s)}
+    for name, run in runs.items():
+        t = time.process_time()
+        d = run()
+        row["runs"][name] = {"collapsed": d.collapsed, "cpu_ms": (time.process_time() - t) * 1000,
+                             "rechecked": bool(d.settings.get("recheck"))}
+    return row
+
+
+def step_policy(jobs: int, n_builds: int = 500, towers: int = REFERENCE_TOWERS) -> None:
+    """--step-policy: agreement with the statics judge and CPU cost of each dynamics setting on the 551 builds."""
+    ks = list(range(n_builds)) + [500 + t for t in range(towers)]
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(jobs) as ex:
+        rows = list(ex.map(_policy_case, ks, chunksize=4))
+    clear = [r for r in rows if non_marginal(r["margin"], r["bare"], r["stable"])]
+    base_cpu = sum(r["runs"][STEP_POLICIES[0]]["cpu_ms"] for r in rows)
+    print(f"dynamics step policies on {len(rows)} builds ({n_builds} agreement builds + start towers 0..{towers - 1}), "
+          f"{jobs} jobs, {time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f}")
+    print(f"  {'policy':28} {'agree (non-marginal)':>22} {'agree (all)':>12} {'CPU s':>8} {'x before':>9} "
+          f"{'re-runs':>8}")
+    for name in STEP_POLICIES:
+        agree_clear = sum(r["stable"] == (not r["runs"][name]["collapsed"]) for r in clear)
+        agree_all = sum(r["stable"] == (not r["runs"][name]["collapsed"]) for r in rows)
+        cpu = sum(r["runs"][name]["cpu_ms"] for r in rows)
+        reruns = sum(r["runs"][name]["rechecked"] for r in rows)
+        print(f"  {name:28} {100 * agree_clear / max(len(clear), 1):17.1f} % ({len(clear) - agree_clear:>2}) "
+              f"{100 * agree_all / len(rows):10.1f} % {cpu / 1000:8.1f} {cpu / base_cpu:9.2f} {reruns:8d}")
+    towers_cpu = [r["runs"][STEP_POLICIES[3]]["cpu_ms"] / r["runs"][STEP_POLICIES[0]]["cpu_ms"]
+                  for r in rows if r["k"] >= 500]
+    print(f"  start towers: the re-run policy costs {statistics.median(towers_cpu):.2f}x the single run (median)")
+    for r in rows:
+        before, after = (r["runs"][STEP_POLICIES[i]]["collapsed"] for i in (0, 3))
+        if before != after:
+            print(f"  changed by the re-run: {'build ' + str(r['k']) if r['k'] < 500 else 'tower ' + str(r['k'] - 500)}"
+                  f" statics {'stands' if r['stable'] else 'falls'} ({r['margin']:.2f} deg); PyBullet "
+                  f"{'falls' if before else 'stands'} -> {'falls' if after else 'stands'}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -341,9 +398,14 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--save-reference", metavar="FILE", help="write per-build results of both judges")
     ap.add_argument("--compare", metavar="FILE", help="compare per-build results with a saved reference")
+    ap.add_argument("--step-policy", action="store_true",
+                    help="PyBullet settings against time-step artefacts: agreement and cost on the 551 builds")
     args = ap.parse_args()
     if args.drift:
         drift_table()
+        return 0
+    if args.step_policy:
+        step_policy(args.jobs, 500 if args.builds is None else args.builds)
         return 0
     n_builds = (100 if args.quick else 500) if args.builds is None else args.builds
     if args.save_reference:  # results only, no timings

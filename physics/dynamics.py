@@ -115,10 +115,11 @@ class DynamicsResult:
     ms: float
     trajectory: list[dict] | None = field(default=None, repr=False)
     settings: dict = field(default_factory=dict)
+    engine: str = "pybullet"  # or "mujoco" (physics.mujoco_judge)
 
     def to_json(self, detail: bool = False) -> dict:
         """The `dynamics` object of the stability verdict (docs/formats.md) (plus the simulation settings when `detail`)."""
-        d = {"engine": "pybullet", "collapsed": self.collapsed, "moved": list(self.moved),
+        d = {"engine": self.engine, "collapsed": self.collapsed, "moved": list(self.moved),
              "max_displacement_mm": round(self.max_displacement_mm, 2),
              "max_rotation_deg": round(self.max_rotation_deg, 2), "simulated_s": round(self.simulated_s, 3),
              "ms": round(self.ms, 1)}

@@ -21,6 +21,7 @@ there in every distribution only if the build is also close to sliding (compare 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -114,19 +115,18 @@ class ContactForces:
 def contact_forces(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M) -> ContactForces:
     """The minimum-norm contact force distribution of a build (module docstring), per contact rectangle.
 
-    Uses the same contacts, inset corners and friction model as the statics judge (with an octagon instead of
-    its turned squares), so a build the judge finds standing always has a distribution here.
+    Uses the same contacts and inset corners as the statics judge, with the exact friction cone (which contains
+    the judge's pyramids), so a build the judge finds standing always has a distribution here; one it finds
+    falling gets `stands=False` and none.
     """
-    import time  # noqa: PLC0415
-
     t0 = time.perf_counter()
     boxes = list(boxes)
     weight = sum(b.mass for b in boxes) * GRAVITY
     if not boxes:
         return ContactForces(True, (), mu, 0.0)
-    sys_ = EquilibriumSystem(boxes, mu, com_inset)
     if not stands(boxes, mu=mu, com_inset=com_inset):
         return ContactForces(False, (), mu, weight, status="falls", ms=(time.perf_counter() - t0) * 1000)
+    sys_ = EquilibriumSystem(boxes, mu, com_inset)
     x, iterations = min_norm_forces(sys_)
     method, status = "minimum-norm", "optimal"
     if x is None:  # not converged (never seen): report a feasible distribution of the LP, and say so

@@ -2,19 +2,16 @@
 
 Per block the answer is the verdict of `judge(remove(boxes, [block]))`, found more cheaply than that:
 
-- Contacts are searched once; the build without a block keeps all other contacts unchanged, so they are
-  filtered and re-indexed, never searched again.
-- The build splits into independent pieces (blocks connected through contacts other than the table). Their
-  equilibrium equations share no unknowns, so the build stands iff every piece does, and its tilt margin is the
-  smallest of the pieces' margins (the survivable loads are the intersection of the pieces' sets, whose ray
-  lengths are the minimum of theirs). Removing a block changes only its own piece: the other pieces are judged
-  once and reused; a block that touches nothing but the table is a piece of its own, and its removal needs no
-  LP at all.
-- The statics judge decides first; the PyBullet judge runs only where statics finds the build falling or
-  marginal (dynamics="doubtful", the default), everywhere (dynamics="all": exactly `judge` per block), or
-  nowhere ("none": exactly `judge(..., statics_only=True)` per block). Where statics finds a margin of 1 degree
-  or more, both judges agree on > 99 % of builds (docs/physics.md), so "doubtful" skips the expensive runs
-  where they would almost surely confirm.
+- Contacts are searched once: the build without a block keeps every other contact, re-indexed.
+- Statics: the tilt LPs of the whole build are set up once, and each removal only fixes the removed box's
+  force columns at zero and its equilibrium rows at 0 = 0, re-solving from the previous optimal basis
+  (physics.removal_lp). A removal after which a virtual-work test already shows something dropping, or whose
+  rays show the rest falling, goes to `judge_statics` itself (its rescue and failure-mode LPs).
+- The PyBullet judge runs only where statics finds the build falling or marginal (dynamics="doubtful", the
+  default), everywhere (dynamics="all": exactly `judge` per block), or nowhere ("none": exactly
+  `judge(..., statics_only=True)` per block). Where statics finds a margin of 1 degree or more, both judges agree
+  on > 99 % of builds (docs/physics.md), so "doubtful" skips the expensive runs where they would almost surely
+  confirm.
 """
 
 from __future__ import annotations
@@ -23,10 +20,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from physics.contacts import TABLE, Contact, find_contacts
+from physics.contacts import find_contacts
 from physics.dynamics import DynamicsResult
 from physics.model import Box
-from physics.statics import COM_INSET_M, StaticsResult, judge_statics
+from physics.removal_lp import statics_without_each
+from physics.statics import COM_INSET_M, StaticsResult
 from physics.units import DEFAULT_MU
 from physics.verdict import COLLAPSES, MARGINAL, STABLE, combine, judge_dynamics_checked
 
@@ -48,7 +46,7 @@ class RemovalEntry:
     falls: tuple[str, ...]
     statics: StaticsResult
     dynamics: DynamicsResult | None = None
-    how: str = "statics"  # "statics", "statics+dynamics", or "no LP: touches only the table"
+    how: str = "statics"  # "statics" or "statics+dynamics"
 
     def to_json(self) -> dict:
         return {"block": self.block, "verdict": self.verdict, "class": self.klass,
@@ -66,7 +64,7 @@ class RemovalMap:
     ms: float = 0.0
     statics_ms: float = 0.0
     dynamics_ms: float = 0.0
-    lp_judges: int = 0
+    cold_judges: int = 0
     dynamics_runs: int = 0
     extra: dict = field(default_factory=dict)
 
@@ -85,51 +83,8 @@ class RemovalMap:
     def to_json(self) -> dict:
         return {"dynamics": self.dynamics, "classes": self.by_class(), "blocks": [e.to_json() for e in self.entries],
                 "ms": round(self.ms, 1), "statics_ms": round(self.statics_ms, 1),
-                "dynamics_ms": round(self.dynamics_ms, 1), "lp_judges": self.lp_judges,
+                "dynamics_ms": round(self.dynamics_ms, 1), "cold_judges": self.cold_judges,
                 "dynamics_runs": self.dynamics_runs}
-
-
-def pieces(n: int, contacts: Sequence[Contact]) -> list[list[int]]:
-    """The build's independent pieces: box indices connected through contacts between boxes (not the table),
-    each sorted, in the order of their first box."""
-    parent = list(range(n))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for c in contacts:
-        if c.a != TABLE:
-            ra, rb = find(c.a), find(c.b)
-            if ra != rb:
-                parent[max(ra, rb)] = min(ra, rb)
-    groups: dict[int, list[int]] = {}
-    for i in range(n):
-        groups.setdefault(find(i), []).append(i)
-    return sorted(groups.values(), key=lambda g: g[0])
-
-
-def _sub_contacts(contacts: Sequence[Contact], keep: Sequence[int]) -> list[Contact]:
-    """The contacts among the boxes `keep` (indices into the full build), re-indexed to positions in `keep`."""
-    pos = {i: k for k, i in enumerate(keep)}
-    out = []
-    for c in contacts:
-        if c.b in pos and (c.a == TABLE or c.a in pos):
-            out.append(Contact(TABLE if c.a == TABLE else pos[c.a], pos[c.b], c.axis, c.plane, c.rect))
-    return out
-
-
-def _merge(results: Sequence[StaticsResult]) -> StaticsResult:
-    """The statics answer of a build made of independent standing pieces: all stand, the smallest margin."""
-    if not results:
-        return StaticsResult(True, 90.0, (1.0, 0.0), 0.0, (90.0, 90.0))
-    weakest = min(results, key=lambda r: r.tilt_margin_deg)
-    lo = min(r.margin_bounds_deg[0] for r in results)
-    return StaticsResult(True, weakest.tilt_margin_deg, weakest.weakest_direction, sum(r.ms for r in results),
-                         (lo, weakest.margin_bounds_deg[1]), weakest.mechanism, sum(r.lps for r in results),
-                         sum(r.contacts for r in results))
 
 
 def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M,
@@ -144,45 +99,10 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
     n = len(boxes)
     wanted = set(range(n)) if only is None else {k for k, b in enumerate(boxes) if b.id in set(only)}
     contacts = find_contacts(boxes)
-    parts = pieces(n, contacts)
-    piece_of = {i: k for k, part in enumerate(parts) for i in part}
-    statics_s = 0.0
-    lp_judges = 0
-
-    def judge_part(members: Sequence[int]) -> StaticsResult:
-        nonlocal lp_judges
-        lp_judges += 1
-        return judge_statics([boxes[i] for i in members], mu=mu, com_inset=com_inset,
-                             contacts=_sub_contacts(contacts, members))
-
-    whole: dict[int, StaticsResult] = {}  # each piece judged as it is, on first need
-    results: list[tuple[int, StaticsResult, str]] = []
-    for i in sorted(wanted):
-        ts = time.perf_counter()
-        k = piece_of[i]
-        rest_of_piece = [j for j in parts[k] if j != i]
-        others = [q for q in range(len(parts)) if q != k]
-        for q in others:
-            if q not in whole:
-                whole[q] = judge_part(parts[q])
-        if any(not whole[q].stable for q in others):
-            # something else falls anyway: the falling build is judged as a whole, as `judge` would
-            rest = [j for j in range(n) if j != i]
-            res = judge_part(rest)
-            how = "statics"
-        else:
-            split = _split(rest_of_piece, contacts) if rest_of_piece else []
-            sub = [judge_part(p) for p in split]
-            if not others and len(split) == 1:  # the rest is one piece: judged as a whole already
-                res, how = sub[0], "statics"
-            elif all(r.stable for r in sub):
-                res = _merge([whole[q] for q in others] + sub)
-                how = "statics" if rest_of_piece else "no LP: touches only the table"
-            else:  # the piece falls without the block: the whole rest judged at once (its falling mode)
-                res = judge_part([j for j in range(n) if j != i])
-                how = "statics"
-        statics_s += time.perf_counter() - ts
-        results.append((i, res, how))
+    ts = time.perf_counter()
+    statics, lp_info = statics_without_each(boxes, contacts, mu, com_inset, sorted(wanted))
+    statics_s = time.perf_counter() - ts
+    results = [(i, statics[i], "statics") for i in sorted(wanted)]
 
     dyn_s = 0.0
     runs = 0
@@ -209,10 +129,5 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
         entries.append(RemovalEntry(boxes[i].id, VERDICT_WORDS[verdict], CLASSES[verdict], res.tilt_margin_deg,
                                     falls, res, dyn, how))
     return RemovalMap(tuple(entries), dynamics, (time.perf_counter() - t0) * 1000, statics_s * 1000, dyn_s * 1000,
-                      lp_judges, runs, {"pieces": len(parts)})
+                      lp_info["cold"], runs, {"warm_lps": lp_info["warm_lps"], "warm": lp_info["warm"]})
 
-
-def _split(members: Sequence[int], contacts: Sequence[Contact]) -> list[list[int]]:
-    """`members` (indices of the full build) split into the pieces they form among themselves."""
-    sub = _sub_contacts(contacts, members)
-    return [[members[k] for k in part] for part in pieces(len(members), sub)]

@@ -74,10 +74,24 @@ def judge_dynamics_checked(boxes: Sequence[Box], statics: StaticsResult, mu: flo
     return replace(fine, ms=first.ms + fine.ms, settings=settings)
 
 
+#: The dynamics engines `judge` can use: PyBullet (default) or MuJoCo (the optional extra `mujoco`).
+ENGINES = ("pybullet", "mujoco")
+
+
 def judge(boxes: Sequence[Box], statics_only: bool = False, mu: float = DEFAULT_MU, seconds: float = 2.0,
-          com_inset: float = COM_INSET_M) -> Verdict:
-    """Judge a build with the statics LP and (unless statics_only) a PyBullet run, and combine the answers."""
+          com_inset: float = COM_INSET_M, engine: str = "pybullet") -> Verdict:
+    """Judge a build with the statics LP and (unless statics_only) a simulation, and combine the answers.
+    engine: "pybullet" (with the half-step re-run) or "mujoco" (physics.mujoco_judge; ImportError without it)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine {engine!r}: use one of {', '.join(ENGINES)}")
     boxes = list(boxes)
     statics = judge_statics(boxes, mu=mu, com_inset=com_inset)
-    dynamics = None if statics_only else judge_dynamics_checked(boxes, statics, mu=mu, seconds=seconds)
+    if statics_only:
+        dynamics = None
+    elif engine == "mujoco":
+        from physics.mujoco_judge import judge_mujoco  # noqa: PLC0415 - optional
+
+        dynamics = judge_mujoco(boxes, mu=mu, seconds=seconds)
+    else:
+        dynamics = judge_dynamics_checked(boxes, statics, mu=mu, seconds=seconds)
     return Verdict(combine(statics, dynamics), statics, dynamics)

@@ -62,7 +62,7 @@ def test_removal_overlay_tints_blocks_by_class_with_counts(bridge):
     assert tint["side"] == "safe" and tint["h1"] == "safe"
     assert tint["p1"] == "brings-down" and tint["beam"] == "brings-down"
     assert [e.colour for e in scene.legend] == ["safe", "risky", "brings-down"]
-    assert scene.legend[0].text.endswith("(2)")
+    assert scene.legend[0].text.startswith("safe to take (2)")
 
 
 def test_overlays_travel_in_the_scene_json(bridge):

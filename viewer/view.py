@@ -75,7 +75,8 @@ def explain_scene(scene, build: Build, physics: Any, explain: Any = ()):
         statics = physics.judge_build(build, statics_only=True).to_json()["statics"]
         scene = overlays.with_weakest_tilt(scene, statics)
     if "removal-map" in explain:
-        scene = overlays.with_removal_map(scene, physics.removal(build).to_json())
+        # the statics judge alone, like the verdict line above: the picture does not wait for PyBullet runs
+        scene = overlays.with_removal_map(scene, physics.removal(build, statics_only=True).to_json())
     return scene
 
 

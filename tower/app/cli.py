@@ -59,6 +59,8 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print one JSON document")
     s.add_argument("--statics-only", action="store_true", help="skip the PyBullet judge")
     s.add_argument("--remove", action="append", default=[], metavar="ID", help="judge without this block")
+    s.add_argument("--judge", choices=("pybullet", "mujoco"), default="pybullet",
+                   help="the dynamics judge: pybullet (default) or mujoco (the optional extra)")
     s.add_argument("--forces", action="store_true", help="the contact forces: most loaded, closest to slipping")
     s.add_argument("--removal-map", action="store_true", help="which blocks can be taken away, which bring others down")
     s.add_argument("--push", metavar="BLOCK[:DIR]",

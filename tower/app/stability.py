@@ -31,11 +31,11 @@ def build_boxes(build: Build) -> list[Any]:
     return boxes
 
 
-def judge_build(build: Build, statics_only: bool = False) -> Any:
-    """The physics verdict (`physics.Verdict`) of a build."""
+def judge_build(build: Build, statics_only: bool = False, engine: str = "pybullet") -> Any:
+    """The physics verdict (`physics.Verdict`) of a build; `engine` the dynamics judge (pybullet or mujoco)."""
     import physics
 
-    return physics.judge(build_boxes(build), statics_only=statics_only)
+    return physics.judge(build_boxes(build), statics_only=statics_only, engine=engine)
 
 
 def statics_stands(build: Build, moved: str | None = None) -> bool:

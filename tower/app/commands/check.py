@@ -39,13 +39,20 @@ def read_build(path: str):
         raise exc.in_source(path) from None
 
 
-def judge(build, statics_only: bool) -> Any:
+def judge(build, statics_only: bool, engine: str = "pybullet") -> Any:
     """The physics verdict (`physics.Verdict`), or None when the physics judges are not installed."""
     try:
         from tower.app.stability import judge_build
-
-        return judge_build(build, statics_only=statics_only)
     except (ImportError, AttributeError):  # physics not available: legality alone
+        return None
+    if engine != "pybullet" and not statics_only:
+        import importlib.util
+
+        if importlib.util.find_spec(engine) is None:
+            raise BadInput(f"--judge {engine} needs the optional extra: pip install 'tower-sim[{engine}]'", "")
+    try:
+        return judge_build(build, statics_only=statics_only, engine=engine)
+    except (ImportError, AttributeError):
         return None
 
 
@@ -109,6 +116,7 @@ def fall_line(statics: dict[str, Any], build) -> str:
 def verdict_lines(st: dict[str, Any], build) -> list[str]:
     """The stability part of `tower check`'s text: the verdict, why a MARGINAL is one, each judge's answer."""
     s, d = st["statics"], st.get("dynamics")
+    sim = {"mujoco": "MuJoCo"}.get((d or {}).get("engine"), "PyBullet")
     lines = [f"stability: {st['verdict'].upper()}"]
     margin = s["tilt_margin_deg"]
     toward = direction_words(*s["weakest_direction"]) if any(s["weakest_direction"]) else ""
@@ -117,11 +125,11 @@ def verdict_lines(st: dict[str, Any], build) -> list[str]:
             lines.append(f"  marginal: it stands, but a table tilted by only {margin:.1f} deg tips it over toward "
                          f"{toward} (stable needs at least 1 deg)")
         elif s["stable"]:
-            lines.append("  marginal: the judges disagree: the statics LP finds it standing, the PyBullet "
+            lines.append(f"  marginal: the judges disagree: the statics LP finds it standing, the {sim} "
                          "simulation sees it move")
         else:
             lines.append("  marginal: the judges disagree: the statics LP finds no way for it to stand, yet it stayed up in "
-                         "the PyBullet simulation")
+                         f"the {sim} simulation")
     if s["stable"]:
         lines.append(f"  statics  (LP):       stands; a table tilted by {margin:.1f} deg would tip it over toward "
                      f"{toward}, {s['ms']:.0f} ms")
@@ -131,7 +139,8 @@ def verdict_lines(st: dict[str, Any], build) -> list[str]:
         moved = _names(d["moved"])
         state = (f"collapses: {moved} moved" if d["collapsed"] else "stands") + \
             f" (at most {d['max_displacement_mm']:.1f} mm, {d['max_rotation_deg']:.1f} deg)"
-        lines.append(f"  dynamics (PyBullet): {state} in {d['simulated_s']:.2f} s simulated, {d['ms']:.0f} ms")
+        label = f"dynamics ({sim}):"
+        lines.append(f"  {label:<21}{state} in {d['simulated_s']:.2f} s simulated, {d['ms']:.0f} ms")
     return lines
 
 
@@ -180,7 +189,7 @@ def run(args) -> int:
         from tower.app.explain import parse_push
 
         parse_push(args.push, {b.id for b in build.blocks}, args.file)
-    verdict = judge(build, args.statics_only)
+    verdict = judge(build, args.statics_only, getattr(args, "judge", "pybullet"))
     doc = check_document(build, args.statics_only, verdict)
     extra = explanations(build, args)
     if args.json:

@@ -292,7 +292,7 @@ export class SceneView {
     if (s.shadow) this._shadow(s);
     // blocks, their outlines, and the outline layers
     const box = (b) => ({ lo: b.origin.map((v) => v + GAP), hi: b.origin.map((v, i) => v + b.size[i] - GAP),
-      faces: b.faces.map(rgb) });
+      faces: b.faces.map((c) => rgb(b.tint || c)) });  // an overlay's tint (removal map) paints all six
     const still = s.blocks.map((b, i) => [b, i]).filter(([, i]) => !movingBlocks.has(i));
     if (still.length) {
       const mesh = boxesMesh(still.map(([b]) => box(b)),

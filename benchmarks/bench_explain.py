@@ -1,0 +1,145 @@
+"""Why a build stands: timings of the removal map, contact forces and the push test on the 35-block start tower,
+each printed beside one statics verdict of the same tower timed in the same run, and the removal map checked
+against one `remove` + judge per block on random builds.
+
+    python benchmarks/bench_explain.py                 # timings + the check on 100 random builds
+    python benchmarks/bench_explain.py --check 20      # fewer builds in the check
+    python benchmarks/bench_explain.py --check 0       # timings only
+
+Targets (docs/benchmarks.md): the start tower's whole removal map <= 1.0 s, its statics part <= 0.4 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from physics import contact_forces, judge, judge_statics, push_margin, removal_map, remove
+from physics.builds import random_build
+from physics.units import grid_box
+
+MAP_TARGET_S, MAP_STATICS_TARGET_S = 1.0, 0.4
+WORDS = {"stable": "stands", "marginal": "marginal", "collapses": "falls"}
+
+
+def start_tower(seed: int = 0):
+    from tower.climbers.setup import random_start_tower  # noqa: PLC0415
+
+    return [grid_box(b.id, b.origin, b.size) for b in random_start_tower(seed).blocks]
+
+
+CPU: list[float] = []  # the CPU ms of the last median_ms call (both threads of the judges count)
+
+
+def median_ms(fn, runs: int) -> tuple[float, object]:
+    """Median wall ms of fn() over runs and its last result; the median CPU ms goes to CPU[0]."""
+    times, cpu, out = [], [], None
+    for _ in range(runs):
+        t, c = time.perf_counter(), time.process_time()
+        out = fn()
+        times.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
+    CPU[:] = [statistics.median(cpu)]
+    return statistics.median(times), out
+
+
+def timings(runs: int) -> None:
+    boxes = start_tower(0)
+    judge_statics(boxes)  # warm: HiGHS loaded
+    one, _ = median_ms(lambda: judge_statics(boxes), 2 * runs + 1)
+    one_cpu = CPU[0]
+    print(f"reference: one statics verdict of start tower 0 (35 blocks): median {one:.0f} ms wall, {one_cpu:.0f} ms "
+          f"CPU over {2 * runs + 1}")
+    ms, m = median_ms(lambda: removal_map(boxes, dynamics="none"), runs)
+    print(f"removal map, statics only: median {ms:.0f} ms = {ms / one:.1f} verdicts wall, {CPU[0]:.0f} ms = "
+          f"{CPU[0] / one_cpu:.1f} verdicts CPU "
+          f"(target statics part <= {MAP_STATICS_TARGET_S * 1000:.0f} ms = {MAP_STATICS_TARGET_S * 1000 / 40:.0f} "
+          f"verdicts at the 40 ms verdict target); {m.extra['warm']} removals warm-started, {m.cold_judges} by the "
+          f"judge itself, {m.extra['warm_lps']} warm LPs")
+    cold, _ = median_ms(lambda: [judge_statics(remove(boxes, [b.id])) for b in boxes], max(1, runs // 2))
+    print(f"  the same as 35 cold judge_statics(remove(...)): median {cold:.0f} ms = {cold / one:.1f} verdicts wall "
+          f"({cold / ms:.1f}x the map), {CPU[0] / one_cpu:.1f} verdicts CPU")
+    whole, statics_part, dyn, n_dyn = [], [], [], 0
+    for _ in range(runs):
+        t = time.perf_counter()
+        m = removal_map(boxes)
+        whole.append((time.perf_counter() - t) * 1000)
+        statics_part.append(m.statics_ms)
+        dyn.append(m.dynamics_ms)
+        n_dyn = m.dynamics_runs
+    print(f"removal map, default (PyBullet where statics sees a fall or < 1 deg): median {statistics.median(whole):.0f} "
+          f"ms whole (target <= {MAP_TARGET_S * 1000:.0f}), statics part {statistics.median(statics_part):.0f} ms, "
+          f"PyBullet {statistics.median(dyn):.0f} ms in {n_dyn} runs; classes "
+          + ", ".join(f"{k} {len(v)}" for k, v in m.by_class().items()))
+    ms, f = median_ms(lambda: contact_forces(boxes), runs)
+    print(f"contact forces (minimum-norm, {len(f.contacts)} contacts): median {ms:.0f} ms = {ms / one:.1f} verdicts; "
+          f"Newton iterations {f.extra.get('newton_iterations')}")
+    ms, _ = median_ms(lambda: [push_margin(boxes, "h3", d) for d in ("+x", "-x", "+y", "-y")], runs)
+    print(f"push test, 4 directions on h3: median {ms:.0f} ms = {ms / one:.1f} verdicts")
+
+
+def check_command(runs: int) -> None:
+    """`tower check FILE` on start tower 0 (both judges) as a whole command, beside one statics verdict."""
+    boxes = start_tower(0)
+    one, _ = median_ms(lambda: judge_statics(boxes), 7)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "t.json")
+        subprocess.run([sys.executable, "-m", "tower", "new", "--seed", "0", "-o", path], check=True,
+                       capture_output=True)
+        times = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "tower", "check", path], capture_output=True)
+            times.append(time.perf_counter() - t)
+    print(f"tower check (start tower 0, statics + PyBullet) whole command: median {statistics.median(times):.2f} s "
+          f"over {runs} (target <= 0.5 s); one statics verdict in this process {one:.0f} ms")
+
+
+def check_against_remove(n: int, seed: int = 7) -> None:
+    """The map against one `remove` + judge per block: statics only (exact), and the default map against the
+    full `judge` (which runs PyBullet on every block; the map only where statics is in doubt)."""
+    rng = random.Random(seed)
+    same_s = same_d = total = 0
+    differ = []
+    t0 = time.perf_counter()
+    for b in range(n):
+        boxes = random_build(rng, rng.randint(2, 16))
+        m_s = removal_map(boxes, dynamics="none")
+        m_d = removal_map(boxes)
+        for e_s, e_d in zip(m_s.entries, m_d.entries, strict=True):
+            rest = remove(boxes, [e_s.block])
+            total += 1
+            same_s += e_s.verdict == WORDS[judge(rest, statics_only=True).verdict]
+            full = WORDS[judge(rest).verdict]
+            if e_d.verdict == full:
+                same_d += 1
+            else:
+                differ.append(f"build {b} without {e_d.block}: map {e_d.verdict}, judge {full}")
+    print(f"removal map vs one remove + judge per block on {n} random builds ({total} removals, "
+          f"{time.perf_counter() - t0:.0f} s): statics only identical {same_s}/{total}; default map vs the full "
+          f"judge identical {same_d}/{total}")
+    for line in differ[:10]:
+        print("  " + line)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--check", type=int, default=100, metavar="N", help="random builds in the check (0: none)")
+    args = ap.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall times include other processes)")
+    timings(args.runs)
+    check_command(args.runs)
+    if args.check:
+        check_against_remove(args.check)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""`tower check FILE --forces | --removal-map | --push BLOCK[:DIR]` as a user runs them (docs/cli.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tower.app.cli import main
+
+#: Three cubes in a column (4 cm, 44.8 g each) and a lone cube beside them.
+COLUMN = {"format": "tower-build/1", "blocks": [
+    {"id": "c0", "origin": [0, 0, 0], "size": [2, 2, 2]},
+    {"id": "c1", "origin": [0, 0, 2], "size": [2, 2, 2]},
+    {"id": "c2", "origin": [0, 0, 4], "size": [2, 2, 2]},
+    {"id": "lone", "origin": [6, 0, 0], "size": [2, 2, 2]}]}
+CUBE_WEIGHT_N = 700 * 0.04 ** 3 * 9.81
+
+
+@pytest.fixture()
+def column(tmp_path):
+    path = tmp_path / "column.json"
+    path.write_text(json.dumps(COLUMN))
+    return str(path)
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_forces_json_carries_every_contact(column, capsys):
+    code, out, _ = run(capsys, "check", column, "--forces", "--json", "--statics-only")
+    assert code == 0  # legal and stable: the explanations do not change the exit status
+    doc = json.loads(out)
+    forces = doc["forces"]
+    assert forces["stands"] and forces["method"] == "minimum-norm"
+    by_pair = {(c["a"], c["b"]): c for c in forces["contacts"]}
+    assert by_pair[("table", "c0")]["normal_n"] == pytest.approx(3 * CUBE_WEIGHT_N, rel=1e-6)
+    assert by_pair[("c1", "c2")]["normal_n"] == pytest.approx(CUBE_WEIGHT_N, rel=1e-6)
+    assert doc["stability"]["verdict"] == "stable" and doc["legal"]
+
+
+def test_forces_in_words_name_the_most_loaded_contact(column, capsys):
+    _, out, _ = run(capsys, "check", column, "--forces", "--statics-only")
+    assert "forces: 4 contacts carry" in out
+    assert "the table carries c0 with 1.318 N" in out
+    assert "no contact needs friction" in out
+
+
+def test_removal_map_in_words_and_json(column, capsys):
+    _, out, _ = run(capsys, "check", column, "--removal-map", "--statics-only")
+    assert "safe to take (2): c2, lone" in out
+    assert "brings others down (2):" in out and "c0: c1, c2 fall" in out
+    _, out, _ = run(capsys, "check", column, "--removal-map", "--statics-only", "--json")
+    doc = json.loads(out)["removal_map"]
+    assert doc["classes"] == {"safe": ["c2", "lone"], "risky": [], "brings-down": ["c0", "c1"]}
+    assert [e["block"] for e in doc["blocks"]] == ["c0", "c1", "c2", "lone"]
+
+
+def test_push_on_the_top_cube(column, capsys):
+    """The top cube slides at mu m g = 0.5 * 0.439 N = 0.220 N in every direction (sliding beats tipping, which
+    needs about m g); only it moves."""
+    _, out, _ = run(capsys, "check", column, "--push", "c2:+x", "--statics-only", "--json")
+    push = json.loads(out)["push"]
+    assert len(push) == 1 and push[0]["direction"] == "+x"
+    assert push[0]["force_n"] == pytest.approx(0.5 * CUBE_WEIGHT_N, rel=1e-6)
+    assert push[0]["mode"] == "slide" and push[0]["moves_first"] == ["c2"]
+    _, out, _ = run(capsys, "check", column, "--push", "c2", "--statics-only")
+    assert out.count("0.220 N") == 4 and "c2 slides first" in out
+
+
+@pytest.mark.parametrize("arg, words", [("zz", "no block with id 'zz'"), ("c2:up", "direction 'up'"),
+                                        ("c2:", "direction ''")])
+def test_bad_push_is_one_line_exit_2(column, capsys, arg, words):
+    code, out, err = run(capsys, "check", column, "--push", arg, "--json")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and words in err and "column.json" in err
