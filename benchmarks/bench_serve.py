@@ -43,12 +43,15 @@ CARD_GAMES = [("diabolo", 3, {}), ("seventh-heaven", 3, {}), ("partners", 4, {"m
 
 
 def start_server(db: Path, sync: str) -> tuple[subprocess.Popen, str]:
+    """`tower serve` on a fresh database; its log goes to a file beside it (a pipe nobody reads would fill up
+    and stop the server)."""
+    log = open(db.with_suffix(".log"), "w")  # noqa: SIM115  (closed with the temporary directory's process)
     proc = subprocess.Popen([sys.executable, "-m", "tower", "serve", "--db", str(db), "--port", "0", "--host",
                              "127.0.0.1", "--ai-pause", "0", "--workers", "1", "--sync", sync],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=log, text=True)
     line = proc.stdout.readline()
     if "lobby is at" not in line:
-        raise SystemExit(f"the server did not start: {line}{proc.stderr.read()}")
+        raise SystemExit(f"the server did not start: {line}{db.with_suffix('.log').read_text()[-2000:]}")
     return proc, line.split("lobby is at ")[1].split("/ ")[0]
 
 

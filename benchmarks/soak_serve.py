@@ -140,10 +140,23 @@ def long_records(count: int = 8) -> list[dict]:
     return out
 
 
-async def soak(url: str, args, proc_pid: int) -> tuple[Bots, Attack, list[float], float]:
+def attacker(url: str, seconds: float, kinds: str, out) -> None:
+    """The attacker, in a process of its own (its work must not slow the bots' own event loop down)."""
+    records = long_records()
+    attack = Attack(url, time.monotonic() + seconds, records, set(kinds.split(",")))
+    asyncio.run(attack.run())
+    out.put(dict(attack.answers))
+
+
+async def soak(url: str, args, proc_pid: int) -> tuple[Bots, dict, list[float], float]:
+    import multiprocessing
+
     deadline = time.monotonic() + args.minutes * 60
     bots = Bots(url, args.minutes * 60 + 120, args.think)
-    attack = Attack(url, deadline, long_records(), set(args.attacks.split(",")))
+    ctx = multiprocessing.get_context("spawn")
+    answers = ctx.Queue()
+    attack = ctx.Process(target=attacker, args=(url, args.minutes * 60, args.attacks, answers), daemon=True)
+    attack.start()
     rss: list[float] = []
 
     async def sample() -> None:
@@ -153,10 +166,11 @@ async def soak(url: str, args, proc_pid: int) -> tuple[Bots, Attack, list[float]
             await asyncio.sleep(1)
 
     kinds = [CARD_GAMES[i % len(CARD_GAMES)] for i in range(args.games)]
-    await asyncio.gather(sample(), attack.run(),
-                         *(bots.forever(g, n, opts, 1 + i, i < args.pages, f"127.0.1.{10 + i}", deadline)
-                           for i, (g, n, opts) in enumerate(kinds)))
-    return bots, attack, rss, deadline
+    await asyncio.gather(sample(), *(bots.forever(g, n, opts, 1 + i, i < args.pages, f"127.0.1.{10 + i}", deadline)
+                                     for i, (g, n, opts) in enumerate(kinds)))
+    got = await asyncio.to_thread(answers.get, True, 120)
+    attack.join(30)
+    return bots, got, rss, deadline
 
 
 async def reference(url: str) -> float:
@@ -202,6 +216,7 @@ def main() -> int:
         finally:
             proc.terminate()
             proc.wait(30)
+        log = (Path(tmp) / "games.log").read_text()
     # the moves answered while the attack ran (the games going on are then played to their end for the count of
     # lost moves)
     times = [t for when, t in bots.move_log if when <= deadline]
@@ -215,7 +230,9 @@ def main() -> int:
         print("     ", e)
     print(f"  RSS of server + workers: {rss0:.0f} MiB before, largest {max(rss):.0f} MiB, "
           f"{rss[-1]:.0f} MiB at the end (bound {args.max_rss:g} MiB)")
-    print("  the attacker was answered: " + json.dumps(dict(sorted(attack.answers.items())), indent=None))
+    print("  the attacker was answered: " + json.dumps(dict(sorted(attack.items())), indent=None))
+    tracebacks = log.count("Traceback")
+    print(f"  the server's log: {len(log.splitlines())} lines, {tracebacks} tracebacks")
     bad = bots.errors or pct(times, 0.95) > 0.1 or max(rss) > args.max_rss
     return 1 if bad else 0
 

@@ -283,7 +283,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     async def _page(request: web.Request, key: str, rec: Any, cache: bool) -> web.StreamResponse:
         """One page of a replay (`replay.replay_page`), computed in the replay worker: at most
         `replays_per_client` at a time per client, `replays_at_once` on the server; finished games' pages kept."""
-        from tower.app.serve.replay import replay_page
+        from tower.app.serve.replay import replay_page_json
 
         text = request.query.get("seat", "public")
         if text == "public":
@@ -303,13 +303,13 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
             replaying[client] = replaying.get(client, 0) + 1
             try:
                 async with server.replay_queue:
-                    doc = await server.replayer.run(replay_page, key, rec, seat, start, count, server.judge, limits)
+                    body = await server.replayer.run(replay_page_json, key, rec, seat, start, count, server.judge,
+                                                     limits)
             finally:
                 if replaying[client] <= 1:
                     del replaying[client]
                 else:
                     replaying[client] -= 1
-            body = json.dumps(doc).encode()
             if cache:
                 server.replays.put(slot, body)
         resp = web.Response(body=body, content_type="application/json")

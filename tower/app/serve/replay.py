@@ -118,6 +118,11 @@ def replay_page(key: str, record: Any, seat: int | None, start: int, count: int,
     return out
 
 
+def replay_page_json(*args: Any) -> bytes:
+    """`replay_page` as the JSON bytes of the answer (built in the worker: the server only passes them on)."""
+    return json.dumps(replay_page(*args)).encode()
+
+
 def _movers(final: Any) -> list[int]:
     """Who made each move of a replayed game."""
     state, out = final.restart(), []

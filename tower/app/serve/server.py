@@ -167,6 +167,7 @@ class GameServer:
                     raise Refused(500, "damaged-game", "this game's stored moves no longer replay; the server's "
                                                        "log says why") from None
                 self._add(table)
+                self.kick(table)  # an AI to move plays on (a game reloaded after a failed write, or evicted)
                 pending.set_result(table)
             except BaseException as exc:
                 pending.set_exception(exc)
@@ -248,15 +249,17 @@ class GameServer:
 
     def _ended(self, table: Table) -> None:
         """A game ended (by the rules, abandoned, or deleted): it no longer counts for its creator."""
-        for games in self.running.values():
+        for client, games in list(self.running.items()):
             games.discard(table.id)
+            if not games:
+                del self.running[client]
 
     # --- requests ------------------------------------------------------------------------------------------
     async def create(self, body: Any, origin: str, client: str = "") -> dict[str, Any]:
         """`POST /api/games`: a new game; the links of its human seats and of its spectators. `client` (the
         address) may create `games_per_minute` and hold `running_games_per_client` unfinished games (429)."""
         ng = parse_new_game(body, self.limits)
-        mine = self.running.setdefault(client, set())
+        mine = self.running.get(client, set())
         if len(mine) >= self.limits.running_games_per_client:
             raise Refused(429, "too-many-games", f"this address already has {len(mine)} unfinished games; finish "
                                                  f"or abandon one first", retry_after=60)
@@ -278,7 +281,7 @@ class GameServer:
             raise Refused(503, "not-saved", "the database is busy or refused the write; no game was created, "
                                             "try again") from None
         table = Table(row, state, [], {token_hash(t): p for t, p in tokens.items()})
-        mine.add(game_id)
+        self.running.setdefault(client, set()).add(game_id)
         self._add(table)
         self.kick(table)
         return {
@@ -475,8 +478,21 @@ class GameServer:
                     change = await work(table, table.play_ai, seat, str(table.legal()[0]), rev)
                 if change is None:
                     continue  # the game changed while the AI thought (a take-back): think again
-                await self._commit(table, change)
+                try:
+                    await self._commit(table, change)
+                except Refused:  # not saved (the table was dropped): the game is reloaded and goes on later
+                    self._spawn(self._resume_later(table.id))
+                    return
                 await self._announce(table, change)
+
+    async def _resume_later(self, game_id: str) -> None:
+        """Reload a game whose AI move could not be saved, once the database may answer again, and let its AI
+        seats go on."""
+        await asyncio.sleep(max(1.0, self.limits.db_lock_seconds))
+        try:
+            self.kick(await self.table(game_id))
+        except Exception as exc:
+            log.error("cannot resume game %s: %s", game_id, exc)
 
 
 class PageCache:
