@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.serve_support import ROOMY
 from tower.app.serve.run import ServerThread
 from viewer.scene import PALETTE
 
@@ -58,7 +59,8 @@ def browser():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with ServerThread(str(tmp_path_factory.mktemp("lab") / "games.sqlite"), ai_pause=0, workers=1) as srv:
+    with ServerThread(str(tmp_path_factory.mktemp("lab") / "games.sqlite"), ai_pause=0, workers=1,
+                      limits=ROOMY) as srv:
         yield srv
 
 
@@ -149,6 +151,16 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
     page.mouse.move(*AWAY)  # off the canvas: no ghost in the picture
     img = shot(page, "tower", tmp_path)
     assert colour_share(img, PALETTE["yellow"]) > 0.005 and colour_share(img, PALETTE["dark-blue"]) > 0.002
+    # the contact forces of the standing tower: arrows drawn by the page from the server's scene, words beside
+    page.check("#show-forces")
+    wait_until(lambda: "forces" in (body(page, "overlays") or ""), 60, "the forces")
+    assert "contacts carry" in page.text_content("#explain")
+    kinds = page.evaluate("() => window.towerLab.overlay.scene.arrows.map((a) => a.kind)")
+    assert kinds.count("force") >= 3 and "tilt" in kinds
+    shot(page, "forces", tmp_path)
+    page.uncheck("#show-forces")
+    wait_until(lambda: not body(page, "overlays") or page.evaluate("() => window.towerLab.overlay") is None, 30,
+               "the forces to go")
 
     # overhang the double cube: select it, Move, and point beside the tower: it snaps onto the top of c2 again
     page.check("input[name=tool][value=select]")
@@ -173,8 +185,8 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
 
     # weakest direction, forces and removal map, a push on a face
     page.check("#show-forces")
-    wait_until(lambda: "contacts carry" in page.text_content("#explain") or "forces: none" in
-               page.text_content("#explain"), 60, "the forces")
+    wait_until(lambda: "forces" in (body(page, "overlays") or ""), 60, "the forces")
+    assert "forces: none" in page.text_content("#explain")  # it falls: no distribution holds it up
 
     # drop it: the server's trajectory, played in the page; the blocks that moved outlined
     page.click("#drop")
@@ -234,9 +246,46 @@ def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path)
     assert body(page, "push").split()[:2] == [c["id"], "+y"]
     assert "push test on" in page.text_content("#explain")
     page.check("#show-removal")
-    wait_until(lambda: body(page, "removal"), 120, "the removal map")
-    classes = json.loads(body(page, "removal"))
-    assert sum(len(v) for v in classes.values()) == 35
+    wait_until(lambda: "removal" in (body(page, "overlays") or ""), 120, "the removal map")
+    tints = page.evaluate("() => window.towerLab.overlay.scene.blocks.map((b) => b.tint)")
+    assert len(tints) == 35 and set(tints) <= {"safe", "risky", "brings-down"} and "safe" in tints
+    assert "removal map" in page.text_content("#explain")
+    arrows = page.evaluate("() => window.towerLab.overlay.scene.arrows.map((a) => a.kind)")
+    assert "push" in arrows and "tilt" in arrows  # the push test and the weakest direction stay drawn
     page.mouse.move(*AWAY)
     shot(page, "start-tower", tmp_path)
     assert not page.errors, page.errors
+
+
+def test_a_climbers_position_opens_in_the_lab_from_the_game_and_replay_pages(browser, server, tmp_path):
+    from tower.app.serve.client import Client
+
+    api = Client(server.url)
+    g = api.create("climbers", seats=["human", "ai:greedy"], seed=3)
+    seat = g["seats"][0]
+    view = api.state(g["id"], seat["token"])["view"]
+    game = open_page_plain(browser, seat["url"])
+    game.wait_for_selector("#open-lab:not([hidden])", timeout=60_000)
+    with game.context.expect_page() as new:
+        game.click("#open-lab")
+    lab = new.value
+    lab.wait_for_selector("body[data-ready='true']", timeout=60_000)
+    built = lab.evaluate("() => window.towerLab.state.build")
+    assert [(b["id"], b["origin"], b["size"]) for b in built["blocks"]] == \
+        [(b["id"], b["origin"], b["size"]) for b in view["build"]["blocks"]]
+    assert sorted(f["color"] for f in built.get("figures", [])) == sorted(f["color"] for f in view["build"]["figures"])
+    assert body(lab, "verdict") in ("stable", "marginal", "collapses")
+    # a card game's page offers no lab
+    card = api.create("diabolo", seats=["human", "ai:greedy", "ai:greedy"], seed=1)
+    other = open_page_plain(browser, card["seats"][0]["url"])
+    other.wait_for_selector("body[data-n]", timeout=60_000)
+    assert other.is_hidden("#open-lab")
+    assert not game.errors
+
+
+def open_page_plain(browser, url: str):
+    page = browser.new_context(viewport=VIEWPORT).new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(url)
+    return page

@@ -108,6 +108,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="take this block away first (a build; repeatable); the glTF then holds the fall")
     s.add_argument("--fall", action="store_true",
                    help="the glTF holds the PyBullet run of the build as an animation (with --gltf)")
+    s.add_argument("--edit", action="store_true", help="edit the build in the window (the lab; w saves to FILE)")
+    s.add_argument("--rules", choices=("strict", "flag", "free"), default="strict",
+                   help="with --edit: strict refuses illegal edits, flag outlines them, free judges physics only")
     s.add_argument("--forces", action="store_true", help="draw the contact forces (arrows scaled by newtons)")
     s.add_argument("--removal-map", action="store_true",
                    help="colour each block by what taking it away does (safe, risky, brings others down)")

@@ -14,6 +14,9 @@ def run(args) -> int:
     if args.fall and not args.gltf:
         raise BadInput("--fall animates the glTF export: give --gltf FILE.glb (or .gltf) too", "")
     from tower.app import stability
+
+    if args.edit:
+        return _edit(args, stability)
     from viewer.view import check_gltf_name, view_file
 
     if args.gltf:
@@ -23,3 +26,21 @@ def run(args) -> int:
                                 physics=stability, remove=args.remove, fall=args.fall, explain=explain):
         print(f"wrote {path}: {what}", file=sys.stderr)
     return EXIT_OK
+
+
+def _edit(args, stability) -> int:
+    """`--edit`: the lab in the window, on the build in FILE (w saves it back there)."""
+    from tower.app.commands.check import read_build
+    from tower.app.lab.controller import LabController
+    from tower.games.errors import BadInput, IllegalMove
+    from viewer.lab_window import lab_window
+
+    if args.screenshot or args.gltf or args.html or args.remove or args.fall:
+        raise BadInput("--edit opens the window; it does not write --screenshot, --gltf or --html (nor take "
+                       "--remove or --fall)", "")
+    build = read_build(args.file)
+    try:
+        ctl = LabController(build, rules=args.rules, physics=stability)
+    except IllegalMove as exc:
+        raise BadInput(exc.message, "$.blocks", args.file) from None
+    return lab_window(ctl, save_path=args.file)

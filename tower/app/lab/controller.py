@@ -15,6 +15,7 @@ A refused edit raises `IllegalMove(rule, message)` and changes nothing; a malfor
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -192,14 +193,28 @@ class LabController:
             self._analysis = (id(build), self.rules, analyse(build, self.violations(), self.rules, self.physics))
         return self._analysis[2]
 
-    def scene(self, ghost: Block | None = None, title: str = "tower lab") -> Any:
+    def scene(self, ghost: Block | None = None, title: str = "tower lab", show: Sequence[str] = (),
+              pushes: Sequence[tuple[str, str]] = ()) -> Any:
         """The pure scene of the lab (`viewer.scene.Scene`): the build, its problems outlined, the selection, the
-        ghost of a block about to be placed, the words of the analysis as overlay text."""
+        ghost of a block about to be placed, the weakest tilt direction on the table, the words of the analysis
+        as overlay text; with `show` ("forces", "removal") and `pushes` ((block, direction), ...) the physics
+        overlays of `viewer.overlays` (asked of the physics here, once per build)."""
+        from viewer.overlays import with_forces, with_pushes, with_removal_map, with_weakest_tilt
         from viewer.scene import SceneGhost, build_scene, face_names
 
         ghosts = [SceneGhost(ghost.id, ghost.origin, ghost.size, face_names(ghost), True, "ghost")] if ghost else []
-        return build_scene(self.build, self.violations(), selected=self.selected, ghosts=ghosts, title=title,
-                           lines=self.analysis()["words"])
+        analysis = self.analysis()
+        scene = build_scene(self.build, self.violations(), selected=self.selected, ghosts=ghosts, title=title,
+                            lines=analysis["words"])
+        if analysis["stability"] is not None:
+            scene = with_weakest_tilt(scene, analysis["stability"]["statics"])
+        if "forces" in show:
+            scene = with_forces(scene, self.forces()["forces"])
+        if "removal" in show:
+            scene = with_removal_map(scene, self.removal()["removal"])
+        if pushes:
+            scene = with_pushes(scene, [self.push(b, d)["push"] for b, d in pushes])
+        return scene
 
     def drop(self) -> dict[str, Any]:
         """PyBullet's run of the current build for the drop animation (`analysis.drop`); refused while blocks
@@ -262,6 +277,41 @@ class LabController:
             doc = self.physics.push(build, block, (direction,))[0].to_json()
             return {"push": doc, "words": push_lines([doc])}
         return self._explained(("push", block, direction), make)
+
+    # --- aiming: where a block under the pointer would go (the page has the same rule in static/js/lab.js) --------
+    @staticmethod
+    def kinds() -> list[str]:
+        return [k.name for k in KINDS]
+
+    @staticmethod
+    def sizes(kind: str) -> list[Size]:
+        return kind_sizes(kind)
+
+    @staticmethod
+    def tops(size: Size) -> list[str]:
+        return top_colours(size)
+
+    def aim(self, point: Sequence[float], normal: Sequence[float], size: Sequence[int],
+            without: str | None = None) -> Size:
+        """The origin of a block of `size` put where the pointer meets a face (or the table) at `point` with
+        face normal `normal`: against a side face it touches that face, on a top face or the table it is centred
+        on the pointer; snapped to the grid and down onto the top of whatever is under its footprint."""
+        def near(v: float) -> int:  # halves round up, as JavaScript's Math.round does on the page
+            return math.floor(v + 0.5)
+
+        def along(v: float, s: int, n: float) -> int:
+            if n > 0.5:
+                return near(v)
+            if n < -0.5:
+                return near(v) - s
+            return near(v - s / 2)
+
+        x, y = along(point[0], size[0], normal[0]), along(point[1], size[1], normal[1])
+        return (x, y, self.surface_z(x, y, size[:2], without))
+
+    def ghost(self, kind: str, size: Size, top: str | None, origin: Size) -> Block:
+        """The block `add` would make (for drawing the ghost)."""
+        return Block("ghost", tuple(origin), tuple(size), default_faces(size, top))  # type: ignore[arg-type]
 
     # --- settings ------------------------------------------------------------------------------------------------
     def set_rules(self, rules: str) -> None:

@@ -214,6 +214,29 @@ class Labs:
             out = await asyncio.to_thread(run)
         return {**out, "unit_m": UNIT_M, "edits": lab.ctl.cursor}
 
+    async def overlays(self, lab_id: str, show: list[str], pushes: list[tuple[str, str]]) -> dict[str, Any]:
+        """The lab's scene with the physics overlays asked for (`show`: forces, removal; `pushes`: (block,
+        direction)) and their words: what the page's toggles and push test draw."""
+        from viewer.scene_json import scene_to_json
+
+        lab = await self.get(lab_id)
+        async with lab.lock:
+            def run() -> dict[str, Any]:
+                ctl = lab.ctl
+                try:
+                    scene = ctl.scene(title="tower lab", show=show, pushes=pushes)
+                    words = []
+                    if "forces" in show:
+                        words += ctl.forces()["words"]
+                    if "removal" in show:
+                        words += ctl.removal()["words"]
+                    for b, d in pushes:
+                        words += ctl.push(b, d)["words"]
+                except IllegalMove as exc:
+                    raise _refusal(exc) from None
+                return {"scene": scene_to_json(scene), "words": words, "edits": ctl.cursor}
+            return await asyncio.to_thread(run)
+
     async def build_file(self, lab_id: str) -> str:
         lab = await self.get(lab_id)
         return dumps_build(lab.ctl.build)
@@ -305,6 +328,20 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
         lab_id = request.match_info["id"]
         await labs.get(lab_id)
         return web.json_response(await labs.explain(lab_id, "push", await read_json(request)))
+
+    @routes.get("/api/lab/{id}/overlays")
+    async def lab_overlays(request: web.Request) -> web.Response:
+        show = [w for w in request.query.get("show", "").split(",") if w]
+        for w in show:
+            if w not in ("forces", "removal"):
+                raise BadInput(f"show takes forces and removal, not {w!r}"[:200], "$.show")
+        pushes = []
+        for text in [p for p in request.query.get("push", "").split(",") if p][:4]:
+            block, _, direction = text.rpartition(":")
+            pushes.append((block, direction))
+        resp = web.json_response(await labs.overlays(request.match_info["id"], show, pushes))
+        resp.enable_compression()
+        return resp
 
     @routes.get("/api/lab/{id}/build")
     async def lab_build(request: web.Request) -> web.Response:

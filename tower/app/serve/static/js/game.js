@@ -3,6 +3,7 @@
 // reconnects by itself when the connection drops (a restarted server, a network hiccup).
 import { SceneView } from './scene3d.js';
 import { call, errorText, el, item } from './api.js';
+import { openInLab } from './openlab.js';
 
 const gameId = decodeURIComponent(location.pathname.split('/').pop());
 const token = new URLSearchParams(location.search).get('token') || '';
@@ -149,6 +150,7 @@ function panel() {
   }
   el('hint').disabled = !snap.your_turn;
   el('undo').disabled = !snap.undo;
+  el('open-lab').hidden = !snap.construction;
   moves();
   chosenBar();
   const log = el('log');
@@ -290,6 +292,7 @@ function onPick(hit) {
 el('play-chosen').addEventListener('click', () => page.chosen && play(page.chosen));
 el('clear-chosen').addEventListener('click', clearSelection);
 el('reset-view').addEventListener('click', () => view.resetCamera());
+el('open-lab').addEventListener('click', () => openInLab(page.snapshot.scene).catch((err) => message(err.message)));
 el('hint').addEventListener('click', async () => {
   message('thinking of a hint...');
   const answer = await call('GET', `${base}/hint?${q}`);

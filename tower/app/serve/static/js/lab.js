@@ -22,6 +22,8 @@ const page = {
   busy: false,         // an edit on its way to the server
   edits: 0,            // answers received
   drop: null,          // the drop animation: {frames, moved, start, done, shown}
+  overlay: null,       // the scene with the physics overlays asked for: {edits, scene}
+  push: null,          // the push test asked for: {edits, text: "BLOCK:DIR"}
   view: null,
 };
 window.towerLab = page;
@@ -32,9 +34,6 @@ const ghost = new THREE.Group();       // the ghost lives outside the scene's ro
 view.three.add(ghost);
 const dropGroup = new THREE.Group();
 view.three.add(dropGroup);
-const overlay = new THREE.Group();     // the weakest direction, the forces, the removal map, a push: from the answers
-view.three.add(overlay);
-const REMOVAL_RGB = { safe: 0x2e9a4a, risky: 0xe0a000, 'brings-down': 0xe0203c };
 
 function srgb(rgb) {
   return new THREE.Color().setRGB(rgb[0] / 255, rgb[1] / 255, rgb[2] / 255, THREE.SRGBColorSpace);
@@ -149,7 +148,8 @@ function show(data, resetCamera = false) {
 // the server's scene with this page's own selection outlined; the camera is fitted again when the build grows
 // out of the part of the table it was fitted to
 function draw(resetCamera = false) {
-  const scene = structuredClone(page.state.scene);
+  const o = page.overlay;
+  const scene = structuredClone(o && o.edits === page.edits ? o.scene : page.state.scene);
   for (const b of scene.blocks) b.selected = b.id === page.selected;
   el('hud').textContent = [scene.title, ...scene.lines].filter(Boolean).join('\n');
   view.show(scene);
@@ -178,95 +178,46 @@ function fitCamera() {
   view.scene = real;
 }
 
-// --- overlays: the weakest direction (from every answer), forces, the removal map and a push (asked for) -------
-function arrow(from, to, colour, head = 0.35) {
-  const dir = new THREE.Vector3(...to).sub(new THREE.Vector3(...from));
-  const len = dir.length();
-  if (len < 1e-6) return new THREE.Group();
-  return new THREE.ArrowHelper(dir.normalize(), new THREE.Vector3(...from), len, colour, Math.min(head, len * 0.5),
-    Math.min(head * 0.6, len * 0.3));
-}
-
-function blockOutline(b, colour, grow = 0.08) {
-  const geo = new THREE.BoxGeometry(...b.size.map((v) => v + 2 * grow));
-  const lines = new THREE.LineSegments(new THREE.EdgesGeometry(geo), new THREE.LineBasicMaterial({ color: colour }));
-  lines.position.set(...b.origin.map((v, i) => v + b.size[i] / 2));
-  geo.dispose();
-  return lines;
-}
-
-let explained = { forces: null, removal: null, push: null, edits: -1 };
-
+// --- physics overlays: the server draws them into the scene (viewer/overlays.py) when asked -------------------
+// The weakest tilt direction comes with every answer; the forces, the removal map and a push on a clicked face are
+// asked for once per build (GET /api/lab/ID/overlays) and drawn from the scene that comes back.
 async function explain() {
   const st = page.state;
   if (!st) return;
-  if (explained.edits !== st.edits || explained.id !== st.id) explained = { forces: null, removal: null, push: null,
-    edits: st.edits, id: st.id };
-  const want = [];
-  if (el('show-forces').checked && !explained.forces) want.push('forces');
-  if (el('show-removal').checked && !explained.removal) want.push('removal');
-  for (const what of want) {
-    const answer = await call('GET', api(`/${what}`));
-    if (!answer.ok) { say(errorText(answer)); continue; }
-    if (answer.data.edits !== page.state.edits) return;   // an edit came meanwhile: its answer asks again
-    explained[what] = answer.data;
+  const show = [];
+  if (el('show-forces').checked) show.push('forces');
+  if (el('show-removal').checked) show.push('removal');
+  const asked = page.edits;    // the answers received so far: an edit answered meanwhile makes this one stale
+  const push = page.push && page.push.edits === asked ? page.push.text : '';
+  if (!show.length && !push) {
+    page.overlay = null;
+    legend([]);
+    draw();
+    return;
   }
-  drawOverlay();
+  const q = new URLSearchParams({ show: show.join(','), push });
+  const answer = await call('GET', api(`/overlays?${q}`));
+  if (!answer.ok) { say(errorText(answer)); return; }
+  if (page.edits !== asked) return;  // an edit came meanwhile: its own request asks again
+  page.overlay = { edits: asked, scene: answer.data.scene };
+  legend(answer.data.words);
+  document.body.dataset.overlays = [...show, push ? 'push' : ''].filter(Boolean).join(',');
+  draw();
 }
 
-function drawOverlay() {
-  clear(overlay);
-  const st = page.state;
-  if (!st || page.drop) return;
-  const words = [];
-  const stab = st.analysis.stability;
-  const blocks = st.scene.blocks;
-  if (stab && blocks.length) {
-    // the weakest direction, drawn on the table from under the build's middle
-    const [dx, dy] = stab.statics.weakest_direction;
-    const lo = [Math.min(...blocks.map((b) => b.origin[0])), Math.min(...blocks.map((b) => b.origin[1]))];
-    const hi = [Math.max(...blocks.map((b) => b.origin[0] + b.size[0])),
-      Math.max(...blocks.map((b) => b.origin[1] + b.size[1]))];
-    const c = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2];
-    const reach = Math.max(hi[0] - lo[0], hi[1] - lo[1]) / 2 + 2.5;
-    if (Math.hypot(dx, dy) > 0) {
-      const colour = stab.statics.stable ? 0x1c3a96 : 0xe0203c;
-      overlay.add(arrow([c[0] + dx * (reach - 2), c[1] + dy * (reach - 2), 0.03],
-        [c[0] + dx * reach, c[1] + dy * reach, 0.03], colour, 0.8));
-    }
+// the words of the overlays and what their colours mean (the scene's legend), for people and screen readers
+function legend(words) {
+  const scene = page.overlay ? page.overlay.scene : null;
+  const items = words.map((w) => item('li', w.trim()));
+  for (const e of scene ? scene.legend : []) {
+    const li = item('li', e.text, 'legend');
+    const swatch = item('span', '', 'swatch');
+    const c = scene.palette[e.colour] || [128, 128, 128];
+    swatch.style.background = `rgb(${c.join(',')})`;
+    li.prepend(swatch);
+    items.push(li);
   }
-  if (el('show-forces').checked && explained.forces) {
-    const f = explained.forces.forces, u = explained.forces.unit_m;
-    const biggest = Math.max(1e-9, ...f.contacts.map((k) => Math.hypot(...k.force)));
-    for (const k of f.contacts) {
-      const size = Math.hypot(...k.force);
-      if (size < biggest * 0.02) continue;
-      const p = k.point.map((v) => v / u);
-      const len = 0.4 + 2.2 * (size / biggest);
-      const tip = p.map((v, i) => v - (k.force[i] / size) * len);   // the arrow ends where the force acts
-      const colour = k.friction_use >= f.friction_critical_at ? 0xe0203c : 0x111118;
-      overlay.add(arrow(tip, p, colour, 0.3));
-    }
-    words.push(...explained.forces.words.slice(0, 4));
-  }
-  if (el('show-removal').checked && explained.removal) {
-    const r = explained.removal.removal;
-    const byId = new Map(blocks.map((b) => [b.id, b]));
-    for (const e of r.blocks) {
-      const b = byId.get(e.block);
-      if (b) overlay.add(blockOutline(b, REMOVAL_RGB[e.class] || 0x888888));
-    }
-    document.body.dataset.removal = JSON.stringify(r.classes);
-    words.push(...explained.removal.words.slice(0, 4));
-  }
-  if (explained.push) {
-    const p = explained.push.push, u = explained.push.unit_m;
-    const at = p.point.map((v) => v / u);
-    overlay.add(arrow([at[0] - p.vector[0] * 3, at[1] - p.vector[1] * 3, at[2]], at, 0xff6a00, 0.6));
-    words.push(...explained.push.words);
-  }
-  el('explain').replaceChildren(...words.map((w) => item('li', w.trim())));
-  view.render();
+  el('explain').replaceChildren(...items);
 }
 
 async function pushAt(hit) {
@@ -274,11 +225,10 @@ async function pushAt(hit) {
   const n = hit.normal;
   if (Math.abs(n.z) > 0.5) { say('push test: click a side of a block, not its top'); return; }
   const direction = Math.abs(n.x) > 0.5 ? (n.x > 0 ? '-x' : '+x') : (n.y > 0 ? '-y' : '+y');
-  const answer = await call('POST', api('/push'), { block: hit.block, direction });
-  if (!answer.ok) { say(errorText(answer)); return; }
-  explained.push = answer.data;
-  document.body.dataset.push = `${hit.block} ${direction} ${answer.data.push.force_n}`;
-  drawOverlay();
+  page.push = { edits: page.edits, text: `${hit.block}:${direction}` };
+  await explain();
+  const words = el('explain').textContent;
+  if (/push test/.test(words)) document.body.dataset.push = `${hit.block} ${direction}`;
 }
 
 el('show-forces').addEventListener('change', explain);
@@ -621,7 +571,6 @@ async function drop() {
     meshes.set(b.id, mesh);
   }
   view.root.visible = false;
-  clear(overlay);
   page.drop = { frames: data.frames, moved: data.moved, meshes, start: performance.now(), shown: 0, done: false };
   document.body.dataset.dropping = 'true';
   requestAnimationFrame(stepDrop);
@@ -673,7 +622,7 @@ function endDrop() {
   clear(dropGroup);
   view.root.visible = true;
   document.body.dataset.dropping = 'false';
-  drawOverlay();
+  view.render();
 }
 
 // --- start -----------------------------------------------------------------------------------------------------
