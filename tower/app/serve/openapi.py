@@ -413,6 +413,16 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
     p["/api/lab/{id}/push"] = {"post": _op(
         "labPush", "lab", "the push a block takes before it moves", _json(_ref("LabExplained"), "the push"),
         lab_changes, [LAB_ID], {"required": True, "content": {JSON: {"schema": _ref("LabPush")}}})}
+    p["/api/lab/{id}/overlays"] = {"get": _op(
+        "labOverlays", "lab", "the lab's scene with physics overlays (what the page's toggles and push test draw)",
+        _json({"type": "object", "required": ["scene", "words", "edits"],
+               "properties": {"scene": scene, "words": strings, "edits": {"type": "integer", "minimum": 0}}},
+              "the scene with its overlays, and their words"),
+        (400, 404, 409, 429, 503),
+        [LAB_ID, _param("show", "query", "overlays, comma-separated: `forces`, `removal`",
+                        {"type": "string", "pattern": "^((forces|removal)(,(forces|removal))*)?$"}),
+         _param("push", "query", "push tests, comma-separated `BLOCK:DIR` (DIR `+x`, `-x`, `+y`, `-y`; at most 4 "
+                                 "are drawn)", {"type": "string", "maxLength": 400})])}
     p["/api/lab/{id}/build"] = {"get": _op(
         "labBuild", "lab", "the build as a `tower-build/1` file", _json(build, "the build file"), (404, 429, 503),
         [LAB_ID])}
