@@ -304,6 +304,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                              "properties": {"legal": {"type": "boolean"}, "violations": {"type": "array"},
                                             "stability": {"type": ["object", "null"]}, "words": strings}},
                 "scene": scene,
+                "did": {"type": "string", "description": "after an edit: the edit in words"},
             },
         },
         "LabEdit": {
@@ -325,8 +326,19 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                          "properties": {"forces": {"type": "object"}, "removal": {"type": "object"},
                                         "push": {"type": ["object", "array"]}, "words": strings,
                                         "unit_m": {"type": "number"}, "edits": {"type": "integer"}}},
-        "LabDrop": {"type": "object", "description": "PyBullet's run of the build: poses a frame for the drop "
-                                                    "animation"},
+        "LabDrop": {"type": "object", "required": ["frames", "moved", "collapsed", "stability", "words"],
+                    "description": "PyBullet's run of the build: poses a frame for the drop animation",
+                    "properties": {
+                        "frames": {"type": "array", "items": {
+                            "type": "object", "required": ["t", "poses"],
+                            "properties": {"t": {"type": "number", "minimum": 0},
+                                           "poses": {"type": "object", "additionalProperties": {
+                                               "type": "array", "minItems": 2, "maxItems": 2,
+                                               "description": "[[x, y, z] centre in grid units, "
+                                                              "[qx, qy, qz, qw]]"}}}}},
+                        "moved": strings, "collapsed": {"type": "boolean"},
+                        "stability": {"type": ["object", "null"]},
+                        "words": {"type": "string", "description": "what happened, in one line"}}},
         "LabPalette": {"type": "object", "required": ["kinds"],
                        "properties": {"kinds": {"type": "array", "items": {"type": "object",
                                                                            "required": ["name", "sizes"]}}}},
