@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -212,3 +213,15 @@ def test_the_scene_schema_names_every_field_of_a_scene_and_its_items():
         item = s["properties"][name]["items"]
         item = s["$defs"][item["$ref"].rsplit("/", 1)[1]] if "$ref" in item else item
         assert set(item["properties"]) == {f.name for f in fields(cls)} == set(item["required"]), name
+
+
+def test_the_audit_sees_what_a_subprocess_writes(tmp_path):
+    """The subprocesses the tests start (`tower ...`) check their writes too: here one writes a build without its
+    blocks through the project's writer, with the audit's log pointed at a file of this test's own."""
+    log = tmp_path / "audit.log"
+    code = ("from tower.games.fileio import atomic_write_text; "
+            f"atomic_write_text({str(tmp_path / 'bad.json')!r}, '{{\"format\": \"tower-build/1\"}}')")
+    env = {**os.environ, tower_schema_audit.ENV: str(log)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
+    (line,) = log.read_text().splitlines()
+    assert "bad.json" in line and "missing key 'blocks'" in line
