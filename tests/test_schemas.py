@@ -225,3 +225,30 @@ def test_the_audit_sees_what_a_subprocess_writes(tmp_path):
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
     (line,) = log.read_text().splitlines()
     assert "bad.json" in line and "missing key 'blocks'" in line
+
+
+# --- the results files of simulate and sweep --------------------------------------------------------------------
+
+def test_results_files_of_a_simulate_and_a_sweep_conform_line_by_line(tower_cli, tmp_path):
+    runs = {"simulateResult": ["simulate", "diabolo", "--games", "3"],
+            "sweepResult": ["sweep", "--random", "3", "--statics-only", "--disagreements", str(tmp_path / "d")]}
+    for part, args in runs.items():
+        out = tmp_path / f"{part}.jsonl"
+        assert tower_cli([*args, "--out", str(out), "--json"]).returncode == 0
+        header, *lines = [json.loads(t) for t in out.read_text().splitlines()]
+        validate(header, "tower-batch")
+        assert len(lines) == 3
+        for line in lines:
+            validate(line, "tower-batch", part)
+
+
+def test_a_damaged_results_line_is_one_line_of_bad_input_on_resume(tower_cli, tmp_path):
+    """A results line missing a field used to end the resumed run in a KeyError traceback in the summary."""
+    out = tmp_path / "games.jsonl"
+    assert tower_cli(["simulate", "diabolo", "--games", "1", "--out", str(out), "--json"]).returncode == 0
+    with out.open("a") as fh:
+        fh.write('{"index": 1, "seed": 5, "winners": [0], "scores": [1, 2, 3, 4], "length": 9}\n')
+    proc = tower_cli(["simulate", "diabolo", "--games", "3", "--resume", str(out), "--json"])
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert "line 3, $: missing key 'shares'" in line

@@ -57,6 +57,8 @@ def problems(paths: list[str]) -> list[str]:
             bad = problem(doc, fmt)
             if bad is not None:
                 found.append(f"{path}: {fmt}: {bad}")
+        elif fmt is not None:  # a document naming a format no schema describes
+            found.append(f"{path}: format {str(fmt)[:60]!r} names no schema of tower/schemas")
     return found
 
 

@@ -24,6 +24,7 @@ FORMATS: dict[str, str] = {
     "tower-check": "tower-check/1",
     "tower-simulate": "tower-simulate/1",
     "tower-sweep": "tower-sweep/1",
+    "tower-batch": "tower-batch/1",
 }
 #: Longest quoted value in an error message.
 QUOTE = 80
@@ -62,13 +63,17 @@ def _strict_integer(_checker: Any, instance: Any) -> bool:
 
 
 @cache
-def validator(name: str) -> Any:
-    """A compiled Draft 2020-12 validator of `name`, integers meaning JSON numbers without fraction or exponent."""
+def validator(name: str, part: str | None = None) -> Any:
+    """A compiled Draft 2020-12 validator of `name` (or of its `$defs` entry `part`: a kind of line of a
+    line-oriented file), integers meaning JSON numbers without fraction or exponent."""
     from jsonschema import Draft202012Validator, validators
 
     checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _strict_integer)
     strict = validators.extend(Draft202012Validator, type_checker=checker)
-    return strict(schema(name))
+    whole = schema(name)
+    if part is None:
+        return strict(whole)
+    return strict({"$ref": f"#/$defs/{part}", "$defs": whole["$defs"]})
 
 
 def json_path(parts: Any) -> str:
@@ -135,20 +140,20 @@ def _message(error: Any) -> tuple[str, str]:
     return error.message, where
 
 
-def problem(doc: Any, name: str) -> BadInput | None:
-    """The first way `doc` breaks the schema `name` (in the schema's order: a thing's own type and keys before
-    its parts), as a BadInput naming the JSON path; None when it conforms."""
+def problem(doc: Any, name: str, part: str | None = None) -> BadInput | None:
+    """The first way `doc` breaks the schema `name` (or its `$defs` entry `part`), in the schema's order (a
+    thing's own type and keys before its parts), as a BadInput naming the JSON path; None when it conforms."""
     from tower.games.errors import BadInput
 
-    error = next(iter(validator(schema_name(name)).iter_errors(doc)), None)
+    error = next(iter(validator(schema_name(name), part).iter_errors(doc)), None)
     if error is None:
         return None
     what, where = _message(error)
     return BadInput(what, where)
 
 
-def validate(doc: Any, name: str) -> None:
-    """Raise BadInput (what and JSON path) unless `doc` conforms to the schema `name`."""
-    found = problem(doc, name)
+def validate(doc: Any, name: str, part: str | None = None) -> None:
+    """Raise BadInput (what and JSON path) unless `doc` conforms to the schema `name` (or its part `part`)."""
+    found = problem(doc, name, part)
     if found is not None:
         raise found
