@@ -134,8 +134,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="delete a game with its moves and links from the database and exit (operator)")
 
     s = sub.add_parser("schema", help="print the JSON Schema of a file format or --json output")
-    s.add_argument("name", nargs="?", help="tower-build, game-record, tower-scene, tower-check, tower-simulate or "
-                                           "tower-sweep (a format such as tower-build/1 works too); none: list them")
+    s.add_argument("name", nargs="?", help="tower-build, game-record, tower-scene, tower-check, tower-simulate, "
+                                           "tower-sweep or tower-batch (a format such as tower-build/1 works too); "
+                                           "none: list them")
 
     s = sub.add_parser("lab", help="build and change a tower by hand in the browser, judged live")
     s.add_argument("file", nargs="?", help="start from this tower-build/1 file (default: an empty table)")
