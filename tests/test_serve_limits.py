@@ -119,7 +119,7 @@ def test_a_finished_games_replay_pages_are_computed_once(server):
 def test_a_huge_players_count_is_refused_at_once(server, players):
     api = Client(server.url, source=fresh())
     (status, doc), seconds = timed(api.request, "POST", "/api/games", {"game": "diabolo", "players": players})
-    assert status == 400 and doc["where"] == "$.players" and seconds < 0.5, (status, doc, seconds)
+    assert status == 400 and doc["where"] == "$.players" and seconds < 1.0, (status, doc, seconds)
 
 
 def test_a_huge_list_of_seats_is_refused_by_its_size(server):
@@ -227,14 +227,22 @@ def test_an_ai_game_past_its_thinking_budget_plays_on_at_random_and_a_long_game_
 
     async def scenario() -> None:
         srv = GameServer(str(tmp_path / "g.sqlite"), workers=1, ai_pause=0, limits=limits)
+        searches = []
+        think = srv.pool.choose
+
+        async def counted(*args):
+            searches.append(args[2])
+            return await think(*args)
+
+        srv.pool.choose = counted
         try:
             t = time.perf_counter()
             made = await srv.create({"game": "diabolo", "seats": ["ai:mcts:time=1"] * 3, "seed": 1}, "http://x")
             table = srv.tables[made["id"]]
             while not table.over and time.perf_counter() - t < 30:
                 await asyncio.sleep(0.05)
-            assert table.over and time.perf_counter() - t < 20  # not 3 players x ~70 moves x 1 s
-            assert table.ai_seconds < 3  # a search or two, then random moves
+            assert table.over and time.perf_counter() - t < 25  # not ~70 moves x 1 s
+            assert len(searches) == 1 and table.n > 20  # one search spends the budget, then random moves
             long = await srv.create({"game": "partners", "seats": ["ai:random"] * 4, "seed": 2}, "http://x")
             table = srv.tables[long["id"]]
             while not table.over and time.perf_counter() - t < 40:
@@ -315,9 +323,9 @@ def test_idle_half_sent_and_slow_connections_are_closed_and_logged_quietly(serve
 def test_one_address_cannot_hold_more_connections_than_its_limit(server):
     source = fresh()
     socks = [_open(server, b"", source) for _ in range(LIMITS.connections_per_client + 5)]
-    time.sleep(0.3)
-    closed = sum(_closed_within(s, 0.05) for s in socks)
-    assert closed >= 5
+    time.sleep(0.4)  # the watchdog's round (0.25 s here), well before the 1 s an idle connection is given
+    assert all(_closed_within(s, 0.1) for s in socks[-5:])  # the ones over the limit are gone
+    assert not any(_closed_within(s, 0.01) for s in socks[:5])  # the first ones are still open
     for s in socks:
         s.close()
 

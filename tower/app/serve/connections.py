@@ -4,7 +4,8 @@ aiohttp closes an idle keep-alive connection, but it waits for ever for a reques
 keeps any number of connections of one client. The guard gives every connection a deadline: a new one must have
 its first request's headers read within `header_seconds`; after an answer the next request must begin within
 `idle_seconds`; while a request is handled there is none (the body has `body_seconds`, a WebSocket its
-heartbeat). A client may hold `connections_per_client` connections; more are closed as they open.
+heartbeat). A client may hold `connections_per_client` connections; more are closed in the watchdog's next round
+(within a second).
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ class Guard:
             self.per_client[client] = self.per_client.get(client, 0) + 1
             self.deadline[handler] = time.monotonic() + self.limits.header_seconds
             if self.per_client[client] > self.limits.connections_per_client:
-                self.closed += 1
-                handler.force_close()
+                # closed by the watchdog's next round: closing it here, before aiohttp has started the
+                # connection's task, would fail that task
+                self.deadline[handler] = 0.0
 
         def connection_lost(handler: Any, exc: BaseException | None) -> None:
             lost(handler, exc)

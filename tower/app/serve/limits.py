@@ -94,7 +94,7 @@ DOCS: dict[str, str] = {
     "games_per_minute": "games a client may create per minute, on average (token bucket; 429)",
     "game_burst": "games a client may create at once before `games_per_minute` applies",
     "running_games_per_client": "unfinished games created by one client (429 until one ends or is abandoned)",
-    "connections_per_client": "open connections of one client (more are closed at once)",
+    "connections_per_client": "open connections of one client (more are closed within a second)",
     "replays_per_client": "replay computations of one client at a time (429 while one runs)",
     "header_seconds": "seconds a new connection has to send its first request's headers",
     "body_seconds": "seconds a request has to send its body",
