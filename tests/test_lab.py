@@ -222,3 +222,42 @@ def test_the_drop_runs_pybullet_and_names_the_moved_blocks() -> None:
     assert len(falling["frames"]) > 5
     last = falling["frames"][-1]["poses"]["d1"][0]
     assert last[2] < 4  # it came down
+
+
+def test_the_drop_is_the_scenes_animation_in_tower_scene_json() -> None:
+    from viewer.scene_json import scene_from_json, scene_to_json
+
+    lab = three_block_tower("flag")
+    lab.edit({"op": "move", "block": "h1", "origin": [3, 0, 0]})
+    lab.edit({"op": "add", "kind": "double-cube", "origin": [1, 0, 4], "size": [4, 2, 2]})
+    dropped = lab.drop()
+    scene = lab.drop_scene(dropped)
+    assert scene.moved == dropped["moved"] and len(scene.frames) == len(dropped["frames"])
+    assert scene.frames[0].poses["d1"] == dropped["frames"][0]["poses"]["d1"]
+    back = scene_from_json(scene_to_json(scene))
+    assert back.moved == scene.moved and [f.t for f in back.frames] == [f.t for f in scene.frames]
+    assert list(back.frames[-1].poses["d1"][0]) == list(scene.frames[-1].poses["d1"][0])
+
+
+def test_free_placement_rests_where_the_pointer_is_and_stays_in_front_of_a_side_face() -> None:
+    """The lab's use of the shared placement controller (viewer.placement, `resting`): the block in hand goes
+    where the pointer is, on the highest column under it; against a side face it stands in front of the face."""
+    from viewer.placement import Aim, BlockPlacements, Shape
+
+    heights = {(x, y): 4 for x in range(2) for y in range(2)}  # a two-cube tower on columns 0..1
+    lying = Shape((4, 2, 2), "red", ("grey",) * 6)
+    cube = Shape((2, 2, 2), "red", ("grey",) * 6)
+    aim = Aim(BlockPlacements.resting("new", [lying, cube], heights, (-12, -12, 14, 14), -100, 200))
+    aim.point((1.0, 1.0, 4.0), (0, 0, 1))  # the middle of the top
+    assert aim.current.origin == (-1, 0, 4)
+    aim.point((3.1, 1.0, 0.0), (0, 0, 1))  # the table right of the tower: overhanging it, resting on it
+    assert aim.current.origin == (1, 0, 4)
+    aim.point((2.0, 1.0, 1.0), (1, 0, 0))  # the tower's +x side: in front of it, on the table
+    assert aim.current.origin == (2, 0, 0)
+    aim.point((0.0, 1.0, 1.0), (-1, 0, 0))  # its -x side
+    assert aim.current.origin == (-4, 0, 0)
+    aim.cycle(1)  # the next shape: the cube
+    assert aim.ps.shapes[aim.current.shape] == cube and aim.current.origin == (-2, 0, 0)
+    assert aim.ps.spot((150.0, 0.0, 0.0), (0, 0, 1)) is None  # off the lab's table
+    back = BlockPlacements.from_json(aim.ps.to_json())
+    assert back.free and back.lo == -100

@@ -141,6 +141,10 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
     page.select_option("#kind", "double-cube")
     page.select_option("#size", "4x2x2")
     page.select_option("#top", "yellow")
+    x, y = point(page, [1.0, 1.0, 4.0])
+    page.mouse.move(x, y)
+    wait_until(lambda: "(-1, 0, 4)" in (body(page, "aim") or ""), 10, "the ghost on top, centred on the pointer")
+    shot(page, "ghost", tmp_path)
     click_at(page, [1.0, 1.0, 4.0])
     built = blocks(page)
     assert [(b["id"], b["origin"], b["size"]) for b in built] == [
@@ -237,6 +241,13 @@ def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path)
                    env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}, capture_output=True)
     page.set_input_files("#upload", str(good))
     wait_until(lambda: body(page, "blocks") == "35", 60, "the start tower")
+    # a figure put on the table beside the tower, by pointing
+    page.check("input[name=tool][value=figure]")
+    page.select_option("#colour", "red")
+    x0 = min(b["origin"][0] for b in blocks(page)) - 3
+    click_at(page, [x0 + 0.5, 4.5, 0.0])
+    figures = page.evaluate("() => window.towerLab.state.build.figures")
+    assert figures == [{"color": "red", "cell": [x0, 4, 0]}]
     page.check("input[name=tool][value=push]")
     # a block of the front row (nothing stands in front of its -y side), the rightmost (nearest the camera)
     c = min((b for b in blocks(page) if b["origin"][2] == 0), key=lambda b: (b["origin"][1], -b["origin"][0]))

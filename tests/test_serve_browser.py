@@ -1,6 +1,6 @@
 """`tower serve` in a real browser, used as people use it: headless Chromium (Debian's `chromium`) driven by
 Playwright. Two seats of a Diabolo game, created in the lobby, play it to the end by clicking in two browser
-contexts; a Climbers seat moves a block by clicking it and one of its ghosts; every game's page is screenshotted
+contexts; a Climbers seat moves a block by clicking it and then where it should go; every game's page is screenshotted
 and its canvas checked for the scene's colours; a page reconnects by itself after the server is killed and
 started again; spectators and the replay page work.
 
@@ -164,7 +164,7 @@ def test_two_seats_play_a_diabolo_game_to_the_end_by_clicking(browser, server, t
     assert not replay.errors
 
 
-# --- The Climbers: a block moved by clicking it and one of its ghosts ------------------------------------------
+# --- The Climbers: a block moved by clicking it and then where it goes ------------------------------------------
 
 def _click_item(page, layer: str, indices, point_of) -> int:
     """Click (with the mouse) a point of an item of `layer` that the page's own picking finds there; the index."""
@@ -178,8 +178,8 @@ def _click_item(page, layer: str, indices, point_of) -> int:
 
 
 def test_a_climbers_figure_steps_and_a_block_moves_by_clicking(browser, server, tmp_path):
-    """A click on a green cell and another moves the figure; a click on a block shows its placements as ghosts,
-    a click on a ghost chooses it and a second click places the block there."""
+    """A click on a green cell and another moves the figure; a click on a block picks it, its ghost follows the
+    pointer, and a click places the block there."""
     api = Client(server.url)
     g = api.create("climbers", seats=["human", "ai:greedy"], seed=7)
     page = open_page(browser, g["seats"][0]["url"])
@@ -220,19 +220,29 @@ def test_a_climbers_figure_steps_and_a_block_moves_by_clicking(browser, server, 
     picked = _click_item(page, "blocks", [ids.index(b) for b in snap["blocks"]], lambda i: top(scene["blocks"][i]))
     block = ids[picked]
     wait_until(lambda: page.evaluate("() => window.towerPage.block") == block, 20, "the placements")
-    ghosts = page.evaluate("() => window.towerPage.ghosts")
-    assert ghosts and all(gh["block"] == block for gh in ghosts)
-    canvas_colours(page, page.evaluate("() => window.towerPage.scene"), "climbers-ghosts", tmp_path)
-    chosen = _click_item(page, "ghosts|ghost_sel", range(len(ghosts)), lambda i: top(ghosts[i]))
-    label = ghosts[chosen]["label"]
-    wait_until(lambda: page.evaluate("() => window.towerPage.chosen") == label, 10, "the chosen ghost")
-    # the chosen placement is drawn solid: a second click on it plays it
-    _click_item(page, "ghost_sel", [chosen], lambda i: top(ghosts[i]))
+    placements = page.evaluate("() => window.towerPage.aim.ps.placements")
+    shapes = page.evaluate("() => window.towerPage.aim.ps.shapes")
+    assert placements and all(p["text"].split()[1] == block for p in placements)
+    # the ghost follows the pointer: the placement under it is drawn, and a click there places the block
+    for p in placements:
+        size = shapes[p["shape"]]["size"]
+        x, y = page.evaluate("(p) => window.towerPage.view.project(p)",
+                             [p["origin"][0] + size[0] / 2, p["origin"][1] + size[1] / 2, p["origin"][2]])
+        if page.evaluate("([x, y]) => document.elementFromPoint(x, y).tagName", [x, y]) != "CANVAS":
+            continue
+        page.mouse.move(x, y)
+        current = page.evaluate("() => window.towerPage.aim.current")
+        if current is not None:
+            break
+    else:
+        raise AssertionError("no placement could be aimed at")
+    canvas_colours(page, page.evaluate("() => window.towerPage.scene"), "climbers-aim", tmp_path)
+    page.mouse.click(x, y)
     wait_until(lambda: int(body(page, "n")) >= 2, 20, "the block move")
     state = server.server.tables[g["id"]].state
-    assert str(state.history[1]) == label
+    assert str(state.history[1]) == current["text"]
     moved = next(b for b in snapshot(page)["scene"]["blocks"] if b["id"] == block)
-    assert moved["origin"] == ghosts[chosen]["origin"]
+    assert moved["origin"] == current["origin"]
     assert not page.errors, page.errors
 
 

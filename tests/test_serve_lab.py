@@ -27,6 +27,8 @@ class Api:
 
     def call(self, method: str, path: str, body=None, raw: bytes | None = None) -> tuple[int, object]:
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        if method == "POST" and data is None:
+            data = b"{}"  # a POST is JSON, also one without anything to say (the server's CSRF rule)
         self.conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
         resp = self.conn.getresponse()
         text = resp.read().decode()
@@ -95,6 +97,11 @@ def test_refusals_have_their_status_and_rule_and_change_nothing(api):
             assert answer["rule"] == rule
     assert api.call("POST", f"{path}/edits", raw=b"{not json")[0] == 400
     assert api.call("POST", f"{path}/undo")[0] == 409  # nothing to undo yet
+    for what in ("undo", "drop", "edits"):  # a form from another site's page does nothing
+        api.conn.request("POST", f"{path}/{what}", body=b"op=delete",
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+        resp = api.conn.getresponse()
+        assert resp.status == 415 and json.loads(resp.read())["rule"] == "not-json"
     assert api.call("GET", "/api/lab/no-such-lab")[0] == 404
     assert api.call("POST", "/api/lab/no-such-lab/edits", {"op": "add"})[0] == 404
     assert api.call("POST", "/api/lab", {"start": "castle"})[0] == 400
@@ -144,8 +151,9 @@ def test_drop_forces_removal_and_push(api):
     edit(api, lab, {"op": "add", "kind": "double-cube", "origin": [1, 0, 2], "size": [4, 2, 2]})
     status, drop = api.call("POST", f"/api/lab/{lab['id']}/drop")
     assert status == 200 and drop["moved"] == ["d1"] and drop["stability"]["verdict"] == "collapses"
-    assert drop["frames"][0]["poses"]["d1"][0] == [3.0, 1.0, 3.0]
-    assert drop["frames"][-1]["poses"]["d1"][0][2] < 3.0
+    frames = drop["scene"]["frames"]  # the trajectory is the scene's animation (tower-scene/1)
+    assert frames[0]["poses"]["d1"][0] == [3.0, 1.0, 3.0] and drop["scene"]["moved"] == ["d1"]
+    assert frames[-1]["poses"]["d1"][0][2] < 3.0
     status, forces = api.call("GET", f"/api/lab/{lab['id']}/forces")
     assert status == 200 and forces["forces"]["stands"] is False and forces["words"]
     api.call("POST", f"/api/lab/{lab['id']}/undo")
@@ -197,3 +205,62 @@ def test_a_lab_link_outlives_the_server(tmp_path):
         assert page.status == 200 and b"lab.js" in page.read()
         conn.request("GET", "/")
         assert b'href="/lab"' in conn.getresponse().read()
+
+
+def test_hostile_edits_get_a_clean_answer_never_a_crash(api):
+    """Random edits (hypothesis): every answer is 200 or a JSON refusal (400/409/413) and the lab still answers."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    lab = new_lab(api, start="random", seed=2, rules="flag")
+    ids = [b["id"] for b in lab["build"]["blocks"]]
+    value = st.one_of(st.integers(-300, 300), st.floats(allow_nan=False), st.text(max_size=8), st.none(),
+                      st.lists(st.integers(-300, 300), max_size=4), st.sampled_from(ids + ["red", "z", "cube"]))
+    ops = st.fixed_dictionaries({"op": st.sampled_from(["add", "move", "turn", "delete", "figure", "unfigure",
+                                                        "stone", "unstone", "recolour", "load", "fly"])},
+                                optional={k: value for k in ("kind", "origin", "size", "top", "block", "axis",
+                                                             "colour", "cell", "faces", "build", "id")})
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(ops)
+    def run(op):
+        status, answer = edit(api, lab, op)
+        assert status in (200, 400, 409, 413), (op, status, answer)
+        if status != 200:
+            assert isinstance(answer["error"], str) and "\n" not in answer["error"]
+
+    run()
+    status, state = api.call("GET", f"/api/lab/{lab['id']}")
+    assert status == 200 and state["analysis"]["words"]
+
+
+def test_tower_lab_serves_on_loopback_and_says_where(tmp_path):
+    import signal
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0], "size": [2, 2, 3]}]}')
+    out = subprocess.run([sys.executable, "-m", "tower", "lab", str(bad), "--no-browser"], capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "$.blocks[0].size" in out.stderr
+    start = tmp_path / "start.json"
+    subprocess.run([sys.executable, "-m", "tower", "new", "-o", str(start)], check=True, env=env, timeout=60,
+                   capture_output=True)
+    proc = subprocess.Popen([sys.executable, "-m", "tower", "lab", str(start), "--no-browser", "--db",
+                             str(tmp_path / "lab.sqlite")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("tower lab: open http://127.0.0.1:") and "/lab/" in line, line
+        url = line.split("open ")[1].split(" in a browser")[0]
+        parts = urlsplit(url)
+        status, state = Api(f"http://{parts.netloc}").call("GET", "/api" + parts.path)
+        assert status == 200 and len(state["build"]["blocks"]) == 35
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0

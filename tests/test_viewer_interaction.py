@@ -85,11 +85,12 @@ def test_arrow_keys_move_the_cursor_and_enter_plays_the_move(window) -> None:
     press(win, "Left")
     press(win, "Down")
     assert win.ctl.index == 2
-    assert "> " + str(moves[2]) in win.shown.menu
+    said = win.ctl.state.move_words(moves[2])
+    assert ("> " + said)[:56] in win.shown.menu  # the menu speaks in words
     press(win, "Return")
     assert win.ctl.state.history[-1] == moves[2]
     win.run_queue()
-    assert win.r.scene is win.shown and any(str(moves[2]) in line for line in win.shown.menu)
+    assert win.r.scene is win.shown and any(said[:40] in line for line in win.shown.menu)  # the log too
 
 
 def test_vtk_built_in_keys_are_replaced_by_the_camera_presets(window) -> None:
@@ -206,27 +207,53 @@ def test_hover_outlines_the_movable_block_under_the_mouse(window) -> None:
     pytest.fail("no movable block visible")
 
 
-def test_clicking_a_ghost_chooses_it_and_a_second_click_places_the_block(window) -> None:
+def wheel(win, x: float, y: float, backward: bool = True) -> None:
+    iren = win.r.iren
+    iren.SetEventInformation(int(round(x)), int(round(y)), 0, 0, "\0", 0, "")
+    iren.InvokeEvent("MouseWheelBackwardEvent" if backward else "MouseWheelForwardEvent")
+
+
+def test_a_picked_block_follows_the_pointer_and_a_second_click_places_it(window, tmp_path) -> None:
+    """Two clicks: the block, then where it goes. In between the ghost (one, solid) follows the mouse over the
+    tower and the table, the wheel turns it at the same spot without zooming, and where nothing can go the
+    window says why in the game's words."""
     win = window("climbers", ["human", "human"])
     block_step(win)
     block = next(b for b in win.ctl.movable_blocks() if win.r.pick_block(*top_centre(win, b)) == b)
     click(win, *top_centre(win, block))
-    for i, g in enumerate(win.shown.ghosts):
-        x, y = win.r.project([o + s / 2 for o, s in zip(g.origin, g.size, strict=True)])
-        if not g.selected and win.r.pick(x, y) == ("ghosts", i):
+    aim = win.ctl.aim
+    assert aim is not None and aim.ps.block == block and len(aim.ps.placements) == len(win.ctl.moves)
+    assert len(win.shown.ghosts) <= 1  # no clutter: at most the one aimed placement
+    # the table far from the tower: nothing legal, and the reason in words
+    bx = win.shown.bounds()
+    x, y = win.r.project((bx[0] - 4.5, (bx[2] + bx[3]) / 2, 0.0))
+    hover(win, x, y)
+    assert aim.current is None and not win.shown.ghosts
+    assert "touch the construction" in " ".join(win.shown.menu)
+    # over a spot with several shapes: one ghost, there; the wheel turns it and the camera stays
+    for p in aim.ps.placements:
+        sx, sy, _ = aim.ps.shapes[p.shape].size
+        x, y = win.r.project((p.origin[0] + sx / 2, p.origin[1] + sy / 2, p.origin[2]))
+        hover(win, round(x), round(y))
+        if aim.current is not None and len(aim.options) > 1:
             break
     else:
-        pytest.fail("no placement ghost visible")
+        pytest.fail("no spot with several shapes could be pointed at")
+    assert [g.label for g in win.shown.ghosts] == [aim.current.text] and win.shown.ghosts[0].selected
+    win.r.screenshot(tmp_path / "aim.png")
+    first, camera = aim.current, win.r.camera.GetPosition()
+    wheel(win, x, y)
+    assert aim.current != first and aim.current.origin[2] == first.origin[2]
+    assert win.r.camera.GetPosition() == camera and [g.label for g in win.shown.ghosts] == [aim.current.text]
+    press(win, "r")
+    press(win, "R")
+    chosen = aim.current
     click(win, x, y)
-    chosen = win.ctl.current_move
-    assert str(chosen) == g.label and len(win.ctl.state.history) == 1
-    assert [h.label for h in win.shown.ghosts if h.selected] == [g.label]
-    click(win, x, y)  # now drawn solid in the same place: play it
-    assert win.ctl.state.history[-1] == chosen
+    assert str(win.ctl.state.history[-1]) == chosen.text and len(win.ctl.state.history) == 2
     assert len(win.queue) == MOVE_FRAMES  # the block travels to its new place
     win.run_queue()
-    placed = win.shown.blocks[win.shown.block_index(chosen.block)]
-    assert placed.origin == tuple(chosen.cell) and placed.size == tuple(chosen.size)
+    placed = win.shown.blocks[win.shown.block_index(block)]
+    assert placed.origin == chosen.origin
 
 
 def test_clicking_a_highlighted_target_cell_moves_the_figure(window) -> None:
@@ -397,3 +424,18 @@ def test_the_camera_turns_to_the_figure_of_the_player_to_move(window) -> None:
     assert abs((_heading(win) - _figure_bearing(win) + 180) % 360 - 180) < 1
     x, y = win.r.project([c + 0.5 for c in next(f for f in win.shown.figures if f.current).cell])
     assert 0 < x < SIZE[0] and 0 < y < SIZE[1]
+
+
+def test_a_click_where_the_picked_block_cannot_go_on_another_movable_block_picks_that_one(window) -> None:
+    win = window("climbers", ["human", "human"])
+    block_step(win)
+    movable = [b for b in win.ctl.movable_blocks() if win.r.pick_block(*top_centre(win, b)) == b]
+    click(win, *top_centre(win, movable[0]))
+    for other in movable[1:]:
+        hover(win, *top_centre(win, other))
+        if win.ctl.aim.current is None:  # the first block cannot go there
+            click(win, *top_centre(win, other))
+            assert win.ctl.selected_block == other and win.ctl.aim.ps.block == other
+            assert len(win.ctl.state.history) == 1  # nothing was played
+            return
+    pytest.fail("every movable block's top takes the first block: no place to try")

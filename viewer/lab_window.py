@@ -24,6 +24,10 @@ from viewer.poses import set_block_poses
 from viewer.renderer import SceneRenderer
 from viewer.scene import SceneGhost
 
+#: Columns round the build offered to the pointer; the lab's table: |x|, |y| <= TABLE_HALF (the controller's).
+NEAR = 12
+TABLE_HALF = 100
+
 
 class LabWindow:
     """A renderer, the lab controller, the tool state (what a click does) and the drop animation's queue."""
@@ -42,6 +46,7 @@ class LabWindow:
         self.queue: list[Callable[[], None]] = []
         self.timer: int | None = None
         self.press: tuple[int, int] | None = None
+        self._aiming: tuple[Any, Any] | None = None  # (what it was made for, the Aim over the block in hand)
         self.show_overlays: list[str] = []  # "forces", "removal": the physics overlays on show
         self.shown = self.scene()
         self.r = SceneRenderer(self.shown, off_screen=off_screen, window_size=window_size, interactive=True)
@@ -218,22 +223,59 @@ class LabWindow:
             return None
         return near + t * (far - near), np.array([0.0, 0.0, 1.0]), None
 
+    def placements(self) -> Any:
+        """The shared placement controller (`viewer.placement`) for the block in hand: a new block (every
+        orientation of its kind, the chosen one first) or the one being moved, at every corner near the build,
+        resting on the highest column under it; made once per build and choice, then only looked up."""
+        from viewer.placement import Aim, BlockPlacements, Shape
+        from viewer.scene import face_names
+
+        moving = self.tool == "move" and self.ctl.selected
+        key = (id(self.ctl.build), self.ctl.selected if moving else None, self.kind, self.size, self.top)
+        if self._aiming is not None and self._aiming[0] == key:
+            return self._aiming[1]
+        blocks = self.ctl.build.blocks
+        if moving:
+            b = self.ctl.block(self.ctl.selected)
+            shapes = [Shape(b.size, face_names(b)[4], face_names(b))]
+            block = b.id
+        else:
+            sizes = [self.size] + [s for s in self.ctl.sizes(self.kind) if s != self.size]
+            shapes = [Shape(s, self.top, face_names(self.ctl.ghost(self.kind, s, self.top, (0, 0, 0))))
+                      for s in sizes]
+            block = "new"
+        heights: dict[tuple[int, int], int] = {}
+        for b in blocks:
+            if b.id == block:
+                continue
+            for cx, cy in b.footprint_cells():
+                heights[(cx, cy)] = max(heights.get((cx, cy), 0), b.top)
+        lo = [min([0] + [b.origin[i] for b in blocks]) - NEAR for i in (0, 1)]
+        hi = [max([2] + [b.origin[i] + b.size[i] for b in blocks]) + NEAR for i in (0, 1)]
+        area = tuple(max(-TABLE_HALF, min(TABLE_HALF, v)) for v in (lo[0], lo[1], hi[0], hi[1]))
+        aim = Aim(BlockPlacements.resting(block, shapes, heights, area, -TABLE_HALF, 2 * TABLE_HALF))
+        self._aiming = (key, aim)
+        return aim
+
     def aim(self, x: float, y: float) -> None:
         """The pointer is at display pixel (x, y): the ghost follows (no judge is asked)."""
         hit = self.hit(x, y)
         self.ghost, self.aimed = None, None
         if hit is not None:
             point, normal, block = hit
-            if self.tool == "add":
-                origin = self.ctl.aim(point, normal, self.size)
-                self.ghost = self.ctl.ghost(self.kind, self.size, self.top, origin)
-                self.aimed = {"op": "add", "kind": self.kind, "origin": list(origin), "size": list(self.size),
-                              "top": self.top}
-            elif self.tool == "move" and self.ctl.selected:
-                b = self.ctl.block(self.ctl.selected)
-                origin = self.ctl.aim(point, normal, b.size, without=b.id)
-                self.ghost = replace(b, origin=origin)
-                self.aimed = {"op": "move", "block": b.id, "origin": list(origin)}
+            if self.tool in ("add", "move"):
+                aim = self.placements()
+                aim.point(point, normal)
+                cur = aim.current
+                if cur is not None:
+                    shape = aim.ps.shapes[cur.shape]
+                    if aim.ps.block == "new":
+                        self.ghost = self.ctl.ghost(self.kind, shape.size, self.top, cur.origin)
+                        self.aimed = {"op": "add", "kind": self.kind, "origin": list(cur.origin),
+                                      "size": list(shape.size), "top": self.top}
+                    else:
+                        self.ghost = replace(self.ctl.block(aim.ps.block), origin=cur.origin)
+                        self.aimed = {"op": "move", "block": aim.ps.block, "origin": list(cur.origin)}
             elif self.tool == "select" and block is not None:
                 self.aimed = {"select": block}
         self.redraw()
@@ -290,9 +332,11 @@ class LabWindow:
             return
         self.ghost = None
         self.message = result["words"]
-        self.redraw()
-        for frame in result["frames"]:
-            self.queue.append(lambda f=frame: self._pose(f["poses"]))
+        scene = self.ctl.drop_scene(result)  # the trajectory as the scene's animation, as the page plays it
+        self.shown = scene
+        self.r.update(scene, render=True)
+        for frame in scene.frames:
+            self.queue.append(lambda f=frame: self._pose(f.poses))
         self.schedule()
 
     def _pose(self, poses: dict[str, Any]) -> None:

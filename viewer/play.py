@@ -32,6 +32,7 @@ class LogEntry:
     player: int
     text: str
     public: str
+    words: str = ""  # the move in words a newcomer understands (`state.move_words`)
 
 
 def move_line(label: str, who: str, text: str) -> str:
@@ -73,6 +74,7 @@ class PlayController:
         self.revealed: int | None = self.viewer
         self.handover = False
         self.selected_block: str | None = None
+        self.aim: Any = None  # The Climbers: the pointer over the selected block's placements (viewer.placement)
         self.hover: str | None = None
         self.whatif = False
         self.removed: str | None = None  # what-if: the block taken away
@@ -92,6 +94,8 @@ class PlayController:
                 moves = mine
             else:
                 self.selected_block = None
+        if self.selected_block is None:
+            self.aim = None
         self.moves = moves
         self.index = min(self.index, max(len(moves) - 1, 0))
 
@@ -102,6 +106,8 @@ class PlayController:
     def cycle(self, step: int = 1) -> None:
         if self.moves:
             self.index = (self.index + step) % len(self.moves)
+            if self.aim is not None:  # the keyboard's way through the placements: the ghost goes along
+                self.aim.choose(str(self.moves[self.index]))
 
     def select(self, move: Any) -> bool:
         """Put the cursor on `move` if the menu lists it."""
@@ -131,12 +137,13 @@ class PlayController:
     def _apply(self, move: Any) -> bool:
         p = self.state.current_player
         public = self.state.public_move(move, p)  # worded for the others before the move changes the state
+        words = self.state.move_words(move)
         try:
             self.state.apply(move)
         except IllegalMove as exc:  # the game said no: show why, change nothing
             self.message = f"illegal ({exc.rule}): {exc.message}"
             return False
-        self.log.append(LogEntry(len(self.state.history) - 1, p, str(move), public))
+        self.log.append(LogEntry(len(self.state.history) - 1, p, str(move), public, words))
         self.message = ""
         self.selected_block = None
         self.hover = None
@@ -195,9 +202,15 @@ class PlayController:
         return [self.state.player_label(p) for p in range(self.state.num_players)]
 
     def log_lines(self) -> list[str]:
-        """The log as the person at the screen may read it: their own moves in full, the others' in public words."""
-        return [move_line(self.state.player_label(e.player), self._name(e.player),
-                          e.text if e.player == self.viewer else e.public) for e in self.log]
+        """The log as the person at the screen may read it: their own moves in full, the others' in public words
+        (until the game is over: then its record, every move in it, is public)."""
+        out = []
+        for e in self.log:
+            text = e.text if e.player == self.viewer or self.state.is_over else e.public
+            # in words wherever the move itself may be read (a hidden one keeps its public sentence)
+            out.append(move_line(self.state.player_label(e.player), self._name(e.player),
+                                 e.words if e.words and text == e.text else text))
+        return out
 
     # --- The Climbers: picking -----------------------------------------------------------------------------
     def movable_blocks(self) -> list[str]:
@@ -214,11 +227,58 @@ class PlayController:
             if block_id is not None:
                 self.message = f"block {block_id} cannot move now"
             return False
+        from viewer.placement import Aim, BlockPlacements, explainer
+
         self.selected_block = block_id
         self.index = 0
         self.refresh()
-        self.message = f"{len(self.moves)} placements for {block_id}: cycle, Enter to place"
+        st = self.state
+        placements = BlockPlacements.from_moves(block_id, self.moves, st.to_build(), words=st.move_words)
+        placements.explain_with(explainer(st))
+        self.aim = Aim(placements)
+        self.aim.choose(str(self.current_move))
+        self.message = f"{block_id}: point where it goes (wheel or r turns it), click to place it"
         return True
+
+    # --- The Climbers: aiming a picked block (viewer.placement) ----------------------------------------------
+    def _follow_aim(self) -> None:
+        cur = self.aim.current if self.aim is not None else None
+        if cur is not None:
+            for i, m in enumerate(self.moves):
+                if str(m) == cur.text:
+                    self.index = i
+                    break
+        self.message = self.aim.status() if self.aim is not None else self.message
+
+    def aim_at(self, hit: Any, normal: Any = (0.0, 0.0, 1.0)) -> bool:
+        """The pointer is over `hit` (a point of a block face or the table; None: nothing) with the face's
+        `normal`: the ghost goes to the placement there. True if what is shown changed."""
+        if self.aim is None:
+            return False
+        before = (self.aim.current, self.message)
+        self.aim.point(hit, normal)
+        self._follow_aim()
+        return (self.aim.current, self.message) != before
+
+    def turn(self, step: int = 1) -> bool:
+        """The next (or previous) shape or face up at the aimed spot (the wheel, r / R)."""
+        if self.aim is None or not self.aim.options:
+            return False
+        self.aim.cycle(step)
+        self._follow_aim()
+        return True
+
+    def place(self) -> bool:
+        """Place the picked block where the pointer aims (a click); True if the move was made. Where nothing can
+        go the message says why."""
+        if self.aim is None or self.whatif or self.handover or not self.human_to_move:
+            return False
+        cur = self.aim.current
+        if cur is None:
+            self._follow_aim()
+            return False
+        move = next((m for m in self.moves if str(m) == cur.text), None)
+        return move is not None and self._apply(move)
 
     def click(self, layer: str, index: int, scene: Any) -> bool:
         """A click on item `index` of `layer` (as `SceneRenderer.pick` names it) in the shown `scene`.
@@ -261,6 +321,7 @@ class PlayController:
 
     def deselect(self) -> None:
         self.selected_block = None
+        self.aim = None
         self.hover = None
         if self.whatif:
             self.leave_whatif()
@@ -384,15 +445,18 @@ class PlayController:
             p = st.current_player
             lines.append(f"{self._name(p)} to move" + ("" if p not in self.agents else " (thinking...)"))
         if self.moves and self.human_to_move and not self.whatif:
-            lines.append(f"legal moves {self.index + 1}/{len(self.moves)}")
+            what = f"places for {self.selected_block}" if self.selected_block is not None else "legal moves"
+            lines.append(f"{what} {self.index + 1}/{len(self.moves)}")
             lo = max(0, min(self.index - MENU_ROWS // 2, len(self.moves) - MENU_ROWS))
             for i in range(lo, min(lo + MENU_ROWS, len(self.moves))):
-                lines.append((("> " if i == self.index else "  ") + str(self.moves[i]))[:MENU_WIDTH])
-        if self.message:
-            text = self.message
-            while text:
-                lines.append(text[:MENU_WIDTH])
-                text = text[MENU_WIDTH:]
+                said = st.move_words(self.moves[i])  # the move in words a newcomer understands
+                if self.selected_block is not None:  # every line places the same block: say only where and how
+                    said = said.removeprefix(f"put block {self.selected_block} at ")
+                lines.append((("> " if i == self.index else "  ") + said)[:MENU_WIDTH])
+        prompt = st.prompt() if self.human_to_move and not st.is_over else None
+        for text in (prompt, self.message):
+            if text:
+                lines += textwrap.wrap(text, MENU_WIDTH)
         if self.log:
             lines.append("log:")
             lines += [("  " + entry)[:MENU_WIDTH] for entry in self.log_lines()[-LOG_ROWS:]]
@@ -401,7 +465,9 @@ class PlayController:
     def key_lines(self) -> list[str]:
         """The keys of this window, only those that do something in this game."""
         keys = ["arrows/n/p choose", "Enter play", "h hint", "u undo"]
-        if self.state.construction:
+        if self.aim is not None:
+            keys = ["point: where", "wheel/r: turn", "click: place", "Esc: other block", "arrows: list"]
+        if self.state.construction and self.aim is None:
             keys.append("click block: its places")
             if self.physics is not None:
                 keys.append("x what-if")
@@ -465,10 +531,13 @@ class PlayController:
             return scene_for_view(self.state.layout, view, hover=self.hover, names=self.names())
         move = self.current_move if self.human_to_move else None
         ghosts, targets, ghost_figures = [], [], []
-        if move is not None and move.kind == "block":
+        if self.aim is not None:
+            # aiming: one ghost, where the pointer is (none where nothing can go): no clutter
+            cur = self.aim.current
+            if cur is not None and move is not None and str(move) == cur.text:
+                ghosts = [ghost_from_move(move, build, selected=True)]
+        elif move is not None and move.kind == "block":
             ghosts = [ghost_from_move(move, build, selected=True)]
-            if self.selected_block is not None:
-                ghosts += [ghost_from_move(m, build) for m in self.moves if m is not move][:24]
         elif move is not None and move.kind == "fig":
             targets = list(dict.fromkeys(tuple(m.cell) for m in self.moves if m.kind == "fig"))
             colour = view["players"][self.state.current_player]["colour"]

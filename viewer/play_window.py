@@ -64,8 +64,14 @@ class PlayWindow:
                 "k": lambda: self.act(self.ctl.save), "l": lambda: self.act(self.ctl.load)}
         if self.ctl.state.construction:
             keys["x"] = lambda: self.act(self.ctl.toggle_whatif)
-        keys.update(camera_keys(self.r))
+            keys["r"] = lambda: self.turn(1)  # aiming a block: turn it; otherwise the camera's reset
+            keys["R"] = lambda: self.turn(-1)
+        cam = camera_keys(self.r)
+        if "r" in keys:
+            self._reset = cam.pop("r")
+        keys = {**cam, **keys}
         self.r.bind_keys(keys)
+        self.r.on_wheel(self._on_wheel)
         iren = self.r.iren
         self.r.on_left_button(self._on_press, self._on_release)
         iren.AddObserver("MouseMoveEvent", self._on_move)
@@ -182,8 +188,33 @@ class PlayWindow:
         if abs(x - x0) + abs(y - y0) <= CLICK_SLOP:  # not a camera drag
             self.click(x, y)
 
+    def turn(self, step: int) -> None:
+        """r / R: turn the block being aimed (shape, face up); without one, r resets the camera."""
+        if self.ctl.aim is None:
+            if step > 0:
+                self._reset()
+            return
+        if not self.queue and self.ctl.turn(step):
+            self.show_scene()
+
+    def _on_wheel(self, step: int) -> bool:
+        if self.ctl.aim is None or self.queue:
+            return False
+        if self.ctl.turn(step):
+            self.show_scene()
+        return True
+
+    def aim(self, x: int, y: int) -> None:
+        """The pointer at display pixel (x, y) while a block is picked: the ghost goes there."""
+        hit = self.r.surface_at(x, y)
+        if self.ctl.aim_at(*(hit if hit is not None else (None,))):
+            self.show_scene()
+
     def _on_move(self, *_: Any) -> None:
         if self.press is not None or self.queue:
+            return
+        if self.ctl.aim is not None:
+            self.aim(*self.r.event_position())
             return
         hit = self.r.pick(*self.r.event_position()) if self.ctl.state.construction else None
         block = self.shown.blocks[hit[1]].id if hit is not None and hit[0] == "blocks" else None
@@ -193,6 +224,21 @@ class PlayWindow:
     def click(self, x: int, y: int) -> None:
         """A click at display pixel (x, y): whatever is drawn there goes to the controller."""
         if self.queue:
+            return
+        if self.ctl.aim is not None and not self.ctl.whatif:
+            # aiming: the click places the block where the pointer is, or says why it cannot go there
+            self.aim(x, y)
+            before = self.shown
+            if self.ctl.place():
+                self.animate_move(before)
+            else:
+                # nothing can go here, but a click on another block that may move picks that one instead
+                other = self.r.pick_block(x, y)
+                if other is not None and other != self.ctl.selected_block and other in self.ctl.movable_blocks():
+                    self.ctl.click_block(other)
+                    self.aim(x, y)
+                self.show_scene()
+            self.schedule()
             return
         hit = self.r.pick(x, y)
         if hit is None:

@@ -433,6 +433,40 @@ class SceneRenderer:
         ids = mesh.cell_array("item_id") if ids is None else ids
         return name, int(ids[picker.GetCellId()])
 
+    def surface_at(self, x: float, y: float) -> tuple[tuple[float, float, float], tuple[float, float, float]] | None:
+        """(point, normal) where display pixel (x, y) meets a block face or the table, in grid units; the normal
+        is the face's, pointing out of it toward the camera; None where neither is (the sky). Aiming a block
+        placement reads it (`viewer.placement`): ghosts, figures and everything else are looked through."""
+        from vtkmodules.vtkRenderingCore import vtkCellPicker
+
+        if self.scene is None:
+            return None
+        picker = vtkCellPicker()
+        picker.SetTolerance(0.0005)
+        picker.PickFromListOn()
+        for name in ("blocks", "table"):
+            if self.actors[name].GetVisibility():
+                picker.AddPickList(self.actors[name])
+        if not picker.Pick(x, y, 0, self.renderer) or picker.GetCellId() < 0:
+            return None
+        point = np.array(picker.GetPickPosition(), dtype=float)
+        if picker.GetActor() is self.actors["table"]:
+            return (float(point[0]), float(point[1]), 0.0), (0.0, 0.0, 1.0)
+        normal = np.round(np.array(picker.GetPickNormal(), dtype=float))
+        if normal @ (np.array(self.camera.GetPosition()) - point) < 0:  # the face seen is the outside
+            normal = -normal
+        return (float(point[0]), float(point[1]), float(point[2])), tuple(float(v) for v in normal)
+
+    def on_wheel(self, fn: Callable[[int], bool]) -> None:
+        """`fn(+1 | -1)` on each wheel step (backward: +1); if it returns True the camera does not zoom."""
+        self._wheel = fn
+
+    def _on_wheel(self, style: Any, event: str) -> None:
+        step = 1 if event == "MouseWheelBackwardEvent" else -1
+        if self._wheel is not None and self._wheel(step):
+            return
+        (style.OnMouseWheelBackward if step > 0 else style.OnMouseWheelForward)()
+
     def pick_block(self, x: float, y: float) -> str | None:
         """The id of the block under display pixel (x, y), or None (other things in front count as misses)."""
         hit = self.pick(x, y)
@@ -485,6 +519,10 @@ class SceneRenderer:
         self._left: tuple[list[Callable[[], Any]], list[Callable[[], Any]]] = ([], [])
         style.AddObserver("LeftButtonPressEvent", self._left_down)
         style.AddObserver("LeftButtonReleaseEvent", self._left_up)
+        # the wheel zooms unless a handler takes it (aiming a block: the wheel turns it)
+        self._wheel: Callable[[int], bool] | None = None
+        style.AddObserver("MouseWheelForwardEvent", self._on_wheel)
+        style.AddObserver("MouseWheelBackwardEvent", self._on_wheel)
         self.iren.SetInteractorStyle(style)
         self._key_map: dict[str, Callable[[], Any]] = {}
         self.iren.AddObserver("KeyPressEvent", self._on_key)

@@ -21,6 +21,7 @@ from viewer.scene import (
     SceneArrow,
     SceneBlock,
     SceneFigure,
+    SceneFrame,
     SceneGhost,
     SceneLabel,
     SceneLadder,
@@ -42,6 +43,7 @@ ITEM_TYPES: dict[str, type] = {
     "ghost_figures": SceneFigure,
     "arrows": SceneArrow,
     "legend": SceneLegendEntry,
+    "frames": SceneFrame,
 }
 #: Colours the renderers use besides the named ones: the table, the background, problems, the selection.
 FIXED_RGB = {"table": TABLE_RGB, "background": BACKGROUND_RGB, "problem": PROBLEM_RGB, "select": SELECT_RGB}
@@ -98,7 +100,7 @@ def scene_from_json(data: dict[str, Any]) -> Scene:
         if f.name in ITEM_TYPES:
             cls = ITEM_TYPES[f.name]
             kwargs[f.name] = [cls(**{k: _tuples(v) for k, v in item.items()}) for item in value]
-        elif f.name in ("lines", "menu"):
+        elif f.name in ("lines", "menu", "moved"):
             kwargs[f.name] = list(value)
         else:
             kwargs[f.name] = _tuples(value)

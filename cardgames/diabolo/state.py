@@ -68,6 +68,23 @@ class DiaboloState(DiaboloSearch, GameState):
     max_game_length: ClassVar[int] = 5 * (MAX_CARDS * len(COLOURS) + len(COLOURS) * 5)
     default_options: ClassVar[dict[str, Any]] = {"values": VALUES, "hand_size": HAND_SIZE}
     option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {"hand_size": tuple(range(3, 11))}
+    option_help: ClassVar[dict[str, tuple[str, str]]] = {
+        "values": ("Card values", "the values of the cards of one colour, comma-separated (5 to 20 values of 1-9); "
+                                  "fewer cards give shorter rounds"),
+        "hand_size": ("Hand size", "cards dealt to each player at the start of a round"),
+    }
+    how_to_play: ClassVar[str] = (
+        "Goal: the most points after as many rounds as there are players.\n\n"
+        "Your turn: you have already drawn a card. Put one card of your hand beside the row of its colour, on the "
+        "devil side (left) or the angel side (right). A side takes 3 cards, a row 5; then it is closed. If none of "
+        "your cards fits, you show your hand and throw one card away.\n\n"
+        "When 2 rows are closed (3 with 5 players) the round ends and every row is scored, red first. A row with "
+        "more angel points pays: whoever holds the most of that colour in hand gains that sum. A row with more "
+        "devil points costs: whoever holds the most of that colour loses that sum. Equal: nothing.\n\n"
+        "Your doubler: before a paying row is compared, everyone still holding a doubler says, in secret, whether "
+        "to bet it on that row. A bet doubler doubles your gain if you hold the most of that colour; either way it "
+        "is spent for the rest of the round. Keep it and you are asked again at the next paying row. Every "
+        "doubler comes back at the start of the next round.")
 
     def __init__(self, players: int, seed: int | None = 0, options: dict[str, Any] | None = None) -> None:
         super().__init__(players, seed, options)
@@ -323,6 +340,27 @@ class DiaboloState(DiaboloSearch, GameState):
                 "scores": list(self.scores), "rounds": self.round}
 
     # --- what a player sees -----------------------------------------------------------------------------
+    def move_words(self, move: Move) -> str:
+        """"put the red 3 on the angel side of the red row", "yes: double my gain on the red row (...)"."""
+        m: Any = move
+        if m.verb == "double":
+            row = COLOURS[self.scoring_row] if self.scoring_row >= 0 else "this"
+            if m.side == "yes":
+                return f"yes: double my gain on the {row} row (my doubler is then spent for this round)"
+            return "no: keep my doubler for a later row of this round"
+        if m.verb == "discard":
+            return f"throw away the {m.colour} {m.value} (no card in hand fits a row)"
+        return f"put the {m.colour} {m.value} on the {m.side} side of the {m.colour} row"
+
+    def prompt(self) -> str | None:
+        if self.phase != DOUBLE or self.scoring_row < 0:
+            return None
+        row = COLOURS[self.scoring_row]
+        return (f"Double your gain on the {row} row? The {row} row has more angel points: whoever holds the most "
+                f"{row} in hand gains that sum. If you say yes, your doubler doubles your gain if you hold the "
+                f"most, and is spent for this round either way. If you say no, you are asked again at the next "
+                f"row that pays. Doublers come back next round.")
+
     def public_move(self, move: Move, player: int) -> str:
         """A doubler answer stays secret until every player has answered (all answer at the same time)."""
         if move.verb == "double":  # type: ignore[attr-defined]

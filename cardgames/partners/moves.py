@@ -600,3 +600,29 @@ def _seven_steps(board: Track, loc: list[int], pawn: int, left: int) -> Iterator
             nxt[nxt.index(c)] = BASE
         nxt[pawn] = c
         yield s, nxt
+
+
+def _pawn_words(pawn: int) -> str:
+    return f"{COLOURS[pawn // PAWNS_PER_PLAYER]} pawn {pawn % PAWNS_PER_PLAYER + 1}"
+
+
+def move_words(move: PartnersMove) -> str:
+    """A move in words: "play the 5: yellow pawn 2 forward 5"."""
+    card = CARD_NAMES.get(move.card, move.card)
+    if move.action == "give":
+        return f"hand your {card} to your partner"
+    if move.action == "out":
+        return f"play the {card}: bring a pawn out of the base onto its home"
+    if move.action == "step":
+        n = move.steps[0]
+        way = f"back {-n}" if n < 0 else f"forward {n}"
+        return f"play the {card}: {_pawn_words(move.pawns[0])} {way}"
+    if move.action == "seven":
+        parts = ", ".join(f"{_pawn_words(p)} forward {n}" for p, n in zip(move.pawns, move.steps, strict=True))
+        return f"play the 7: {parts}"
+    if move.action == "switch":
+        a, b = move.pawns
+        return f"play the switch: swap {_pawn_words(a)} and {_pawn_words(b)}"
+    if move.action == "discard":
+        return "throw the hand away (no card in it can be used)"
+    return str(move)

@@ -11,7 +11,7 @@ import random
 from typing import Any, ClassVar, Self
 
 from cardgames.partners.cards import CARD_NAMES, CARD_ORDER, DEALS_PER_DEALER, HAND_SIZE, parse_deck, unique
-from cardgames.partners.moves import DISCARD, PartnersMove, card_plays, exchange_moves, play_card
+from cardgames.partners.moves import DISCARD, PartnersMove, card_plays, exchange_moves, move_words, play_card
 from cardgames.partners.search import PartnersSearch
 from cardgames.partners.track import BASE, COLOURS, PAWNS_PER_PLAYER, SECTION, Track, pawn_name
 from tower.games.base import GameState, Move
@@ -37,6 +37,26 @@ class PartnersState(PartnersSearch, GameState):
     max_game_length = 20_000
     default_options: ClassVar[dict[str, Any]] = {"deck": "standard", "home_stack": True, "move_limit": 6000}
     option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {}
+    option_help: ClassVar[dict[str, tuple[str, str]]] = {
+        "deck": ("Deck", "standard (110 cards), or your own mix written like heart=6,7=12,switch=4"),
+        "home_stack": ("Pawns share the home", "two pawns of one player may stand on their home space together"),
+        "move_limit": ("Move limit", "the game stops as a draw after this many cards played (a safety stop; a "
+                                     "small number gives a short game)"),
+    }
+    how_to_play: ClassVar[str] = (
+        "Goal: you and your partner (the player opposite) bring all eight of your pawns into your finish zones "
+        "before the other team.\n\n"
+        "Each deal gives everyone four cards; partners first hand each other one card. Then, in turn, you play one "
+        "card and move by it. A heart (or an 8 or 13) brings a pawn out of your base onto your home space. Numbers "
+        "move a pawn that many spaces forward; -4 moves it back; a 7 may be split over several pawns; switch swaps "
+        "two pawns anywhere.\n\n"
+        "Landing on a pawn sends it back to its base, whoever it belongs to. A pawn sitting on its own home is a "
+        "wall nobody passes. After one round of the board a pawn turns into its finish zone.\n\n"
+        "If no card of yours can be used, you throw your hand away and wait for the next deal. Once your four pawns "
+        "are home you move your partner's.")
+
+    def move_words(self, move: Move) -> str:
+        return move_words(move)
 
     # --- set-up -------------------------------------------------------------------------------------------------
     def __init__(self, players: int = 4, seed: int | None = 0, options: dict[str, Any] | None = None) -> None:

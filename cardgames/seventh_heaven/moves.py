@@ -100,3 +100,48 @@ TEXT_KEY = attrgetter("_text")
 PLAY_CARD = [mv("play", name) for name in KIND_NAME]
 PLAY_ON = [[mv("play", name, colour) for colour in COLOURS] for name in KIND_NAME]
 TRADE_CARD = [mv("trade", name) for name in KIND_NAME]
+
+
+TEXT_CARD_WORDS = {
+    "mushroom": "the mushroom: take {n} cards",
+    "cards3": "the three cards: everybody throws away 3 cards and draws 3",
+    "pepper": "the pepper pot: the last pawn(s) forward 3",
+    "snail": "the snail: the first pawn(s) back 2",
+    "cloud": "the cloud: the first pawn(s) back 3",
+    "foot": "the foot: the first pawn ({colour}) forward {n}",
+    "finger": "the finger: the {colour} partner pawn forward to the next pawn",
+    "heart": "the heart: take the {colour} partner card",
+}
+
+
+def card_words(card: str) -> str:
+    """`red+3` -> "red +3", `white>` -> "white arrow"."""
+    if card.endswith(">"):
+        return f"{card[:-1]} arrow"
+    colour, sign, n = card.rpartition("+") if "+" in card else card.rpartition("-")
+    return f"{colour} {sign}{n}" if colour else card
+
+
+def move_words(move: SeventhHeavenMove) -> str:
+    """A move in words: "play red +3: the red pawn moves", "trade blue +3: take the blue partner card"."""
+    give = f", handing over the {move.give} partner card" if move.give else ""
+    if move.verb == "play" and move.card in TEXT_CARD_WORDS:
+        return "play " + TEXT_CARD_WORDS[move.card].format(n=move.n, colour=move.colour) + give
+    if move.verb == "play":
+        pawn = move.colour or move.card.rstrip(">").split("+")[0].split("-")[0]
+        if move.card.endswith(">"):
+            how = "up to the next pawn ahead"
+        else:
+            n = int(move.card.rsplit("+", 1)[1]) if "+" in move.card else -int(move.card.rsplit("-", 1)[1])
+            how = f"forward {n}" if n > 0 else f"back {-n}"
+        return f"play {card_words(move.card)}: the {pawn} pawn {how}"
+    if move.verb == "trade":
+        return f"play {card_words(move.card)} to take the {move.card.split('+')[0].split('-')[0].rstrip('>')} " \
+               f"partner card instead of moving{give}"
+    if move.verb == "swap":
+        return f"swap partner cards: take the {move.colour} one{give}"
+    if move.verb == "keep":
+        return "keep the partner card"
+    if move.verb == "discard":
+        return f"throw away {card_words(move.card)} (three cards)"
+    return str(move)

@@ -64,6 +64,7 @@ from cardgames.seventh_heaven.moves import (
     TEXT_KEY,
     TRADE_CARD,
     SeventhHeavenMove,
+    move_words,
     mv,
 )
 from cardgames.seventh_heaven.search import SeventhHeavenSearch
@@ -109,6 +110,32 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         "arrow_copies": (0, 1, 2),
         "hand_size": tuple(range(4, 21)),
     }
+    option_help: ClassVar[dict[str, tuple[str, str]]] = {
+        "track_length": ("Track length", "the space number of 7th Heaven (a shorter track gives a shorter game)"),
+        "colours": ("Pawn colours", "how many pawns and partner colours are in play"),
+        "forward_copies": ("Forward cards", "copies of each +1..+5 card per colour"),
+        "backward_copies": ("Backward cards", "copies of each -1 and -2 card per colour"),
+        "white_sets": ("White jokers", "sets of white cards, which move any pawn"),
+        "arrow_copies": ("Arrows", "arrow cards per colour (move a pawn up to the next pawn ahead)"),
+        "text_cards": ("Text cards", "include the cards that say what they do (heart, mushroom, snail, ...)"),
+        "hand_size": ("Hand size", "cards each player holds in hand"),
+        "play_for_places": ("Play for places", "with 4-6 players, play on for second place and after"),
+        "specials": ("Special spaces", "what the special spaces do, as SPACE:EFFECT pairs (2:5 means from 2 on "
+                                       "to 5; must/may swap partner cards)"),
+    }
+    how_to_play: ClassVar[str] = (
+        "Goal: the pawn of the colour on your partner card reaches 7th Heaven first. Any player may move any "
+        "pawn: what counts is whose partner card that pawn's colour is.\n\n"
+        "Your turn: play one card. A coloured number moves the pawn of that colour; a white number moves the pawn "
+        "you name; an arrow moves a pawn up to the next pawn ahead. Instead of moving, a coloured card can take the "
+        "partner card of that colour (you hand over yours): a trade.\n\n"
+        "Text cards do what they say (heart: take a partner card; mushroom: draw cards; snail, cloud: the first "
+        "pawn back; pepper: the last pawn forward; foot, finger: forward).\n\n"
+        "Special spaces: 2 leads on to 5, 6 to 9, 13 back to 10; ending on 4 you must swap partner cards, on 8 "
+        "and 14 you may.")
+
+    def move_words(self, move: Move) -> str:
+        return move_words(move)  # type: ignore[arg-type]
 
     def __init__(self, players: int, seed: int | None = 0, options: dict[str, Any] | None = None) -> None:
         super().__init__(players, seed, options)

@@ -76,6 +76,8 @@ class ClimbersState(GameState):
         "support": ("strict", "physical"),
         "descent": ("one-unit", "free"),
     }
+    option_help: ClassVar[dict[str, tuple[str, str]]] = text.OPTION_HELP
+    how_to_play: ClassVar[str] = text.HOW_TO_PLAY
 
     def __init__(self, players: int, seed: int | None = 0, options: dict[str, Any] | None = None, *,
                  judge: Judge | None = None, build: Build | None = None, shift: bool = True) -> None:
@@ -514,6 +516,12 @@ class ClimbersState(GameState):
 
     def move_help(self) -> str:
         return text.move_help()
+
+    def move_words(self, move: ClimbersMove) -> str:  # type: ignore[override]
+        return text.move_words(self, move)
+
+    def prompt(self) -> str | None:
+        return None if self.over else text.PROMPTS.get(self.phase)
 
     # --- the AI hooks (tower.games.ai; the `search` module) -------------------------------------------------------
     def heuristic(self, player: int) -> float:

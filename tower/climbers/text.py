@@ -137,3 +137,83 @@ def outcome(state: ClimbersState) -> str:
 def move_help() -> str:
     """How to type a move (the moves module's own description)."""
     return (moves_module.__doc__ or "").strip()
+
+
+# --- words for newcomers (the move lists of the pages and the window) ------------------------------------------
+HOW_TO_PLAY = """\
+Goal: end the game with your figure standing higher than everybody else's. You win by rebuilding the tower \
+under your own feet.
+
+Where a figure may stand: on the table, on a grey top, or on a top of its own colour. It steps up one unit by \
+itself; two units need the short ladder (exactly 2), two to four the long one (2 to 4). Each ladder works once. \
+Steps are never diagonal.
+
+Your turn has four steps: (1) move your figure, or skip; (2) move exactly one block; (3) move your figure again, \
+or skip; (4) lay your blocking stone on a free top, once per game, or skip. You may also pass the whole turn at \
+step 1.
+
+Moving a block: take any block with a free top (nothing on it) that the previous player did not move. Put it down \
+fully supported (no holes, no overhangs) and touching the construction. A block over figures pushes them aside \
+onto free squares of the same top.
+
+If your figure leaves the table in a turn, it must end that turn higher than it began it.
+
+The game ends when a whole round (and the first player's last chance) brings nobody above all others. The \
+highest figure wins; on equal heights, the one that got there last."""
+
+OPTION_HELP = {
+    "support": ("Block support", "strict: a block rests fully on block tops or the table; physical: overhangs the "
+                                 "physics judge accepts are allowed too"),
+    "descent": ("Going down", "one-unit: a figure steps down at most one unit at a time; free: any drop"),
+    "max_rounds": ("Round limit", "the game ends after this many rounds at the latest (a small number gives a "
+                                  "short game)"),
+    "start": ("Start tower", "a random start tower, or your own build (a tower-build/1 file or a lab link)"),
+}
+
+SKIP_WORDS = {
+    "figure1": "don't move the figure now: go on to the block move",
+    "block": "move no block (no block can move)",
+    "figure2": "leave the figure where it is",
+    "stone": "keep the blocking stone",
+}
+
+
+def _place(cell: tuple[int, int, int]) -> str:
+    x, y, z = cell
+    return f"({x},{y}) on the table" if z == 0 else f"({x},{y}), height {z}"
+
+
+def move_words(state: ClimbersState, move: Any) -> str:
+    """A move in words: "climb to (11,16), height 2, with the long ladder"."""
+    from tower.climbers.blocks import COLOURS
+
+    if move.kind == "fig":
+        here = state.figures[state.player][2]
+        verb = "climb to" if move.cell[2] > here else "go down to" if move.cell[2] < here else "walk to"
+        text = f"{verb} {_place(move.cell)}"
+        if move.ladders:
+            text += ", with the " + " then the ".join(move.ladders) + " ladder"
+        return text
+    if move.kind == "block":
+        sx, sy, sz = move.size
+        text = (f"put block {move.block} at {_place(move.cell)}, {sx}x{sy} across, {sz} high, "
+                f"{COLOURS[move.top]} on top")
+        if move.pushes:
+            text += ", pushing " + " and ".join(f"the figure at ({a[0]},{a[1]}) to ({b[0]},{b[1]})"
+                                                for a, b in move.pushes)
+        return text
+    if move.kind == "stone":
+        return f"lay the blocking stone on block {move.block}"
+    if move.kind == "skip":
+        return SKIP_WORDS.get(state.phase, "skip this step")
+    if move.kind == "pass":
+        return "pass the whole turn"
+    return str(move)
+
+
+PROMPTS = {
+    "figure1": "Step 1 of 4: move your figure, or skip to the block move (or pass the whole turn).",
+    "block": "Step 2 of 4: move one block with a free top that the previous player did not move.",
+    "figure2": "Step 3 of 4: move your figure again, or leave it.",
+    "stone": "Step 4 of 4: lay your blocking stone on a free top (once per game), or keep it.",
+}

@@ -132,6 +132,15 @@ class GameState(ABC):
     default_options: ClassVar[dict[str, Any]] = {}
     #: name -> allowed values (where the choice is from a set).
     option_choices: ClassVar[dict[str, tuple[Any, ...]]] = {}
+    #: name -> (label, one line saying what the option changes): how the lobby names and explains each option.
+    option_help: ClassVar[dict[str, tuple[str, str]]] = {}
+    #: A short "how to play" for newcomers, in plain words (paragraphs separated by blank lines): the pages show it.
+    how_to_play: ClassVar[str] = ""
+
+    @classmethod
+    def option_words(cls, name: str) -> tuple[str, str]:
+        """(label, explanation) of a rule option: the game's `option_help`, else its name in words."""
+        return cls.option_help.get(name, (name.replace("_", " ").capitalize(), ""))
 
     @classmethod
     def resolve_options(cls, options: dict[str, Any]) -> dict[str, Any]:
@@ -242,6 +251,16 @@ class GameState(ABC):
         its text, unless the move is a hidden decision (a card passed face down, a doubler chosen at the same time
         as the others), which games word without the secret ("P2 passed a card to the partner")."""
         return str(move)
+
+    def move_words(self, move: Move) -> str:
+        """`move` (legal now, for the player to move) in words a newcomer understands, as the move lists show it
+        ("climb to (11,16), height 2, with the long ladder"); the move's text unless the game words it better."""
+        return str(move)
+
+    def prompt(self) -> str | None:
+        """The question the player to move is answering, with what the answer entails, when the moves alone do not
+        say it (e.g. Diabolo's doubler); None when the moves speak for themselves."""
+        return None
 
     def move_help(self) -> str:
         """How to type a move, for people (the terminal's `help` prints it): the move type's docstring unless the

@@ -15,7 +15,6 @@ A refused edit raises `IllegalMove(rule, message)` and changes nothing; a malfor
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -231,6 +230,17 @@ class LabController:
 
         return drop(self.build, self.physics, UNIT_M)
 
+    def drop_scene(self, dropped: dict[str, Any]) -> Any:
+        """The lab's scene carrying a drop (`drop()`'s answer) as its animation: `frames` (the trajectory's poses)
+        and `moved` (the blocks outlined at its end): what the page and the window play."""
+        from viewer.scene import SceneFrame
+
+        scene = self.scene(title="tower lab")
+        scene.frames = [SceneFrame(f["t"], f["poses"]) for f in dropped["frames"]]
+        scene.moved = list(dropped["moved"])
+        scene.lines = [dropped["words"], *scene.lines]
+        return scene
+
     # --- explanations (the physics' contact forces, removal map and push test), once per build -------------------
     def _explained(self, key: Any, make: Any) -> Any:
         if self.physics is None or not hasattr(self.physics, "forces"):
@@ -278,7 +288,7 @@ class LabController:
             return {"push": doc, "words": push_lines([doc])}
         return self._explained(("push", block, direction), make)
 
-    # --- aiming: where a block under the pointer would go (the page has the same rule in static/js/lab.js) --------
+    # --- what a block in hand can be (the window's and the page's choices; aiming is viewer.placement's) ------------
     @staticmethod
     def kinds() -> list[str]:
         return [k.name for k in KINDS]
@@ -290,24 +300,6 @@ class LabController:
     @staticmethod
     def tops(size: Size) -> list[str]:
         return top_colours(size)
-
-    def aim(self, point: Sequence[float], normal: Sequence[float], size: Sequence[int],
-            without: str | None = None) -> Size:
-        """The origin of a block of `size` put where the pointer meets a face (or the table) at `point` with
-        face normal `normal`: against a side face it touches that face, on a top face or the table it is centred
-        on the pointer; snapped to the grid and down onto the top of whatever is under its footprint."""
-        def near(v: float) -> int:  # halves round up, as JavaScript's Math.round does on the page
-            return math.floor(v + 0.5)
-
-        def along(v: float, s: int, n: float) -> int:
-            if n > 0.5:
-                return near(v)
-            if n < -0.5:
-                return near(v) - s
-            return near(v - s / 2)
-
-        x, y = along(point[0], size[0], normal[0]), along(point[1], size[1], normal[1])
-        return (x, y, self.surface_z(x, y, size[:2], without))
 
     def ghost(self, kind: str, size: Size, top: str | None, origin: Size) -> Block:
         """The block `add` would make (for drawing the ghost)."""

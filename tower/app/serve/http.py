@@ -237,6 +237,18 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     async def abandon(request: web.Request) -> web.Response:
         await no_body(request)
         return web.json_response(await server.abandon(request.match_info["id"], _token(request)))
+    @routes.post("/api/games/{id}/name")
+    async def name(request: web.Request) -> web.Response:
+        game_id, token = request.match_info["id"], _token(request)
+        await server.seat(game_id, token)
+        return web.json_response(await server.name(game_id, token, await read_json(request)))
+
+    @routes.post("/api/games/{id}/rematch")
+    async def rematch(request: web.Request) -> web.Response:
+        if await read_json(request) != {}:
+            raise BadInput("the body of a rematch request is {}", "$")
+        return web.json_response(await server.rematch(request.match_info["id"], _token(request), _origin(request)),
+                                 status=201)
 
     @routes.get("/api/games/{id}/hint")
     async def hint(request: web.Request) -> web.Response:
@@ -250,6 +262,13 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     async def ghosts(request: web.Request) -> web.Response:
         block = request.query.get("block", "")
         return web.json_response(await server.ghosts(request.match_info["id"], _token(request), block))
+
+    @routes.get("/api/games/{id}/placements")
+    async def placements(request: web.Request) -> web.Response:
+        block = request.query.get("block", "")
+        resp = web.json_response(await server.placements(request.match_info["id"], _token(request), block))
+        resp.enable_compression()  # hundreds of placements repeat each other's words
+        return resp
 
     @routes.get("/api/games/{id}/record")
     async def record(request: web.Request) -> web.Response:
@@ -339,7 +358,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
 
     from tower.app.serve.lab import add_lab_routes
 
-    add_lab_routes(app, routes, server, page, read_json)
+    add_lab_routes(app, routes, server, page, read_json, _no_body)
     root = STATIC.resolve()
 
     @routes.get("/static/{tail:.+}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
 import sqlite3
 import threading
@@ -30,6 +31,8 @@ from tower.climbers.blocks import KINDS
 from tower.climbers.build import build_to_json, dumps_build, parse_build
 from tower.games.errors import BadInput, IllegalMove
 
+log = logging.getLogger("tower.serve")
+
 LAB_ID_BYTES = 9
 UNIT_M = 0.02  # a grid unit in metres (physics.units.UNIT_M; the explanations' points are in metres)
 #: Labs kept in memory; older ones leave it (their build stays in the database and is reloaded when asked for).
@@ -45,6 +48,11 @@ class Lab:
     id: str
     ctl: LabController
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def _log_failed_save(fut: Any) -> None:
+    if fut.exception() is not None:
+        log.warning("a lab's build was not stored: %s", fut.exception())
 
 
 def _refusal(exc: IllegalMove) -> Refused:
@@ -71,12 +79,19 @@ class Labs:
                 self._read = sqlite3.connect(self.store.path, check_same_thread=False, timeout=30)
                 self._schema = True
 
-    def _save(self, lab: Lab) -> None:
+    def _save(self, lab: Lab, wait: bool = True) -> None:
+        """Store the lab's build. An edit's answer does not wait for the disk (`wait=False`): the writes of a lab
+        are committed in order by the store's one writer, and a lab is a sketch, not a game whose every move must
+        survive a power cut; a new lab is committed before its link is given out."""
         self._ensure_schema()
         now = time.time()
-        self.store.write([("INSERT INTO labs VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET build = "
-                           "excluded.build, rules = excluded.rules, updated = excluded.updated",
-                           (lab.id, json.dumps(build_to_json(lab.ctl.build)), lab.ctl.rules, now, now))])
+        ops = [("INSERT INTO labs VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET build = excluded.build, "
+                "rules = excluded.rules, updated = excluded.updated",
+                (lab.id, json.dumps(build_to_json(lab.ctl.build)), lab.ctl.rules, now, now))]
+        if wait:
+            self.store.write(ops)
+        else:
+            self.store.submit(ops).add_done_callback(_log_failed_save)
 
     def _load(self, lab_id: str) -> Lab | None:
         self._ensure_schema()
@@ -150,8 +165,8 @@ class Labs:
         self._keep(lab)
         return state
 
-    def _state_saved(self, lab: Lab) -> dict[str, Any]:
-        self._save(lab)
+    def _state_saved(self, lab: Lab, wait: bool = True) -> dict[str, Any]:
+        self._save(lab, wait)
         return state_json(lab)
 
     async def change(self, lab_id: str, what: str, body: Any = None) -> dict[str, Any]:
@@ -175,7 +190,7 @@ class Labs:
                         words = f"rules: {ctl.rules}"
                 except IllegalMove as exc:
                     raise _refusal(exc) from None
-                state = self._state_saved(lab)
+                state = self._state_saved(lab, wait=False)
                 state["did"] = words
                 return state
 
@@ -187,13 +202,20 @@ class Labs:
             return await asyncio.to_thread(state_json, lab)
 
     async def drop(self, lab_id: str) -> dict[str, Any]:
+        """PyBullet's run of the build: the scene with the trajectory as its `frames` and the blocks that moved,
+        and the verdict of both judges (`tower check`'s)."""
+        from viewer.scene_json import scene_to_json
+
         lab = await self.get(lab_id)
         async with lab.lock:
             def run() -> dict[str, Any]:
                 try:
-                    return lab.ctl.drop()
+                    dropped = lab.ctl.drop()
                 except IllegalMove as exc:
                     raise _refusal(exc) from None
+                scene = scene_to_json(lab.ctl.drop_scene(dropped))
+                return {"scene": scene, "moved": dropped["moved"], "collapsed": dropped["collapsed"],
+                        "stability": dropped["stability"], "words": dropped["words"]}
             return await asyncio.to_thread(run)
 
     async def explain(self, lab_id: str, what: str, body: Any = None) -> dict[str, Any]:
@@ -268,8 +290,9 @@ LABS_KEY = web.AppKey("labs", Labs)
 
 
 def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any, page: Any,
-                   read_json: Any) -> None:
-    """The lab's pages and API on the server's app (`page(name)` serves a static page, `read_json` reads a body)."""
+                   read_json: Any, no_body: Any) -> None:
+    """The lab's pages and API on the server's app (`page(name)` serves a static page, `read_json` reads a body,
+    `no_body(request)` refuses a POST that is not `application/json`, as a form from another site would be)."""
     from tower.app import stability
 
     labs = Labs(server.store, stability, max_blocks=server.limits.blocks_per_build)
@@ -297,10 +320,12 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
 
     @routes.post("/api/lab/{id}/undo")
     async def lab_undo(request: web.Request) -> web.Response:
+        no_body(request)
         return web.json_response(await labs.change(request.match_info["id"], "undo"))
 
     @routes.post("/api/lab/{id}/redo")
     async def lab_redo(request: web.Request) -> web.Response:
+        no_body(request)
         return web.json_response(await labs.change(request.match_info["id"], "redo"))
 
     @routes.post("/api/lab/{id}/rules")
@@ -311,6 +336,7 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
 
     @routes.post("/api/lab/{id}/drop")
     async def lab_drop(request: web.Request) -> web.Response:
+        no_body(request)
         resp = web.json_response(await labs.drop(request.match_info["id"]))
         resp.enable_compression()
         return resp

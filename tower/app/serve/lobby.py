@@ -132,6 +132,10 @@ def catalogue() -> dict[str, Any]:
             "default_players": cls.default_players,
             "options": dict(cls.default_options),
             "choices": {k: list(v) for k, v in cls.option_choices.items()},
+            # how the form names and explains each option; the build option is a choice of where the build comes from
+            "help": {k: dict(zip(("label", "text"), cls.option_words(k), strict=True)) for k in cls.default_options},
+            "build_option": cls.build_option,
+            "how_to_play": cls.how_to_play,
             "perfect_information": cls.perfect_information,
         })
     return {"games": games, "ai": list(AGENT_CHOICES)}

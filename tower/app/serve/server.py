@@ -351,6 +351,30 @@ class GameServer:
         self.kick(table)
         return out
 
+    async def name(self, game_id: str, token: str, body: Any) -> dict[str, Any]:
+        """`POST /api/games/{id}/name`: `{"name": TEXT}`, the seat's name shown to everyone."""
+        table, seat = await self.seat(game_id, token)
+        if not isinstance(body, dict) or set(body) != {"name"}:
+            raise BadInput('the body must be {"name": TEXT}', "$")
+        async with table.lock:
+            change = table.set_name(seat, body["name"])
+            await self._announce(table, change)
+        return {"seat": seat, "name": table.names.get(seat, "")}
+
+    async def rematch(self, game_id: str, token: str, origin: str) -> dict[str, Any]:
+        """`POST /api/games/{id}/rematch`: the same table again (game, seats, options; a new deal), once; every
+        page of the old game is handed its own seat's new link."""
+        table, seat = await self.seat(game_id, token)
+        async with table.lock:
+            body = table.rematch_body(seat)
+            if table.rematch is None:
+                created = await self.create(body, origin)
+                table.rematch = {"id": created["id"], "urls": {s["seat"]: s["url"] for s in created["seats"]},
+                                 "spectator": created["spectator_url"]}
+                table.rev += 1
+                await self._announce(table, Change("rematch", seat, None, table.n, []))
+        return {"id": table.rematch["id"], "url": table.rematch_for(seat)}
+
     async def hint(self, game_id: str, token: str) -> dict[str, Any]:
         """A move suggested for the seat to move, by an AI that sees only what that seat sees."""
         table, seat = await self.hold(game_id, token)
@@ -378,6 +402,11 @@ class GameServer:
             return await work(table, table.ghosts, seat, block)
         finally:
             table.lock.release()
+
+    async def placements(self, game_id: str, token: str, block: str) -> dict[str, Any]:
+        table, seat = await self.seat(game_id, token)
+        async with table.lock:
+            return await work(table, table.placements, seat, block)
 
     async def record(self, game_id: str) -> dict[str, Any]:
         table = await self.table(game_id)

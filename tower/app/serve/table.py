@@ -23,6 +23,19 @@ from tower.games.errors import BadInput, IllegalMove
 from tower.games.registry import new_game
 
 LOG_TAIL = 40  # log entries a snapshot carries; the page appends later ones as they come
+NAME_MAX = 24  # characters of a seat's name
+
+
+def clean_name(text: Any) -> str:
+    """A seat's name as people typed it, made plain: printable characters only, spaces squeezed, at most NAME_MAX
+    characters; BadInput for anything but text. The pages show it as text, never as markup."""
+    if not isinstance(text, str):
+        raise BadInput(f"a name is text, got {text!r}", "$.name")
+    plain = "".join(c if c.isprintable() else " " for c in text)
+    name = " ".join(plain.split())
+    if len(name) > NAME_MAX:
+        raise BadInput(f"a name has at most {NAME_MAX} characters, got {len(name)}", "$.name")
+    return name
 
 
 @dataclass(frozen=True)
@@ -99,6 +112,10 @@ class Table:
         self.max_moves: int | None = None  # the server's cap on the game's length (`limits.game_moves`)
         self.used = 0.0  # when it was last asked for (monotonic clock; the server's memory bound)
         self.ai_seconds = 0.0  # AI thinking this game has used (the server's budget per game)
+        self._placements: dict[str, tuple[int, dict[str, Any]]] = {}  # block -> (rev, its placements)
+        self.said: dict[int, str] = {}  # move index -> the move in words, for its mover's log (moves made here)
+        self.names: dict[int, str] = {}  # seat -> the name its player chose (kept while the server runs)
+        self.rematch: dict[str, Any] | None = None  # the links of the rematch, once a seat asked for one
 
     @classmethod
     def load(cls, store: Store, row: GameRow, judge: Any = None) -> Table:
@@ -138,11 +155,28 @@ class Table:
         return self.state.public_view() if seat is None else self.state.view(seat)
 
     def label(self, p: int) -> str:
-        return self.state.player_label(p)
+        """How a player is named on the pages: the game's label, with the name the seat chose."""
+        name = self.names.get(p)
+        return f"{self.state.player_label(p)} ({name})" if name else self.state.player_label(p)
 
     def move_text(self, move: Move, player: int, seat: int | None) -> str:
-        """A move as `seat` is told it: its own moves in full, the others' as the game words them publicly."""
-        return str(move) if player == seat else self.state.public_move(move, player)
+        """A move as `seat` is told it: its own moves in full, the others' as the game words them publicly (until
+        the game is over: then the record, every move in it, is public)."""
+        if player == seat or self.state.is_over:
+            return str(move)
+        return self.state.public_move(move, player)
+
+    def set_name(self, seat: int | None, text: Any) -> Change:
+        """A seat names its player (shown to everyone); an empty name clears it."""
+        if seat is None:
+            raise Refused(403, "spectator", "a spectator's link has no seat to name")
+        name = clean_name(text)
+        if name:
+            self.names[seat] = name
+        else:
+            self.names.pop(seat, None)
+        self.rev += 1
+        return Change("name", seat, None, self.n, [])
 
     # --- answers -------------------------------------------------------------------------------------------
     def api_answer(self, seat: int | None) -> dict[str, Any]:
@@ -199,11 +233,14 @@ class Table:
         moves: list[str] = []
         blocks: list[str] = []
         cells: list[dict[str, Any]] = []
+        words: dict[str, str] = {}
         if mine:
             legal = self.legal()
+            # every move the page lists, in words a newcomer understands (block placements: `placements`)
+            words = {str(m): st.move_words(m) for m in legal if getattr(m, "kind", None) != "block"}
             if st.construction:
                 # a construction game lists thousands of block placements: the page asks for one block's
-                # placements when that block is clicked (`ghosts`), and gets the other moves here
+                # placements when that block is clicked (`placements`), and gets the other moves here
                 blocks = sorted({m.block for m in legal if getattr(m, "kind", None) == "block"})
                 by_cell: dict[tuple, list[str]] = {}
                 for m in legal:
@@ -215,8 +252,12 @@ class Table:
             else:
                 moves = [str(m) for m in legal]
         first = max(0, self.n - LOG_TAIL)
-        log = [{"n": first + k, "player": p, "label": self.label(p), "text": self.move_text(m, p, seat)}
-               for k, (m, p) in enumerate(zip(st.history[first:], self.movers[first:], strict=True))]
+        log = []
+        for k, (m, p) in enumerate(zip(st.history[first:], self.movers[first:], strict=True)):
+            text = self.move_text(m, p, seat)
+            # in words wherever the seat may read the move itself (a hidden one stays in its public sentence)
+            log.append({"n": first + k, "player": p, "label": self.label(p), "text": text,
+                        "words": self.said.get(first + k, "") if text == str(m) else ""})
         page = {
             "id": self.id,
             "game": st.name,
@@ -225,7 +266,8 @@ class Table:
             "seat": seat,
             "rev": self.rev,
             "n": self.n,
-            "players": [{"seat": p, "label": self.label(p), "kind": self.seats[p]} for p in range(st.num_players)],
+            "players": [{"seat": p, "label": self.label(p), "kind": self.seats[p], "name": self.names.get(p, "")}
+                        for p in range(st.num_players)],
             "to_move": cur,
             "your_turn": mine,
             "over": self.over,
@@ -234,12 +276,51 @@ class Table:
             "construction": st.construction,
             "perfect_information": st.perfect_information,
             "moves": moves,
+            "words": words,
+            "prompt": st.prompt() if mine else None,
+            "how_to_play": st.how_to_play,
+            "rematch": self.rematch_for(seat),
             "blocks": blocks,
             "cells": cells,
             "log": log,
             "undo": self.may_ask_take_back(seat),
         }
         return Capture(st.layout, self.view_for(seat), overlays, page)
+
+    def rematch_for(self, seat: int | None) -> str | None:
+        """The link of the rematch for this seat's page (its own seat's, or the spectators'), once there is one."""
+        if self.rematch is None:
+            return None
+        return self.rematch["spectator"] if seat is None else self.rematch["urls"].get(seat)
+
+    def rematch_body(self, seat: int | None) -> dict[str, Any]:
+        """The `POST /api/games` body of a rematch: the same game, seats and options, a new deal."""
+        if seat is None:
+            raise Refused(403, "spectator", "a spectator's link cannot ask for a rematch")
+        if not self.state.is_over:
+            raise Refused(409, "game-running", "a rematch is offered once the game is over")
+        return {"game": self.row.game, "seats": list(self.seats), "options": dict(self.row.options)}
+
+    def placements(self, seat: int | None, block: str) -> dict[str, Any]:
+        """The legal placements of one block, grouped for pointing (`viewer.placement`), with "why not here" in
+        the game's words for the columns around the tower: the page aims with them without asking again."""
+        from viewer.placement import BlockPlacements, explainer
+
+        self.require_turn(seat)
+        if not self.state.construction:
+            raise Refused(409, "no-blocks", f"{self.state.name} has no blocks to place")
+        cached = self._placements.get(block)
+        if cached is not None and cached[0] == self.rev:
+            return cached[1]
+        st = self.state
+        mine = [m for m in self.legal() if getattr(m, "kind", None) == "block" and m.block == block]
+        if not mine:
+            raise Refused(409, "block-cannot-move", f"block {block} cannot move now")
+        ps = BlockPlacements.from_moves(block, mine, st.to_build(), words=st.move_words)
+        ps.explain_with(explainer(st))
+        out = {"n": self.n, **ps.to_json()}
+        self._placements = {block: (self.rev, out)}
+        return out
 
     def ghosts(self, seat: int | None, block: str) -> dict[str, Any]:
         """The legal placements of one block as ghost blocks (the page shows them when the block is clicked)."""
@@ -287,10 +368,12 @@ class Table:
         return self._apply(seat, move)
 
     def _apply(self, seat: int, move: Move) -> Change:
+        said = self.state.move_words(move)  # in words, as its mover chose it (before it changes the state)
         try:
             self.state.apply(move)
         except IllegalMove as exc:
             raise Refused(409, exc.rule, exc.message) from None
+        self.said[self.n - 1] = said
         self.movers.append(seat)
         self.rev += 1
         n = self.n
@@ -333,6 +416,7 @@ class Table:
             state.apply(move)
         self.state = state
         del self.movers[keep:]
+        self.said = {k: v for k, v in self.said.items() if k < keep}
         self.rev += 1
         return Change("undo", seat, None, keep, Store.truncate_ops(self.id, keep))
 

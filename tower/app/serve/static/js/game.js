@@ -4,6 +4,7 @@
 import { SceneView } from './scene3d.js';
 import { call, errorText, el, item } from './api.js';
 import { openInLab } from './openlab.js';
+import { Aim, BlockPlacements } from './placement.js';
 
 const gameId = decodeURIComponent(location.pathname.split('/').pop());
 const token = new URLSearchParams(location.search).get('token') || '';
@@ -14,9 +15,9 @@ const q = `token=${encodeURIComponent(token)}`;
 const page = {
   snapshot: null,      // the server's last snapshot for this link
   scene: null,         // the scene drawn now (the snapshot's scene with this page's own overlays)
-  block: null,         // The Climbers: the block whose placements are shown
-  ghosts: [],          // ... and those placements (viewer.scene.SceneGhost as JSON)
-  chosen: null,        // the move chosen in the scene, waiting for a second click or Play
+  block: null,         // The Climbers: the block being placed
+  aim: null,           // ... its placements and where the pointer aims (placement.js: Aim over BlockPlacements)
+  chosen: null,        // the move chosen in the list or the scene, waiting for a second click or Play
   hinted: null,
   connected: false,
   updates: 0,          // snapshots received
@@ -28,6 +29,12 @@ window.towerPage = page;
 const view = new SceneView(el('view'), { covered: () => el('hud').offsetHeight + el('hud').offsetTop });
 page.view = view;
 view.onPick = onPick;
+view.onHover = onHover;
+view.onWheel = (dy) => {
+  if (!page.aim) return false;
+  turn(dy > 0 ? 1 : -1);
+  return true;
+};
 
 // --- the connection ------------------------------------------------------------------------------------------
 let retry = 0;
@@ -79,19 +86,24 @@ function fatal(text) {
 // --- a new snapshot --------------------------------------------------------------------------------------------
 function receive(snap, event) {
   const prev = page.snapshot;
-  const moved = !prev || prev.n !== snap.n || prev.rev !== snap.rev || prev.your_turn !== snap.your_turn;
+  const quiet = event && (event.kind === 'name' || event.kind === 'rematch');  // nothing moved on the table
+  const moved = !prev || (!quiet && (prev.n !== snap.n || prev.rev !== snap.rev || prev.your_turn !== snap.your_turn));
   page.snapshot = snap;
   page.updates += 1;
   if (moved) {
     page.block = null;
-    page.ghosts = [];
+    page.aim = null;
     page.chosen = null;
     page.hinted = null;
+    view.setAim(null);
+    el('aim').hidden = true;
   }
   if (event && event.kind === 'undo') message(`${event.label} took a move back`);
   else if (moved) message('');
   draw(event && event.kind === 'move' && prev ? prev.scene : null);
   panel();
+  turnSignal(prev);
+  remember();
   document.body.dataset.n = snap.n;
   document.body.dataset.yourTurn = String(snap.your_turn);
   document.body.dataset.over = String(snap.over);
@@ -103,8 +115,7 @@ function draw(animateFrom) {
   const scene = structuredClone(snap.scene);
   if (page.block) {
     scene.blocks = scene.blocks.map((b) => ({ ...b, selected: b.id === page.block, movable: false }));
-    scene.ghosts = page.ghosts.map((g) => ({ ...g, selected: g.label === page.chosen }));
-    for (const g of page.ghosts) for (const c of g.faces) if (!scene.palette[c]) scene.palette[c] = [128, 128, 128];
+    for (const s of page.aim.ps.shapes) for (const c of s.faces) if (!scene.palette[c]) scene.palette[c] = [128, 128, 128];
   }
   const cell = snap.cells.find((c) => c.moves.includes(page.chosen));
   if (cell) {
@@ -118,11 +129,12 @@ function draw(animateFrom) {
 
 function panel() {
   const snap = page.snapshot;
-  document.title = `${snap.title} - tower-sim`;
   el('title').textContent = snap.title;
   el('who').textContent = snap.seat === null
     ? 'Spectator: you see what is public'
     : `You play ${snap.players[snap.seat].label}`;
+  el('name-form').hidden = snap.seat === null;
+  if (snap.seat !== null && document.activeElement !== el('name')) el('name').value = snap.players[snap.seat].name || '';
   const players = el('players');
   players.replaceChildren();
   for (const p of snap.players) {
@@ -142,49 +154,69 @@ function panel() {
     const p = snap.players[snap.to_move];
     status.textContent = p.kind === 'human' ? `Waiting for ${p.label}` : `${p.label} (${p.kind}) is thinking...`;
   }
+  el('prompt').textContent = snap.prompt || '';
   el('result').hidden = !snap.over;
   if (snap.over) {
     el('outcome').textContent = snap.outcome;
     el('record-link').href = `${base}/record`;
     el('replay-link').href = `/replay/${encodeURIComponent(gameId)}`;
+    el('rematch').hidden = snap.seat === null || !!snap.rematch;
+    el('rematch-link').hidden = !snap.rematch;
+    if (snap.rematch) el('rematch-link').href = snap.rematch;
   }
   el('hint').disabled = !snap.your_turn;
   el('undo').disabled = !snap.undo;
   el('open-lab').hidden = !snap.construction;
+  howToPlay(snap.how_to_play);
   moves();
   chosenBar();
   const log = el('log');
   log.replaceChildren();
   for (const entry of snap.log) {
     // a hidden move is told in words that already name the player ("P2 has chosen whether to double")
-    const text = entry.text.startsWith(entry.label) ? entry.text : `${entry.label}: ${entry.text}`;
+    const said = entry.words || entry.text;
+    const text = said.startsWith(entry.label) ? said : `${entry.label}: ${said}`;
     log.appendChild(item('li', text)).value = entry.n + 1;
   }
   log.scrollTop = log.scrollHeight;
+}
+
+function howToPlay(text) {
+  const box = el('how-text');
+  if (box.dataset.done || !text) return;
+  box.replaceChildren(...text.split(/\n\s*\n/).map((para) => item('p', para)));
+  box.dataset.done = 'true';
+}
+
+// the words of a move of the list (the game's `move_words`), its text when the game gave none
+function words(text) {
+  const snap = page.snapshot;
+  return (snap.words && snap.words[text]) || text;
 }
 
 function moves() {
   const snap = page.snapshot;
   const list = el('moves');
   list.replaceChildren();
-  let texts = snap.moves;
+  let entries = snap.moves.map((t) => [t, words(t)]);
   let title = 'Moves';
   if (page.block) {
-    texts = page.ghosts.map((g) => g.label);
-    title = `Placements of ${page.block} (click one in the scene or here)`;
+    entries = page.aim.ps.placements.map((p) => [p.text, p.words || p.text]);
+    title = `Places for block ${page.block} (point in the scene, or pick one here)`;
   } else if (snap.construction && snap.blocks.length) {
-    title = 'Moves (or click a block outlined in orange)';
+    title = 'Moves (or click a block outlined in orange to move it)';
   }
   el('moves-title').textContent = snap.your_turn ? title : 'Moves';
   if (!snap.your_turn) return;
-  for (const text of texts) {
-    const b = item('button', text);
+  for (const [text, said] of entries) {
+    const b = item('button', said);
     b.type = 'button';
     b.dataset.move = text;
+    b.title = text;
     if (text === page.hinted) b.classList.add('hinted');
     if (text === page.chosen) b.classList.add('chosen-move');
     // in a list the choice is explicit: a click plays it (placements of a block are chosen first: many look alike)
-    b.addEventListener('click', () => (page.block ? choose(text) : play(text)));
+    b.addEventListener('click', () => (page.block ? chooseFromList(text) : play(text)));
     list.appendChild(item('li')).appendChild(b);
   }
   if (page.block) {
@@ -199,7 +231,10 @@ function moves() {
 
 function chosenBar() {
   el('chosen').hidden = !page.chosen;
-  el('chosen-text').textContent = page.chosen ? `${page.chosen} - click it again or Play` : '';
+  let said = page.chosen ? words(page.chosen) : '';
+  const p = page.aim && page.aim.ps.placements.find((x) => x.text === page.chosen);
+  if (p) said = p.words || p.text;
+  el('chosen-text').textContent = page.chosen ? `${said} - click it again or Play` : '';
 }
 
 function message(text) {
@@ -210,13 +245,13 @@ function message(text) {
 async function play(text) {
   const snap = page.snapshot;
   if (!snap || !snap.your_turn) return;
-  message(`playing ${text}...`);
+  message('');
+  el('aim-status').textContent = 'placing...';
   const answer = await call('POST', `${base}/moves?${q}`, { move: text, n: snap.n });
   if (!answer.ok) {
     message(errorText(answer));
     return;
   }
-  message('');
   if (!page.connected) receive(await refresh(), null);
 }
 
@@ -234,47 +269,99 @@ function choose(text) {
 
 function clearSelection() {
   page.block = null;
-  page.ghosts = [];
+  page.aim = null;
   page.chosen = null;
+  view.setAim(null);
+  el('aim').hidden = true;
   draw(null);
   moves();
   chosenBar();
 }
 
+// The Climbers: a block is chosen; its placements come once, then the pointer aims without asking the server.
 async function selectBlock(id) {
   const snap = page.snapshot;
-  const answer = await call('GET', `${base}/ghosts?${q}&block=${encodeURIComponent(id)}`);
+  el('aim').hidden = false;
+  el('aim-status').textContent = `loading the places for ${id}...`;
+  const answer = await call('GET', `${base}/placements?${q}&block=${encodeURIComponent(id)}`);
   if (!answer.ok) {
+    el('aim').hidden = true;
     message(errorText(answer));
     return false;
   }
   if (page.snapshot !== snap) return false;   // the game moved on meanwhile
   page.block = id;
-  page.ghosts = answer.data.ghosts;
+  page.aim = new Aim(new BlockPlacements(answer.data));
   page.chosen = null;
-  message(`${page.ghosts.length} placements for ${id}: click one, then click it again (or Play)`);
+  message('');
+  el('aim-status').textContent = page.aim.status();
   draw(null);
   moves();
   chosenBar();
   return true;
 }
 
-function onPick(hit) {
+function showAim() {
+  const aim = page.aim;
+  const cur = aim.current;
+  view.setAim(cur ? aim.ps.ghost(cur) : null);
+  page.chosen = cur ? cur.text : null;
+  el('aim-status').textContent = aim.status();
+  chosenBar();
+}
+
+function aimAt(clientX, clientY) {
+  const s = view.surfaceAt(clientX, clientY);
+  page.aim.point(s ? s.point : null, s ? s.normal : [0, 0, 1]);
+  showAim();
+}
+
+function onHover(clientX, clientY) {
+  if (page.aim) aimAt(clientX, clientY);
+}
+
+function turn(step) {
+  if (!page.aim) return;
+  page.aim.cycle(step);
+  showAim();
+}
+
+function chooseFromList(text) {
+  if (page.aim && page.aim.choose(text)) {
+    showAim();
+    page.chosen = text;
+    moves();
+    chosenBar();
+  } else {
+    choose(text);
+  }
+}
+
+function onPick(hit, e) {
   const snap = page.snapshot;
   if (!snap || !snap.your_turn || !snap.construction) return;
+  if (page.aim) {
+    // aiming: a click places the block where the pointer is (the ghost), or says why it cannot go there
+    aimAt(e.clientX, e.clientY);
+    const cur = page.aim.current;
+    if (cur) {
+      play(cur.text);
+    } else if (hit && hit.layer === 'blocks') {
+      // nothing can go here, but this is another block that may move: pick that one instead
+      const id = page.scene.blocks[hit.index].id;
+      if (id !== page.block && snap.blocks.includes(id)) selectBlock(id).then((ok) => ok && aimAt(e.clientX, e.clientY));
+    }
+    return;
+  }
   if (!hit) {
-    if (page.block || page.chosen) clearSelection();
+    if (page.chosen) clearSelection();
     return;
   }
   const scene = page.scene;
   if (hit.layer === 'blocks') {
     const id = scene.blocks[hit.index].id;
-    if (snap.blocks.includes(id)) selectBlock(id);
-    else message(`block ${id} cannot move now`);
-  } else if (hit.layer === 'ghosts' || hit.layer === 'ghost_sel') {
-    const label = page.ghosts[hit.index].label;
-    if (label === page.chosen) play(label);
-    else choose(label);
+    if (snap.blocks.includes(id)) selectBlock(id).then((ok) => ok && aimAt(e.clientX, e.clientY));
+    else message(`block ${id} cannot move now${snap.blocks.length ? '' : ': no block can move in this step'}`);
   } else if (hit.layer === 'targets') {
     const cell = scene.markers[hit.index].cell;
     const entry = snap.cells.find((c) => c.cell.every((v, i) => v === cell[i]));
@@ -289,6 +376,62 @@ function onPick(hit) {
   }
 }
 
+// --- the name, the rematch, the tab's title and icon, the games this browser joined -------------------------------
+el('name-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const answer = await call('POST', `${base}/name?${q}`, { name: el('name').value });
+  if (!answer.ok) message(errorText(answer));
+  el('name').blur();
+});
+
+el('rematch').addEventListener('click', async () => {
+  const answer = await call('POST', `${base}/rematch?${q}`, {});
+  if (!answer.ok) {
+    message(errorText(answer));
+    return;
+  }
+  el('rematch').hidden = true;
+  el('rematch-link').href = answer.data.url;
+  el('rematch-link').hidden = false;
+});
+
+// a tab in the background says "your turn" in its title and with a dot in its icon
+function turnSignal(prev) {
+  const snap = page.snapshot;
+  const mine = snap.your_turn;
+  document.title = `${mine ? '(your turn) ' : ''}${snap.title} - tower-sim`;
+  if (prev && prev.your_turn === mine && page.iconDone) return;
+  page.iconDone = true;
+  const c = document.createElement('canvas');
+  c.width = c.height = 32;
+  const g = c.getContext('2d');
+  g.fillStyle = '#1c3a96';
+  g.fillRect(6, 14, 20, 16);
+  g.fillRect(10, 4, 12, 10);
+  if (mine) {
+    g.fillStyle = '#2e8a46';
+    g.beginPath();
+    g.arc(24, 8, 8, 0, 2 * Math.PI);
+    g.fill();
+  }
+  el('favicon').href = c.toDataURL('image/png');
+  document.body.dataset.signal = mine ? 'your-turn' : 'waiting';
+}
+
+// this browser remembers the games it has joined (the lobby lists them); kept in the browser only
+const JOINED_KEY = 'tower-joined-games';
+function remember() {
+  const snap = page.snapshot;
+  if (page.remembered === snap.over) return;
+  page.remembered = snap.over;
+  let joined = [];
+  try { joined = JSON.parse(localStorage.getItem(JOINED_KEY) || '[]'); } catch { joined = []; }
+  joined = joined.filter((j) => j.url !== location.href);
+  const who = snap.seat === null ? 'spectator' : snap.players[snap.seat].label;
+  joined.unshift({ url: location.href, title: snap.title, who, over: snap.over, at: new Date().toISOString() });
+  localStorage.setItem(JOINED_KEY, JSON.stringify(joined.slice(0, 20)));
+}
+
 el('play-chosen').addEventListener('click', () => page.chosen && play(page.chosen));
 el('clear-chosen').addEventListener('click', clearSelection);
 el('reset-view').addEventListener('click', () => view.resetCamera());
@@ -301,12 +444,12 @@ el('hint').addEventListener('click', async () => {
     return;
   }
   const move = answer.data.move;
-  message(`hint: ${move}`);
   page.hinted = move;
-  const words = move.split(' ');
-  if (page.snapshot.construction && words[0] === 'block' && await selectBlock(words[1])) {
-    choose(move);
-    message(`hint: ${move}`);
+  message(`hint: ${words(move)}`);
+  const parts = move.split(' ');
+  if (page.snapshot.construction && parts[0] === 'block' && await selectBlock(parts[1])) {
+    chooseFromList(move);
+    message(`hint: ${page.aim.current ? page.aim.current.words : move}`);
   } else {
     moves();
   }
@@ -316,8 +459,10 @@ el('undo').addEventListener('click', async () => {
   if (!answer.ok) message(errorText(answer));
 });
 document.addEventListener('keydown', (e) => {
+  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLButtonElement) return;
   if (e.key === 'Enter' && page.chosen) play(page.chosen);
   else if (e.key === 'Escape') clearSelection();
+  else if ((e.key === 'r' || e.key === 'R') && page.aim) turn(e.shiftKey ? -1 : 1);
 });
 
 connect();

@@ -5,6 +5,7 @@
 import * as THREE from 'three';
 import { SceneView } from './scene3d.js';
 import { call, errorText, el, item } from './api.js';
+import { Aim, BlockPlacements } from './placement.js';
 
 const GAP = 0.04;
 const MOVED_RGB = 0xff6a00;            // outline of the blocks a drop moved
@@ -184,6 +185,7 @@ function fitCamera() {
 async function explain() {
   const st = page.state;
   if (!st) return;
+  document.body.dataset.overlays = '';   // what the scene shows of the overlays: set once their answer is drawn
   const show = [];
   if (el('show-forces').checked) show.push('forces');
   if (el('show-removal').checked) show.push('removal');
@@ -324,15 +326,52 @@ function restingZ(x, y, sx, sy, without) {
   return z;
 }
 
-// the corner of a footprint sx x sy under the pointer: against the face pointed at, centred on the pointer along it
-function footprintAt(hit, sx, sy) {
-  const { point: p, normal: n } = hit;
-  const along = (v, s, nv) => {
-    if (nv > 0) return Math.round(v);            // against a face looking +: start at the face
-    if (nv < 0) return Math.round(v) - s;        // looking -: end at it
-    return Math.round(v - s / 2);                // on a top face or the table: centred on the pointer
-  };
-  return [along(p.x, sx, n.x), along(p.y, sy, n.y)];
+// --- aiming a block: the shared placement controller (placement.js, the twin of viewer/placement.py) ------------
+// The placements of the block in hand (a new block: every orientation of its kind, the chosen one first; a moved
+// block: as it lies) at every corner near the build, each resting on the highest column under it, are made here
+// once per build and choice; pointing then only looks them up (Aim), as a game page aims a block.
+const LAB_LO = -100, LAB_BOARD = 200;  // the lab's table: |x|, |y| <= 100 (tower/app/lab/controller.py)
+const NEAR = 12;                       // columns round the build offered to the pointer
+let aiming = null;
+
+function columnHeights(without) {
+  const h = new Map();
+  for (const b of page.state.build.blocks) {
+    if (b.id === without) continue;
+    for (let x = b.origin[0]; x < b.origin[0] + b.size[0]; x++) {
+      for (let y = b.origin[1]; y < b.origin[1] + b.size[1]; y++) {
+        const k = `${x},${y}`;
+        h.set(k, Math.max(h.get(k) || 0, b.origin[2] + b.size[2]));
+      }
+    }
+  }
+  return [...h].map(([k, v]) => [...k.split(',').map(Number), v]);
+}
+
+function placementsInHand() {
+  const moving = page.tool === 'select' && page.moving && page.selected;
+  const key = [page.edits, moving ? page.selected : 'new', el('kind').value, el('size').value, el('top').value].join('|');
+  if (aiming && aiming.key === key) return aiming;
+  let shapes, block;
+  if (moving) {
+    const b = page.state.scene.blocks.find((x) => x.id === page.selected);
+    block = b.id;
+    shapes = [{ size: b.size, top: b.faces[4], faces: b.faces }];
+  } else {
+    block = 'new';
+    const top = el('top').value, first = chosenSize();
+    const sizes = [first, ...kind().sizes.filter((s) => s.join('x') !== first.join('x'))];
+    shapes = sizes.map((size) => ({ size, top, faces: ghostFaces(top) }));
+  }
+  const blocks = page.state.build.blocks;
+  const lo = [Math.min(0, ...blocks.map((b) => b.origin[0])), Math.min(0, ...blocks.map((b) => b.origin[1]))];
+  const hi = [Math.max(2, ...blocks.map((b) => b.origin[0] + b.size[0])),
+    Math.max(2, ...blocks.map((b) => b.origin[1] + b.size[1]))];
+  const clamp = (v) => Math.max(LAB_LO, Math.min(LAB_LO + LAB_BOARD, v));
+  const area = [clamp(lo[0] - NEAR), clamp(lo[1] - NEAR), clamp(hi[0] + NEAR), clamp(hi[1] + NEAR)];
+  const ps = BlockPlacements.resting(block, shapes, columnHeights(block), area, LAB_LO, LAB_BOARD);
+  aiming = { key, ps, aim: new Aim(ps), block };
+  return aiming;
 }
 
 function aimAt(clientX, clientY) {
@@ -342,25 +381,22 @@ function aimAt(clientX, clientY) {
   const hit = hitAt(clientX, clientY);
   if (!hit) return finishAim('');
   if (page.tool === 'add' || (page.tool === 'select' && page.moving)) {
-    let size, faces, block = null;
-    if (page.tool === 'add') {
-      size = chosenSize();
-      faces = ghostFaces(el('top').value);
-    } else {
-      const b = page.state.scene.blocks.find((x) => x.id === page.selected);
-      size = b.size;
-      faces = b.faces;
-      block = b.id;
-    }
-    const [x, y] = footprintAt(hit, size[0], size[1]);
-    const z = restingZ(x, y, size[0], size[1], block);
-    const mesh = boxMesh(size, faces, 0.6);
-    mesh.position.set(x + size[0] / 2, y + size[1] / 2, z + size[2] / 2);
+    const a = placementsInHand();
+    a.aim.point([hit.point.x, hit.point.y, hit.point.z], [hit.normal.x, hit.normal.y, hit.normal.z]);
+    const cur = a.aim.current;
+    if (!cur) return finishAim('nothing can go here: point nearer the build');
+    const shape = a.ps.shapes[cur.shape];
+    const [x, y, z] = cur.origin;
+    const mesh = boxMesh(shape.size, shape.faces, 0.6);
+    mesh.position.set(x + shape.size[0] / 2, y + shape.size[1] / 2, z + shape.size[2] / 2);
     ghost.add(mesh);
-    page.aim = block ? { op: 'move', block, origin: [x, y, z] }
-      : { op: 'add', kind: el('kind').value, origin: [x, y, z], size, top: el('top').value };
-    return finishAim(block ? `click to put ${block} down at (${x}, ${y}, ${z})`
-      : `click to add a ${el('kind').value} at (${x}, ${y}, ${z}), ${el('top').value} on top`);
+    if (a.block !== 'new') {
+      page.aim = { op: 'move', block: a.block, origin: [x, y, z] };
+      return finishAim(`click to put ${a.block} down at (${x}, ${y}, ${z})`);
+    }
+    page.aim = { op: 'add', kind: el('kind').value, origin: [x, y, z], size: shape.size, top: shape.top };
+    return finishAim(`click to add a ${el('kind').value} ${shape.size.join('x')} at (${x}, ${y}, ${z}), ${shape.top} `
+      + 'on top (R turns it)');
   }
   if (page.tool === 'figure') {
     const cx = Math.floor(hit.point.x + 0.5 * hit.normal.x), cy = Math.floor(hit.point.y + 0.5 * hit.normal.y);
@@ -507,7 +543,7 @@ el('upload').addEventListener('change', async () => {
 
 async function undo(which) {
   if (page.busy) return;
-  const data = await send('POST', api(`/${which}`));
+  const data = await send('POST', api(`/${which}`), {});
   if (data) show(data);
 }
 
@@ -528,9 +564,11 @@ document.addEventListener('keydown', (e) => {
   } else if (e.ctrlKey || e.metaKey || e.altKey) {
     return;
   } else if (key === 'r' && page.tool === 'add') {
+    // the next orientation: the shared controller's cycle where the pointer is, and the choice in the panel
     const opts = [...el('size').options];
     el('size').value = opts[(opts.findIndex((o) => o.selected) + 1) % opts.length].value;
     fillTops();
+    if (pointer) aimAt(...pointer);
   } else if (key === 't') {
     selectedEdit({ op: 'turn', axis: 'z' });
   } else if (key === 'm' && page.selected) {
@@ -556,7 +594,7 @@ async function drop() {
   if (page.busy || !page.state || page.drop) return;
   el('drop').disabled = true;
   say('dropping: the server simulates...');
-  const data = await send('POST', api('/drop'));
+  const data = await send('POST', api('/drop'), {});
   el('drop').disabled = false;
   if (!data) return;
   say('');
@@ -564,14 +602,17 @@ async function drop() {
   document.body.dataset.dropped = data.moved.join(',');
   document.body.dataset.dropVerdict = data.stability.verdict;
   clear(dropGroup);
+  // the trajectory is the scene's animation (tower-scene/1 `frames`, grid units); its blocks are drawn one mesh
+  // each, so every frame only moves them
+  const scene = data.scene;
   const meshes = new Map();
-  for (const b of page.state.scene.blocks) {
+  for (const b of scene.blocks) {
     const mesh = boxMesh(b.size, b.faces);
     dropGroup.add(mesh);
     meshes.set(b.id, mesh);
   }
   view.root.visible = false;
-  page.drop = { frames: data.frames, moved: data.moved, meshes, start: performance.now(), shown: 0, done: false };
+  page.drop = { frames: scene.frames, moved: scene.moved, meshes, start: performance.now(), shown: 0, done: false };
   document.body.dataset.dropping = 'true';
   requestAnimationFrame(stepDrop);
 }

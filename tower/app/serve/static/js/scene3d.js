@@ -238,12 +238,27 @@ export class SceneView {
     this.three.add(this.root);
     this.scene = null;
     this.pickables = [];
+    this._aimGroup = null;
     this.labels = [];
     this.moving = [];
     this.anim = null;
     this.onPick = null;
+    this.onHover = null;     // (clientX, clientY) while the pointer moves over the view without a button down
+    this.onWheel = null;     // (deltaY) -> true when the page used the wheel (the camera then does not zoom)
+    this.aimGhost = null;    // one placement drawn solid where the pointer aims (setAim)
+    this.surfaces = [];      // what the pointer can aim at: the blocks and the table
     this._down = null;
     const canvas = this.renderer.domElement;
+    canvas.addEventListener('pointermove', (e) => {
+      if (!this._down && this.onHover) this.onHover(e.clientX, e.clientY);
+    });
+    // the capture phase on the container runs before the camera's own wheel handler on the canvas
+    container.addEventListener('wheel', (e) => {
+      if (this.onWheel && this.onWheel(e.deltaY)) {
+        e.preventDefault();
+        e.stopPropagation();
+      }
+    }, { capture: true, passive: false });
     canvas.addEventListener('pointerdown', (e) => { this._down = [e.clientX, e.clientY]; });
     canvas.addEventListener('pointerup', (e) => {
       // a click, not the end of an orbit drag
@@ -308,13 +323,17 @@ export class SceneView {
       });
     }
     this.pickables = [];
+    this._aimGroup = null;
     const pal = { ...s.palette };
     const rgb = (name) => pal[name] || [255, 0, 255];
     const movingBlocks = new Set(this.moving.filter((m) => m.kind === 'block').map((m) => m.index));
     const movingFigs = new Set(this.moving.filter((m) => m.kind === 'figure').map((m) => m.index));
     // table and the soft contact shadow, unlit: exactly the table colour
     const t = s.table;
-    this.root.add(quad(t[0], t[2], t[1], t[3], -0.01, s.fixed.table));
+    const table = quad(t[0], t[2], t[1], t[3], -0.01, s.fixed.table);
+    table.userData.layer = 'table';
+    this.root.add(table);
+    this.surfaces = [table];
     if (s.shadow) this._shadow(s);
     // blocks, their outlines, and the outline layers
     const box = (b) => ({ lo: b.origin.map((v) => v + GAP), hi: b.origin.map((v, i) => v + b.size[i] - GAP),
@@ -330,6 +349,7 @@ export class SceneView {
       mesh.userData.layer = 'blocks';
       this.root.add(mesh);
       this.pickables.push(mesh);
+      this.surfaces.push(mesh);
       this.root.add(outlines(still.map(([b]) => box(b)), EDGE));
     }
     for (const m of this.moving.filter((x) => x.kind === 'block')) {
@@ -405,7 +425,62 @@ export class SceneView {
       this.root.add(outlines(gs.map(([g]) => grow(g, chosen ? 0.02 : -GAP)), [255, 255, 255], chosen ? 1 : 0.5));
     }
     if (s.arrows && s.arrows.length) this.root.add(arrowsGroup(s.arrows, rgb));
+    this._addAim(box, grow);
     this._labels(s.labels);
+  }
+
+  _addAim(box, grow) {
+    const g = this.aimGhost;
+    if (!g) return;
+    const group = new THREE.Group();
+    const rgb = (name) => this.scene.palette[name] || [128, 128, 128];
+    // the block where it would go: its own colours, a little see-through, outlined white and blue, and its
+    // footprint marked on the surface it would stand on, so it reads as "here" among the real blocks
+    const mesh = boxesMesh([{ ...box(g), faces: g.faces.map(rgb) }],
+      new THREE.MeshLambertMaterial({ vertexColors: true, transparent: true, opacity: 0.8 }));
+    mesh.renderOrder = 3;
+    group.add(mesh);
+    group.add(outlines([grow(g, 0.02)], [255, 255, 255]));
+    group.add(outlines([grow(g, 0.07)], HOVER));
+    const [x, y, z] = g.origin;
+    const foot = quad(x, y, x + g.size[0], y + g.size[1], z + 0.03, null,
+      new THREE.MeshBasicMaterial({ color: linear(HOVER), transparent: true, opacity: 0.55, side: THREE.DoubleSide,
+        depthWrite: false }));
+    group.add(foot);
+    group.userData.aim = true;
+    this.root.add(group);
+    this._aimGroup = group;
+  }
+
+  // Draw one placement solid where the pointer aims (null: none), without rebuilding the rest of the scene.
+  setAim(ghost) {
+    this.aimGhost = ghost;
+    if (this._aimGroup) {
+      this.root.remove(this._aimGroup);
+      this._aimGroup.traverse((o) => { if (o.geometry) o.geometry.dispose(); if (o.material) o.material.dispose(); });
+      this._aimGroup = null;
+    }
+    const box = (b) => ({ lo: b.origin.map((v) => v + GAP), hi: b.origin.map((v, i) => v + b.size[i] - GAP),
+      faces: b.faces });
+    const grow = (b, d) => ({ lo: b.origin.map((v) => v - d), hi: b.origin.map((v, i) => v + b.size[i] + d) });
+    if (this.scene) this._addAim(box, grow);
+    this.render();
+  }
+
+  // Where the pointer meets a block face or the table: {point, normal} in grid units, or null (the sky).
+  surfaceAt(clientX, clientY) {
+    const rect = this.renderer.domElement.getBoundingClientRect();
+    const ndc = new THREE.Vector2(((clientX - rect.left) / rect.width) * 2 - 1,
+      -((clientY - rect.top) / rect.height) * 2 + 1);
+    const ray = new THREE.Raycaster();
+    ray.setFromCamera(ndc, this.camera);
+    const hit = ray.intersectObjects(this.surfaces, false)[0];
+    if (hit) {
+      const n = hit.object.userData.layer === 'table' ? [0, 0, 1] : [hit.face.normal.x, hit.face.normal.y, hit.face.normal.z];
+      return { point: [hit.point.x, hit.point.y, Math.max(hit.point.z, 0)], normal: n };
+    }
+    const p = ray.ray.intersectPlane(new THREE.Plane(new THREE.Vector3(0, 0, 1), 0), new THREE.Vector3());
+    return p ? { point: [p.x, p.y, 0], normal: [0, 0, 1] } : null;
   }
 
   _shadow(s) {
