@@ -130,12 +130,17 @@ def _token(request: web.Request) -> str:
     return request.query.get("token", "")[:100]
 
 
-async def no_body(request: web.Request) -> None:
+def _no_body(request: web.Request) -> None:
     """A POST without a body may come from any page of any site (a form): only this server's pages and scripts
-    send `application/json`, so any other POST is refused before it does anything. The body, if any, must be
-    empty or `{}` (the OpenAPI document says so; anything else is a client's mistake worth telling)."""
+    send `application/json`, so any other POST is refused before it does anything."""
     if request.content_type != "application/json":
         raise Refused(415, "not-json", "a POST must be sent as Content-Type: application/json")
+
+
+async def no_body(request: web.Request) -> None:
+    """`_no_body`, and the body, if any, must be empty or `{}` (the OpenAPI document says so; anything else is a
+    client's mistake worth telling)."""
+    _no_body(request)
     if request.content_length is not None and request.content_length > 64:
         raise BadInput("this request takes no body (or {})", "$")
     raw = (await request.read()).strip()

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from tower.app.serve.limits import DEFAULT, DOCS, Limits
+from tower.app.serve.table import NAME_MAX
 
 OPENAPI_VERSION = "3.1.0"
 JSON = "application/json"
@@ -106,9 +107,10 @@ EMPTY_JSON_BODY = {"required": False, "description": "no body, or `{}`; the requ
                                                      "`Content-Type: application/json` (415 otherwise): a form of "
                                                      "another site cannot",
                    "content": {JSON: {"schema": {"type": "object", "maxProperties": 0}}}}
-#: The lab's undo, redo and drop read no body (and ask for no content type): whatever is sent is ignored.
-IGNORED_BODY = {"required": False, "description": "none; a body is ignored",
-                "content": {"*/*": {"schema": {}}}}
+#: The lab's undo, redo and drop read no body: it is ignored, but the request must say `application/json`.
+IGNORED_BODY = {"required": False, "description": "none (a body is ignored); the request must still be sent as "
+                                                  "`Content-Type: application/json` (415 otherwise)",
+                "content": {JSON: {"schema": {}}}}
 
 
 def _op(op_id: str, tag: str, summary: str, ok: dict[str, Any], errors: tuple[int, ...],
@@ -326,19 +328,12 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                          "properties": {"forces": {"type": "object"}, "removal": {"type": "object"},
                                         "push": {"type": ["object", "array"]}, "words": strings,
                                         "unit_m": {"type": "number"}, "edits": {"type": "integer"}}},
-        "LabDrop": {"type": "object", "required": ["frames", "moved", "collapsed", "stability", "words"],
-                    "description": "PyBullet's run of the build: poses a frame for the drop animation",
-                    "properties": {
-                        "frames": {"type": "array", "items": {
-                            "type": "object", "required": ["t", "poses"],
-                            "properties": {"t": {"type": "number", "minimum": 0},
-                                           "poses": {"type": "object", "additionalProperties": {
-                                               "type": "array", "minItems": 2, "maxItems": 2,
-                                               "description": "[[x, y, z] centre in grid units, "
-                                                              "[qx, qy, qz, qw]]"}}}}},
-                        "moved": strings, "collapsed": {"type": "boolean"},
-                        "stability": {"type": ["object", "null"]},
-                        "words": {"type": "string", "description": "what happened, in one line"}}},
+        "LabDrop": {"type": "object", "required": ["scene", "moved", "collapsed", "stability", "words"],
+                    "description": "PyBullet's run of the build: the scene with the animation's frames (`frames`: "
+                                   "poses a frame, grid units) and the blocks it moves",
+                    "properties": {"scene": scene, "moved": strings, "collapsed": {"type": "boolean"},
+                                   "stability": {"type": ["object", "null"]},
+                                   "words": {"type": "string", "description": "what happened, in one line"}}},
         "LabPalette": {"type": "object", "required": ["kinds"],
                        "properties": {"kinds": {"type": "array", "items": {"type": "object",
                                                                            "required": ["name", "sizes"]}}}},
@@ -374,6 +369,32 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
     p["/api/games/{id}/abandon"] = {"post": _op(
         "abandonGame", "games", "give the game up: it ends, abandoned", _json(_ref("GameAnswer"), "the ended game"),
         (400, 403, 404, 409, 413, 415, 429, 503), [GAME_ID, TOKEN], EMPTY_JSON_BODY)}
+    p["/api/games/{id}/name"] = {"post": _op(
+        "nameSeat", "games", "the seat's name, shown to everyone",
+        _json({"type": "object", "required": ["seat", "name"],
+               "properties": {"seat": {"type": "integer", "minimum": 0}, "name": {"type": "string"}}},
+              "the seat and its name as kept"),
+        (400, 403, 404, 408, 409, 413, 415, 429, 503), [GAME_ID, TOKEN],
+        {"required": True, "content": {JSON: {"schema": {
+            "type": "object", "required": ["name"], "additionalProperties": False,
+            "properties": {"name": {"type": "string", "description": f"printable text; spaces are squeezed, and "
+                                                                    f"then it may be {NAME_MAX} characters at most "
+                                                                    f"(400 otherwise); empty clears the name"}}}}}})}
+    p["/api/games/{id}/rematch"] = {"post": _op(
+        "rematch", "games", "the same table again (game, seats, options; a new deal), once; each seat gets its new "
+                            "link", _json({"type": "object", "required": ["id", "url"],
+                                           "properties": {"id": {"type": "string"}, "url": {"type": "string"}}},
+                                          "the new game and the asking seat's link to it"),
+        (400, 403, 404, 408, 409, 413, 415, 429, 503), [GAME_ID, TOKEN],
+        {"required": True, "content": {JSON: {"schema": {"type": "object", "maxProperties": 0}}}}, ok_status=201)}
+    p["/api/games/{id}/placements"] = {"get": _op(
+        "placements", "games", "The Climbers: every legal placement of one block, for aiming it on the page",
+        _json({"type": "object", "required": ["n", "block", "placements"],
+               "properties": {"n": {"type": "integer", "minimum": 0}, "block": {"type": "string"},
+                              "placements": {"type": "array", "items": {"type": "array"}}}},
+              "the placements, their shapes and words"),
+        (400, 403, 404, 409, 429, 503),
+        [GAME_ID, TOKEN, _param("block", "query", "the block's id", {"type": "string", "maxLength": 64})])}
     p["/api/games/{id}/hint"] = {"get": _op(
         "hint", "games", "a move for the seat to move (an AI thinking on what the seat may know)",
         _json(_ref("Hint"), "the hint"), (403, 404, 409, 429, 503), [GAME_ID, TOKEN])}
@@ -466,7 +487,7 @@ def asyncapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         "type": "object", "required": ["kind", "player", "n", "label"],
         "description": "the change, told as the seat may hear it",
         "properties": {
-            "kind": {"enum": ["move", "undo", "abandon"]},
+            "kind": {"enum": ["move", "undo", "abandon", "name", "rematch"]},
             "player": {"type": "integer", "minimum": -1, "description": "the seat that made it; -1: the host"},
             "n": {"type": "integer", "minimum": 0, "description": "moves played after it"},
             "label": {"type": "string"},
