@@ -62,13 +62,18 @@ def _strict_integer(_checker: Any, instance: Any) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
+def _array(_checker: Any, instance: Any) -> bool:
+    # documents built in memory (`viewer.scene_json.scene_to_json`) keep tuples, which JSON writes as arrays
+    return isinstance(instance, list | tuple)
+
+
 @cache
 def validator(name: str, part: str | None = None) -> Any:
     """A compiled Draft 2020-12 validator of `name` (or of its `$defs` entry `part`: a kind of line of a
     line-oriented file), integers meaning JSON numbers without fraction or exponent."""
     from jsonschema import Draft202012Validator, validators
 
-    checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _strict_integer)
+    checker = Draft202012Validator.TYPE_CHECKER.redefine_many({"integer": _strict_integer, "array": _array})
     strict = validators.extend(Draft202012Validator, type_checker=checker)
     whole = schema(name)
     if part is None:
