@@ -1,11 +1,12 @@
 """Soak of `tower serve` under attack (docs/serve.md, "Limits"): honest bots play while an attacker tries what once
 froze the server, for a fixed time, on 127.0.0.1 only.
 
-    python benchmarks/soak_serve.py [--minutes 2] [--games 50] [--think 1] [--max-rss 1024]
+    python benchmarks/soak_serve.py [--minutes 2] [--calm 40] [--games 50] [--think 1] [--max-rss 1024]
 
 `tower serve` runs in a process of its own with its default limits. GAMES card games are played by bots as in
 bench_serve.py (every seat a bot, a random legal move after thinking --think s on average, each game's bots from an
-address of their own); a game that ends is followed by a new one until the time is up. Meanwhile the attacker,
+address of their own); a game that ends is followed by a new one until the time is up. The bots play alone for
+--calm seconds first: their answer times then are the reference, timed in the same run. Then the attacker,
 from a few addresses of its own, loops over: new games with huge `players` and free-text seats, floods of new
 games (all-AI games searching 10 s a move, as many as it is let), replays of long records (several at once, pages
 from random places), slow clients (connections left idle, headers and bodies never finished, uploads aborted).
@@ -39,6 +40,29 @@ from bench_serve import CARD_GAMES, Run, pct, start_server  # noqa: E402
 from soak import tree_rss  # noqa: E402
 
 ATTACKERS = [f"127.0.2.{k}" for k in range(1, 5)]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used (from /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(root: int) -> tuple[float, float]:
+    """(CPU seconds of `root`, of its descendants now alive)."""
+    from soak import _parents
+
+    parents = _parents()
+    tree, frontier = set(), [root]
+    while frontier:
+        p = frontier.pop()
+        kids = [c for c, pp in parents.items() if pp == p and c not in tree]
+        tree.update(kids)
+        frontier += kids
+    return cpu_seconds(root), sum(cpu_seconds(p) for p in tree)
 
 
 class Attack:
@@ -154,16 +178,21 @@ def attacker(url: str, seconds: float, kinds: str, out) -> None:
     out.put(dict(attack.answers))
 
 
-async def soak(url: str, args, proc_pid: int) -> tuple[Bots, dict, list[float], float]:
+async def soak(url: str, args, proc_pid: int) -> tuple[Bots, dict, list[float], float, float]:
+    """The bots alone for --calm seconds (the reference), then beside the attacker for --minutes."""
     import multiprocessing
 
-    deadline = time.monotonic() + args.minutes * 60
-    bots = Bots(url, args.minutes * 60 + 120, args.think)
+    began = time.monotonic() + args.calm
+    deadline = began + args.minutes * 60
+    bots = Bots(url, args.calm + args.minutes * 60 + 120, args.think)
     ctx = multiprocessing.get_context("spawn")
     answers = ctx.Queue()
     attack = ctx.Process(target=attacker, args=(url, args.minutes * 60, args.attacks, answers), daemon=True)
-    attack.start()
     rss: list[float] = []
+
+    async def unleash() -> None:
+        await asyncio.sleep(max(0.0, began - time.monotonic() - 3))  # the attacker's own start-up: ~3 s
+        attack.start()
 
     async def sample() -> None:
         while time.monotonic() < deadline + 5:
@@ -172,7 +201,7 @@ async def soak(url: str, args, proc_pid: int) -> tuple[Bots, dict, list[float], 
             await asyncio.sleep(1)
 
     kinds = [CARD_GAMES[i % len(CARD_GAMES)] for i in range(args.games)]
-    await asyncio.gather(sample(), *(bots.forever(g, n, opts, 1 + i, i < args.pages, f"127.0.1.{10 + i}", deadline)
+    await asyncio.gather(sample(), unleash(), *(bots.forever(g, n, opts, 1 + i, i < args.pages, f"127.0.1.{10 + i}", deadline)
                                      for i, (g, n, opts) in enumerate(kinds)))
     try:
         got = await asyncio.to_thread(answers.get, True, 300)
@@ -181,7 +210,7 @@ async def soak(url: str, args, proc_pid: int) -> tuple[Bots, dict, list[float], 
     attack.join(30)
     if attack.is_alive():
         attack.terminate()
-    return bots, got, rss, deadline
+    return bots, got, rss, began, deadline
 
 
 async def reference(url: str) -> float:
@@ -211,6 +240,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=2.0)
     ap.add_argument("--games", type=int, default=50)
+    ap.add_argument("--calm", type=float, default=40.0, help="seconds the bots play alone first (the reference)")
     ap.add_argument("--pages", type=int, default=10, help="of them, games with every seat's page open (default 10)")
     ap.add_argument("--think", type=float, default=1.0)
     ap.add_argument("--attacks", default="create,replay,slow", help="which attacks (default all: create,replay,slow)")
@@ -223,7 +253,9 @@ def main() -> int:
             load0 = os.getloadavg()[0]
             ref = asyncio.run(reference(url))
             rss0 = sum(tree_rss(proc.pid)[:2])
-            bots, attack, rss, deadline = asyncio.run(soak(url, args, proc.pid))
+            cpu0 = tree_cpu(proc.pid)
+            bots, attack, rss, began, deadline = asyncio.run(soak(url, args, proc.pid))
+            cpu1 = tree_cpu(proc.pid)
             load1 = os.getloadavg()[0]
         finally:
             proc.terminate()
@@ -231,17 +263,22 @@ def main() -> int:
         log = (Path(tmp) / "games.log").read_text()
     # the moves answered while the attack ran (the games going on are then played to their end for the count of
     # lost moves)
-    times = [t for when, t in bots.move_log if when <= deadline]
+    times = [t for when, t in bots.move_log if began <= when <= deadline]
+    calm = [t for when, t in bots.move_log if when < began]
     print(f"soak of tower serve: {args.minutes:g} min, {args.games} bot games ({args.pages} with pages open) "
           f"beside the attacker; load average {load0:.1f} at the start, {load1:.1f} at the end (2 cores)")
     print(f"  reference: one move with nothing else running   {ref * 1000:.1f} ms (median of 15)")
-    print(f"  bots: {bots.moves} moves, {len(times)} during the attack; move answer p50 {pct(times, 0.5) * 1000:.1f} ms, "
+    print(f"  reference: the same bots without the attacker, for the first {args.calm:g} s: {len(calm)} moves, "
+          f"p50 {pct(calm, 0.5) * 1000:.1f} ms, p95 {pct(calm, 0.95) * 1000:.1f} ms, p99 {pct(calm, 0.99) * 1000:.1f} ms")
+    print(f"  bots beside the attacker: {bots.moves} moves in all, {len(times)} during the attack; move answer p50 {pct(times, 0.5) * 1000:.1f} ms, "
           f"p95 {pct(times, 0.95) * 1000:.1f} ms, p99 {pct(times, 0.99) * 1000:.1f} ms (target p95 <= 100 ms)")
     print(f"  honest errors and lost moves: {len(bots.errors)} (target 0)")
     for e in bots.errors[:8]:
         print("     ", e)
     print(f"  RSS of server + workers: {rss0:.0f} MiB before, largest {max(rss):.0f} MiB, "
           f"{rss[-1]:.0f} MiB at the end (bound {args.max_rss:g} MiB)")
+    print(f"  CPU used meanwhile: the server's process {cpu1[0] - cpu0[0]:.0f} s, its workers {cpu1[1] - cpu0[1]:.0f} s "
+          f"(the soak lasted {args.minutes * 60:.0f} s and the games' tail after it)")
     print("  the attacker was answered: " + json.dumps(dict(sorted(attack.items())), indent=None))
     tracebacks = log.count("Traceback")
     print(f"  the server's log: {len(log.splitlines())} lines, {tracebacks} tracebacks")

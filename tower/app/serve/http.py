@@ -307,7 +307,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     async def _page(request: web.Request, key: str, rec: Any, cache: bool) -> web.StreamResponse:
         """One page of a replay (`replay.replay_page`), computed in the replay worker: at most
         `replays_per_client` at a time per client, `replays_at_once` on the server; finished games' pages kept."""
-        from tower.app.serve.replay import replay_page_json
+        from tower.app.serve.replay import replay_page_gzip
 
         text = request.query.get("seat", "public")
         if text == "public":
@@ -327,7 +327,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
             replaying[client] = replaying.get(client, 0) + 1
             try:
                 async with server.replay_queue:
-                    body = await server.replayer.run(replay_page_json, key, rec, seat, start, count, server.judge,
+                    body = await server.replayer.run(replay_page_gzip, key, rec, seat, start, count, server.judge,
                                                      limits)
             finally:
                 if replaying[client] <= 1:
@@ -336,9 +336,11 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
                     replaying[client] -= 1
             if cache:
                 server.replays.put(slot, body)
-        resp = web.Response(body=body, content_type="application/json")
-        resp.enable_compression()  # frames repeat most of each other: gzip shrinks them tenfold
-        return resp
+        if "gzip" in request.headers.get("Accept-Encoding", ""):
+            return web.Response(body=body, content_type="application/json", headers={"Content-Encoding": "gzip"})
+        import gzip
+
+        return web.Response(body=gzip.decompress(body), content_type="application/json")
 
     @routes.get("/api/games/{id}/ws")
     async def websocket(request: web.Request) -> web.StreamResponse:

@@ -32,8 +32,8 @@ class Limits:
     blocks_per_build: int = 200
     record_moves: int = 3000
     # --- one client (an address) ------------------------------------------------------------------------------
-    requests_per_second: float = 40.0
-    request_burst: int = 200
+    requests_per_second: float = 20.0
+    request_burst: int = 100
     games_per_minute: float = 6.0
     game_burst: int = 10
     running_games_per_client: int = 20

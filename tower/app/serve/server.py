@@ -80,7 +80,7 @@ class GameServer:
         self.limits = limits = limits or Limits()
         self.store = Store(db, synchronous, lock_seconds=limits.db_lock_seconds)
         self.judge = judge
-        self.pool = WorkerPool(workers, nice=10)  # AI seats: searches yield the cores to the answers
+        self.pool = WorkerPool(workers, nice=19)  # AI seats: searches use what the answers leave of the cores
         # hints: a worker of their own, so a hint never waits behind the AI seats' searches
         self.hints = WorkerPool(1)
         # AI searches wait their turn here: at most one per AI worker at a time, first come first served
@@ -88,7 +88,7 @@ class GameServer:
         self.game_bucket = Bucket(limits.games_per_minute / 60, limits.game_burst)
         self.running: dict[str, set[str]] = {}  # client -> its unfinished games (`running_games_per_client`)
         # replays: computed page by page in a worker of their own, a few at a time; finished games' pages kept
-        self.replayer = WorkerPool(1, nice=10)
+        self.replayer = WorkerPool(1, nice=19)
         self.replay_queue = asyncio.Semaphore(max(1, limits.replays_at_once))
         self.replays = PageCache(limits.replay_cache)
         # the pages' scenes: built in a process of their own, so the referee's loop answers moves meanwhile
