@@ -140,3 +140,20 @@ def test_a_refused_edit_is_a_message_naming_the_rule_and_changes_nothing(window)
     assert win.ctl.build is before
     assert win.message.startswith("refused: unsupported")
     assert win.shown.lines[0].startswith("refused: unsupported")
+
+
+def test_tower_view_edit_says_in_one_line_what_is_wrong(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["PYTHONPATH"] = str(Path(__file__).parents[1])
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text('{"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0], "size": [2, 2, 2]}]}')
+    bad.write_text('{"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0], "size": [2, 2, 3]}]}')
+    for args, says in [([str(good), "--edit"], "needs a display"), ([str(bad), "--edit"], "$.blocks[0].size"),
+                       ([str(good), "--edit", "--screenshot", str(tmp_path / "x.png")], "--edit opens the window")]:
+        out = subprocess.run([sys.executable, "-m", "tower", "view", *args], capture_output=True, text=True,
+                             env=env, timeout=120)
+        assert out.returncode == 2 and out.stderr.count("\n") == 1 and says in out.stderr, out.stderr
+    assert not (tmp_path / "x.png").exists()

@@ -264,3 +264,29 @@ def test_tower_lab_serves_on_loopback_and_says_where(tmp_path):
             proc.kill()
             proc.wait()
     assert proc.returncode == 0
+
+
+def test_the_replay_pages_offer_the_lab_for_a_construction_game_only():
+    """The replay page shows *Open in the lab* when its document says the game is a construction game; the scene
+    it sends then is a build the lab takes as it is."""
+    from tower.app.serve.replay import replay_page
+    from tower.games import new_game
+
+    for game, players, construction in (("climbers", 2, True), ("diabolo", 3, False)):
+        state = new_game(game, players, seed=4)
+        for _ in range(3):
+            state.apply(state.legal_moves()[0])
+        doc = replay_page(f"test-{game}", state.record(), None, 0, 5)
+        assert doc["construction"] is construction
+    # what static/js/openlab.js makes of a Climbers scene is the position's build
+    from tower.climbers.build import parse_build
+
+    state = new_game("climbers", 2, seed=4)
+    scene = replay_page("test-c", state.record(), None, 0, 1)["frames"][0]["scene"]
+    faces = ("+x", "-x", "+y", "-y", "+z", "-z")
+    doc = {"format": "tower-build/1",
+           "blocks": [{"id": b["id"], "origin": b["origin"], "size": b["size"],
+                       "faces": dict(zip(faces, b["faces"], strict=True))} for b in scene["blocks"]],
+           "figures": [{"color": f["colour"], "cell": f["cell"]} for f in scene["figures"]],
+           "stones": [{"color": t["colour"], "block": t["block"]} for t in scene["stones"]]}
+    assert parse_build(json.loads(json.dumps(doc))) == state.to_build()

@@ -192,9 +192,10 @@ async function explain() {
   const asked = page.edits;    // the answers received so far: an edit answered meanwhile makes this one stale
   const push = page.push && page.push.edits === asked ? page.push.text : '';
   if (!show.length && !push) {
+    const had = page.overlay && page.overlay.edits === asked;   // drawn with overlays that are now off
     page.overlay = null;
     legend([]);
-    draw();
+    if (had) draw();
     return;
   }
   const q = new URLSearchParams({ show: show.join(','), push });
