@@ -132,8 +132,13 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
     # a cube on the table, a cube on top of it, a lying double cube on top of that: all by pointing and clicking
     page.select_option("#kind", "cube")
     page.select_option("#top", "red")
+    assert page.eval_on_selector_all("#front option", "(os) => os.map((o) => o.value)") == \
+        ["dark-blue", "light-blue", "purple", "grey"]  # only colourings a block can have: not the top's pair
+    page.select_option("#front", "purple")
     click_at(page, [1.0, 1.0, 0.0])
     assert [(b["origin"], b["size"]) for b in blocks(page)] == [([0, 0, 0], [2, 2, 2])]
+    faces = blocks(page)[0]["faces"]
+    assert (faces["+z"], faces["-z"], faces["-y"], faces["+y"]) == ("red", "yellow", "purple", "grey")
     x, y = point(page, [1.0, 1.0, 2.0])
     page.mouse.move(x, y)
     wait_until(lambda: "(0, 0, 2)" in (body(page, "aim") or ""), 10, "the ghost to snap onto the cube")

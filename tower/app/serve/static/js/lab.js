@@ -277,6 +277,7 @@ function fillTops() {
     return o;
   }));
   if (tops.includes(was)) el('top').value = was;
+  fillFronts();
 }
 
 function chosenSize() {
@@ -285,13 +286,35 @@ function chosenSize() {
 
 // the face colours of the ghost of a new block: the default colouring turned to the chosen top (the server
 // checks the real one; the ghost only has to look like it)
-function ghostFaces(top) {
-  if (top === 'grey') return Array(6).fill('grey');
-  const opposite = { red: 'yellow', yellow: 'red', 'dark-blue': 'light-blue', 'light-blue': 'dark-blue',
-    purple: 'grey', grey: 'purple' };
-  const rest = ['red', 'dark-blue', 'purple'].filter((c) => c !== top && c !== opposite[top]);
-  const sides = rest.length === 2 ? rest : ['red', 'dark-blue'];
-  return [sides[0], opposite[sides[0]], sides[1], opposite[sides[1]], top, opposite[top]];
+// A block's face colours (FACES order +x -x +y -y +z -z) with `top` on top and `front` facing the front (-y): the
+// three pairs of opposite colours each on one axis, as every coloured block of the game has them (the server
+// checks the pairs rule again). A grey block is grey all round.
+const OPPOSITE = { red: 'yellow', yellow: 'red', 'dark-blue': 'light-blue', 'light-blue': 'dark-blue',
+  purple: 'grey', grey: 'purple' };
+const FACE_NAMES = ['+x', '-x', '+y', '-y', '+z', '-z'];
+
+function fronts(top) {
+  return ['red', 'yellow', 'dark-blue', 'light-blue', 'purple', 'grey'].filter((c) => c !== top && c !== OPPOSITE[top]);
+}
+
+function ghostFaces(top, front) {
+  if (kind().name === 'grey') return Array(6).fill('grey');
+  if (!fronts(top).includes(front)) front = fronts(top)[0];
+  const side = ['red', 'dark-blue', 'purple'].find((c) => ![top, OPPOSITE[top], front, OPPOSITE[front]].includes(c));
+  return [side, OPPOSITE[side], OPPOSITE[front], front, top, OPPOSITE[top]];
+}
+
+function fillFronts() {
+  const grey = kind().name === 'grey';
+  const options = grey ? ['grey'] : fronts(el('top').value);
+  const was = el('front').value;
+  el('front').replaceChildren(...options.map((c) => {
+    const o = item('option', c);
+    o.value = c;
+    return o;
+  }));
+  if (options.includes(was)) el('front').value = was;
+  el('front').disabled = grey;
 }
 
 // --- pointing: the ghost ---------------------------------------------------------------------------------------
@@ -351,7 +374,8 @@ function columnHeights(without) {
 
 function placementsInHand() {
   const moving = page.tool === 'select' && page.moving && page.selected;
-  const key = [page.edits, moving ? page.selected : 'new', el('kind').value, el('size').value, el('top').value].join('|');
+  const key = [page.edits, moving ? page.selected : 'new', el('kind').value, el('size').value, el('top').value,
+    el('front').value].join('|');
   if (aiming && aiming.key === key) return aiming;
   let shapes, block;
   if (moving) {
@@ -362,7 +386,8 @@ function placementsInHand() {
     block = 'new';
     const top = el('top').value, first = chosenSize();
     const sizes = [first, ...kind().sizes.filter((s) => s.join('x') !== first.join('x'))];
-    shapes = sizes.map((size) => ({ size, top, faces: ghostFaces(top) }));
+    const faces = ghostFaces(top, el('front').value);
+    shapes = sizes.map((size) => ({ size, top, faces }));
   }
   const blocks = page.state.build.blocks;
   const lo = [Math.min(0, ...blocks.map((b) => b.origin[0])), Math.min(0, ...blocks.map((b) => b.origin[1]))];
@@ -395,7 +420,8 @@ function aimAt(clientX, clientY) {
       page.aim = { op: 'move', block: a.block, origin: [x, y, z] };
       return finishAim(`click to put ${a.block} down at (${x}, ${y}, ${z})`);
     }
-    page.aim = { op: 'add', kind: el('kind').value, origin: [x, y, z], size: shape.size, top: shape.top };
+    page.aim = { op: 'add', kind: el('kind').value, origin: [x, y, z], size: shape.size,
+      faces: Object.fromEntries(FACE_NAMES.map((f, i) => [f, shape.faces[i]])) };
     return finishAim(`click to add a ${el('kind').value} ${shape.size.join('x')} at (${x}, ${y}, ${z}), ${shape.top} `
       + 'on top (R turns it)');
   }
@@ -511,6 +537,7 @@ function setTool(tool) {
 for (const r of document.querySelectorAll('input[name=tool]')) r.addEventListener('change', () => setTool(r.value));
 el('kind').addEventListener('change', fillSizes);
 el('size').addEventListener('change', fillTops);
+el('top').addEventListener('change', fillFronts);
 el('remove-piece').addEventListener('click', () => edit({ op: page.tool === 'stone' ? 'unstone' : 'unfigure',
   colour: el('colour').value }));
 el('rules').addEventListener('change', async () => {
@@ -606,6 +633,11 @@ async function drop() {
   // the trajectory is the scene's animation (tower-scene/1 `frames`, grid units); its blocks are drawn one mesh
   // each, so every frame only moves them
   const scene = data.scene;
+  const t = scene.table;   // the table stays: the blocks fall onto it
+  const table = new THREE.Mesh(new THREE.PlaneGeometry(t[1] - t[0], t[3] - t[2]),
+    new THREE.MeshBasicMaterial({ color: srgb(scene.fixed.table) }));
+  table.position.set((t[0] + t[1]) / 2, (t[2] + t[3]) / 2, -0.01);
+  dropGroup.add(table);
   const meshes = new Map();
   for (const b of scene.blocks) {
     const mesh = boxMesh(b.size, b.faces);
