@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+from tower.schemas import validate
 from viewer.scene import (
     ALL_RGB,
     BACKGROUND_RGB,
@@ -88,7 +89,9 @@ def _tuples(value: Any) -> Any:
 
 
 def scene_from_json(data: dict[str, Any]) -> Scene:
-    """Inverse of `scene_to_json` (the palette is implied by the colour names)."""
+    """Inverse of `scene_to_json` (the palette is implied by the colour names); a document that breaks the
+    `tower-scene/1` schema is a BadInput naming the JSON path."""
+    validate(data, SCENE_FORMAT)
     kwargs: dict[str, Any] = {}
     for f in fields(Scene):
         if f.name not in data:

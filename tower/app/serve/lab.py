@@ -137,15 +137,16 @@ class Labs:
             if key not in ("start", "seed", "build", "rules"):
                 raise BadInput(f"unknown key {key!r} (allowed: build, rules, seed, start)"[:200], f"$.{key}")
         rules = body.get("rules", "strict")
+        # start and seed are checked with a build too: a wrong value is a mistake even where it is not used
+        start = body.get("start", "empty")
+        if not isinstance(start, str) or start not in STARTS:
+            raise BadInput(f"start must be one of {', '.join(STARTS)}, got {start!r}"[:200], "$.start")
+        seed = body.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise BadInput("seed must be a whole number from 0", "$.seed")
         if "build" in body:
             build = parse_build(body["build"])
         else:
-            start = body.get("start", "empty")
-            if start not in STARTS:
-                raise BadInput(f"start must be one of {', '.join(STARTS)}, got {start!r}"[:200], "$.start")
-            seed = body.get("seed", 0)
-            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-                raise BadInput("seed must be a whole number from 0", "$.seed")
             if start == "random":
                 from tower.climbers.setup import random_start_tower
 
