@@ -84,3 +84,17 @@ def _written_files_conform_to_their_schemas():
 def tower_cli():
     """`tower_cli(args...)` runs the installed `tower` command in a subprocess (CompletedProcess, text)."""
     return run_tower
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium (Debian's, driven by Playwright) per test module; the browser test modules call
+    `browser_support.require_browser()` first, so this runs only where both are installed."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser_support import ARGS, CHROMIUM
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -19,42 +18,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.browser_support import VIEWPORT, require_browser
 from tests.serve_support import ROOMY
 from tower.app.serve.run import ServerThread
 from viewer.scene import PALETTE
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-VIEWPORT = {"width": 1200, "height": 760}
 AWAY = (1100, 740)  # a point of the panel, off the 3D view
 SHOTS = Path(os.environ["TOWER_LAB_SHOTS"]) if os.environ.get("TOWER_LAB_SHOTS") else None
 
 
-def _missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright is not installed (pip install playwright)"
-    if CHROMIUM is None:
-        return "Chromium is not installed (apt-get install chromium)"
-    return None
-
-
-if _missing():
-    if os.environ.get("CI") == "true":
-        raise RuntimeError(f"the browser tests must run in CI: {_missing()}")
-    pytest.skip(_missing(), allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+require_browser()
 
 
 @pytest.fixture(scope="module")
