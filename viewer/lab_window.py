@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from viewer.play_window import CLICK_SLOP, PLAY_SIZE, TICK_MS, camera_keys
+from viewer.play_window import PLAY_SIZE, TICK_MS, ClickOrDrag, camera_keys
 from viewer.poses import set_block_poses
 from viewer.renderer import SceneRenderer
 from viewer.scene import SceneGhost
@@ -29,7 +29,7 @@ NEAR = 12
 TABLE_HALF = 100
 
 
-class LabWindow:
+class LabWindow(ClickOrDrag):
     """A renderer, the lab controller, the tool state (what a click does) and the drop animation's queue."""
 
     def __init__(self, ctl: Any, *, off_screen: bool = False, window_size: tuple[int, int] = PLAY_SIZE,
@@ -301,16 +301,6 @@ class LabWindow:
             self.tool = "select"
             self.redraw()
 
-    def _on_press(self, *_: Any) -> None:
-        self.press = self.r.event_position()
-
-    def _on_release(self, *_: Any) -> None:
-        if self.press is None:
-            return
-        (x0, y0), (x, y) = self.press, self.r.event_position()
-        self.press = None
-        if abs(x - x0) + abs(y - y0) <= CLICK_SLOP:  # not a camera drag
-            self.click(x, y)
 
     def _on_move(self, *_: Any) -> None:
         if self.press is None and not self.queue and self.tool in ("add", "move"):
