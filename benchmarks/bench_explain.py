@@ -5,6 +5,7 @@ against one `remove` + judge per block on random builds.
     python benchmarks/bench_explain.py                 # timings + the check on 100 random builds
     python benchmarks/bench_explain.py --check 20      # fewer builds in the check
     python benchmarks/bench_explain.py --check 0       # timings only
+    python benchmarks/bench_explain.py --check 100 --towers 8 --moving-part   # the moving-part map checked too
 
 Targets (docs/benchmarks.md): the start tower's whole removal map <= 1.0 s, its statics part <= 0.4 s.
 """
@@ -25,6 +26,8 @@ from physics.builds import random_build
 from physics.units import grid_box
 
 MAP_TARGET_S, MAP_STATICS_TARGET_S = 1.0, 0.4
+#: Start towers whose whole removal maps are timed (seed 3 is the one `tower new --seed 3` writes).
+MAP_TOWERS = (0, 3)
 WORDS = {"stable": "stands", "marginal": "marginal", "collapses": "falls"}
 
 
@@ -34,17 +37,23 @@ def start_tower(seed: int = 0):
     return [grid_box(b.id, b.origin, b.size) for b in random_start_tower(seed).blocks]
 
 
-CPU: list[float] = []  # the CPU ms of the last median_ms call (both threads of the judges count)
+CPU: list[float] = []  # the CPU ms of the last median_ms call (all threads, and the map's worker processes)
+
+
+def cpu_s() -> float:
+    """CPU seconds (user + sys) of this process and of its finished child processes (the map's simulations)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def median_ms(fn, runs: int) -> tuple[float, object]:
     """Median wall ms of fn() over runs and its last result; the median CPU ms goes to CPU[0]."""
     times, cpu, out = [], [], None
     for _ in range(runs):
-        t, c = time.perf_counter(), time.process_time()
+        t, c = time.perf_counter(), cpu_s()
         out = fn()
         times.append((time.perf_counter() - t) * 1000)
-        cpu.append((time.process_time() - c) * 1000)
+        cpu.append((cpu_s() - c) * 1000)
     CPU[:] = [statistics.median(cpu)]
     return statistics.median(times), out
 
@@ -65,18 +74,31 @@ def timings(runs: int) -> None:
     cold, _ = median_ms(lambda: [judge_statics(remove(boxes, [b.id])) for b in boxes], max(1, runs // 2))
     print(f"  the same as 35 cold judge_statics(remove(...)): median {cold:.0f} ms = {cold / one:.1f} verdicts wall "
           f"({cold / ms:.1f}x the map), {CPU[0] / one_cpu:.1f} verdicts CPU")
-    whole, statics_part, dyn, n_dyn = [], [], [], 0
-    for _ in range(runs):
-        t = time.perf_counter()
-        m = removal_map(boxes)
-        whole.append((time.perf_counter() - t) * 1000)
-        statics_part.append(m.statics_ms)
-        dyn.append(m.dynamics_ms)
-        n_dyn = m.dynamics_runs
-    print(f"removal map, default (PyBullet where statics sees a fall or < 1 deg): median {statistics.median(whole):.0f} "
-          f"ms whole (target <= {MAP_TARGET_S * 1000:.0f}), statics part {statistics.median(statics_part):.0f} ms, "
-          f"PyBullet {statistics.median(dyn):.0f} ms in {n_dyn} runs; classes "
-          + ", ".join(f"{k} {len(v)}" for k, v in m.by_class().items()))
+    judge(boxes)  # warm: pybullet loaded
+    full, _ = median_ms(lambda: judge(boxes), 2 * runs + 1)
+    full_cpu = CPU[0]
+    print(f"reference: one full judge (statics + PyBullet) of start tower 0: median {full:.0f} ms wall, "
+          f"{full_cpu:.0f} ms CPU over {2 * runs + 1}")
+    for seed in MAP_TOWERS:
+        tower = start_tower(seed)
+        for label, kw in (("default (whole build, 2 processes)", {}),
+                          ("whole build, 1 process", {"processes": 1}),
+                          ("moving part, 2 processes", {"simulation": "moving-part"})):
+            parts = []
+
+            def run_map(kw=kw, tower=tower, parts=parts):
+                m = removal_map(tower, **kw)
+                parts.append((m.statics_ms, m.dynamics_ms))
+                return m
+
+            ms, m = median_ms(run_map, runs)
+            st_ms = statistics.median(p[0] for p in parts)
+            dy_ms = statistics.median(p[1] for p in parts)
+            print(f"removal map of start tower {seed}, {label}: median {ms:.0f} ms wall = {ms / full:.1f} judges, "
+                  f"{CPU[0]:.0f} ms CPU = {CPU[0] / full_cpu:.1f} judges = {CPU[0] / one_cpu:.0f} statics verdicts "
+                  f"(target whole map <= {MAP_TARGET_S * 1000:.0f} ms wall on an idle machine); statics part "
+                  f"{st_ms:.0f} ms wall, PyBullet {dy_ms:.0f} ms wall in {m.dynamics_runs} runs; classes "
+                  + ", ".join(f"{k} {len(v)}" for k, v in m.by_class().items()))
     ms, f = median_ms(lambda: contact_forces(boxes), runs)
     print(f"contact forces (minimum-norm, {len(f.contacts)} contacts): median {ms:.0f} ms = {ms / one:.1f} verdicts; "
           f"Newton iterations {f.extra.get('newton_iterations')}")
@@ -101,29 +123,37 @@ def check_command(runs: int) -> None:
           f"over {runs} (target <= 0.5 s); one statics verdict in this process {one:.0f} ms")
 
 
-def check_against_remove(n: int, seed: int = 7) -> None:
+def check_against_remove(n: int, seed: int = 7, moving_part: bool = False, towers: int = 0) -> None:
     """The map against one `remove` + judge per block: statics only (exact), and the default map against the
-    full `judge` (which runs PyBullet on every block; the map only where statics is in doubt)."""
+    full `judge` (which runs PyBullet on every block; the map only where statics is in doubt). With moving_part,
+    the moving-part map too, on the random builds and on `towers` start towers."""
     rng = random.Random(seed)
-    same_s = same_d = total = 0
+    same_s = same_d = same_p = total = 0
     differ = []
     t0 = time.perf_counter()
-    for b in range(n):
-        boxes = random_build(rng, rng.randint(2, 16))
-        m_s = removal_map(boxes, dynamics="none")
+    builds = [(f"build {b}", random_build(rng, rng.randint(2, 16))) for b in range(n)]
+    builds += [(f"start tower {s}", start_tower(s)) for s in range(towers)]
+    for name, boxes in builds:
+        m_s = removal_map(boxes, dynamics="none") if name.startswith("build") else None
         m_d = removal_map(boxes)
-        for e_s, e_d in zip(m_s.entries, m_d.entries, strict=True):
-            rest = remove(boxes, [e_s.block])
+        m_p = removal_map(boxes, simulation="moving-part") if moving_part else m_d
+        for k, e_d in enumerate(m_d.entries):
+            rest = remove(boxes, [e_d.block])
             total += 1
-            same_s += e_s.verdict == WORDS[judge(rest, statics_only=True).verdict]
-            full = WORDS[judge(rest).verdict]
-            if e_d.verdict == full:
-                same_d += 1
+            if m_s is not None:
+                same_s += m_s.entries[k].verdict == WORDS[judge(rest, statics_only=True).verdict]
             else:
-                differ.append(f"build {b} without {e_d.block}: map {e_d.verdict}, judge {full}")
-    print(f"removal map vs one remove + judge per block on {n} random builds ({total} removals, "
-          f"{time.perf_counter() - t0:.0f} s): statics only identical {same_s}/{total}; default map vs the full "
-          f"judge identical {same_d}/{total}")
+                same_s += 1  # start towers: the statics-only map is checked by the random builds
+            full = WORDS[judge(rest).verdict]
+            same_d += e_d.verdict == full
+            same_p += m_p.entries[k].verdict == full
+            if e_d.verdict != full or m_p.entries[k].verdict != full:
+                differ.append(f"{name} without {e_d.block}: map {e_d.verdict}, moving-part map "
+                              f"{m_p.entries[k].verdict}, judge {full}")
+    print(f"removal map vs one remove + judge per block on {n} random builds and {towers} start towers ({total} "
+          f"removals, {time.perf_counter() - t0:.0f} s): statics only identical {same_s}/{total}; default map vs "
+          f"the full judge identical {same_d}/{total}" + (f"; moving-part map identical {same_p}/{total}"
+                                                          if moving_part else ""))
     for line in differ[:10]:
         print("  " + line)
 
@@ -132,12 +162,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--check", type=int, default=100, metavar="N", help="random builds in the check (0: none)")
+    ap.add_argument("--moving-part", action="store_true", help="check the moving-part map as well")
+    ap.add_argument("--towers", type=int, default=0, metavar="N", help="start towers 0..N-1 in the check too")
+    ap.add_argument("--no-command", action="store_true", help="skip timing the `tower check` command")
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall times include other processes)")
     timings(args.runs)
-    check_command(args.runs)
-    if args.check:
-        check_against_remove(args.check)
+    if not args.no_command:
+        check_command(args.runs)
+    if args.check or args.towers:
+        check_against_remove(args.check, moving_part=args.moving_part, towers=args.towers)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
 

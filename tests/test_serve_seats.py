@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from tests.serve_support import ROOMY
 from tower.app.serve.client import Client
 from tower.app.serve.run import ServerThread
 from tower.app.serve.table import NAME_MAX, clean_name
@@ -17,7 +18,8 @@ from tower.games.registry import game_class, game_names
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with ServerThread(str(tmp_path_factory.mktemp("seats") / "games.sqlite"), ai_pause=0, workers=1) as srv:
+    with ServerThread(str(tmp_path_factory.mktemp("seats") / "games.sqlite"), ai_pause=0, limits=ROOMY,
+                      workers=1) as srv:
         yield srv
 
 

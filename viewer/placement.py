@@ -10,7 +10,9 @@ API (grid units throughout, z up, the table top at z = 0):
     ps = BlockPlacements.from_moves(block_id, moves, build, words=state.move_words)
         # moves: the game's legal moves for that block (Climbers block moves: `cell`, `size`, `top`, str(move));
         # build: the position (`tower.climbers.build.Build`); words: a move in words for the list (optional)
-    ps = BlockPlacements(block_id, shapes, placements, heights)      # any other source (the lab's free building):
+    ps = BlockPlacements.resting(block_id, shapes, heights, area, lo, board)  # the lab's free building: each
+        # shape at every corner of `area`, resting on the highest column under it; `lo` the table's first column
+    ps = BlockPlacements(block_id, shapes, placements, heights)      # any other source:
         # shapes: [Shape(size, top, faces)], placements: [Placement(origin, shape index, text, words)],
         # heights: {(x, y): column height without the block}
     ps.explain_with(explainer(state))
@@ -80,6 +82,8 @@ class Spot:
     z: int
     px: float
     py: float
+    nx: int = 0  # the horizontal normal of the face pointed at: a side face when not both 0
+    ny: int = 0
 
 
 def placement_text(block: str, origin: Sequence[int], size: Sequence[int], top: str) -> str:
@@ -99,6 +103,8 @@ class BlockPlacements:
     board: int = 32  # columns per side of the table area
     why: dict[tuple[int, int], str] = field(default_factory=dict)  # column -> the rule in words
     far: str = ""  # the rule in words for a column beyond `why`
+    lo: int = 0  # the table area's first column on both axes (the lab's table reaches below 0)
+    free: bool = False  # free placement (the lab, `resting`): every corner rests at one height, see `_free_rows`
     _by_column: dict[tuple[int, int], list[int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -144,12 +150,29 @@ class BlockPlacements:
         return cls(block, shapes, placements, heights, index[probe_key], board)
 
     @classmethod
+    def resting(cls, block: str, shapes: Sequence[Shape], heights: dict[tuple[int, int], int],
+                area: tuple[int, int, int, int], lo: int = 0, board: int = 32) -> BlockPlacements:
+        """Free placement (the lab): each shape at every corner of `area` (x0, y0, x1, y1: the columns it may
+        cover, half-open), resting on the highest column under its footprint (`heights`: column -> height, the
+        block being moved left out). The page builds the same with `BlockPlacements.resting` in placement.js."""
+        x0, y0, x1, y1 = area
+        placements = []
+        for k, s in enumerate(shapes):
+            sx, sy, _ = s.size
+            for x in range(x0, x1 - sx + 1):
+                for y in range(y0, y1 - sy + 1):
+                    z = max(heights.get((cx, cy), 0) for cx in range(x, x + sx) for cy in range(y, y + sy))
+                    placements.append(Placement((x, y, z), k, placement_text(block, (x, y, z), s.size, s.top)))
+        return cls(block, list(shapes), placements, dict(heights), 0, board, lo=lo, free=True)
+
+    @classmethod
     def from_json(cls, doc: dict[str, Any]) -> BlockPlacements:
         """Back from `to_json()` (what the page received)."""
         shapes = [Shape(tuple(s["size"]), s["top"], tuple(s["faces"])) for s in doc["shapes"]]  # type: ignore[arg-type]
         placements = [Placement((x, y, z), shape, text, words) for x, y, z, shape, text, words in doc["placements"]]
         out = cls(doc["block"], shapes, placements, {(x, y): h for x, y, h in doc["heights"]}, doc["probe"],
-                  doc["board"], far=doc["far"])
+                  doc["board"], far=doc["far"], lo=doc.get("lo", 0),
+                  free=doc.get("free", False))
         out.why = {(x, y): w["text"] for w in doc["why"] for x, y in w["columns"]}
         return out
 
@@ -191,9 +214,9 @@ class BlockPlacements:
         """The column in front of the pointed face (the face's own column for a top face) and its surface."""
         x = math.floor(hit[0] + 0.5 * normal[0])
         y = math.floor(hit[1] + 0.5 * normal[1])
-        if not (0 <= x < self.board and 0 <= y < self.board):
+        if not (self.lo <= x < self.lo + self.board and self.lo <= y < self.lo + self.board):
             return None
-        return Spot(x, y, self.height(x, y), float(hit[0]), float(hit[1]))
+        return Spot(x, y, self.height(x, y), float(hit[0]), float(hit[1]), round(normal[0]), round(normal[1]))
 
     def _at_column(self, x: int, y: int) -> list[int]:
         """Placements covering column (x, y) at its surface (or, for overhangs, at the lowest height above)."""
@@ -206,11 +229,23 @@ class BlockPlacements:
         lowest = min(above, default=None)
         return [i for i in rows if self.placements[i].origin[2] == lowest]
 
+    def _free_rows(self, spot: Spot) -> list[int]:
+        """Free placement: every placement covering the column (each rests on the highest column under it, so the
+        one nearest the pointer is where the block goes); against a side face only those in front of the face."""
+        out = []
+        for i in self._by_column.get((spot.x, spot.y), []):
+            (ox, oy, _), (sx, sy, _) = self.placements[i].origin, self.shapes[self.placements[i].shape].size
+            if (spot.nx > 0 and ox < spot.x) or (spot.nx < 0 and ox + sx > spot.x + 1) or \
+                    (spot.ny > 0 and oy < spot.y) or (spot.ny < 0 and oy + sy > spot.y + 1):
+                continue
+            out.append(i)
+        return out
+
     def options(self, spot: Spot) -> list[int]:
         """The placements offered at `spot`: per shape, the one whose footprint centre is nearest the pointer
         (ties: the smaller corner), then its push variants; shapes in their order."""
         best: dict[int, tuple[float, tuple[int, int, int]]] = {}
-        rows = self._at_column(spot.x, spot.y)
+        rows = self._free_rows(spot) if self.free else self._at_column(spot.x, spot.y)
         for i in rows:
             p = self.placements[i]
             sx, sy, _ = self.shapes[p.shape].size
@@ -240,6 +275,8 @@ class BlockPlacements:
             "probe": self.probe,
             "why": [{"text": t, "columns": cs} for t, cs in why.items()],
             "far": self.far,
+            "lo": self.lo,
+            "free": self.free,
         }
 
 

@@ -43,7 +43,29 @@ def active_figure_heading(scene: Any) -> tuple[float, float] | None:
     return (x, y) if np.hypot(x, y) >= 1.0 else None
 
 
-class PlayWindow:
+class ClickOrDrag:
+    """Mouse buttons of a window: a press and release within CLICK_SLOP pixels is a click (`self.click(x, y)`);
+    anything longer is a camera drag, left to VTK's interactor."""
+
+    r: SceneRenderer
+    press: tuple[int, int] | None = None
+
+    def click(self, x: int, y: int) -> None:
+        raise NotImplementedError
+
+    def _on_press(self, *_: Any) -> None:
+        self.press = self.r.event_position()
+
+    def _on_release(self, *_: Any) -> None:
+        if self.press is None:
+            return
+        (x0, y0), (x, y) = self.press, self.r.event_position()
+        self.press = None
+        if abs(x - x0) + abs(y - y0) <= CLICK_SLOP:  # not a camera drag
+            self.click(x, y)
+
+
+class PlayWindow(ClickOrDrag):
     """A renderer, the controller, the key map, the mouse handlers and an animation queue."""
 
     def __init__(self, state: Any, seats: list[str], *, off_screen: bool = False,
@@ -177,16 +199,6 @@ class PlayWindow:
             self.queue.pop(0)()
 
     # --- mouse -----------------------------------------------------------------------------------------------
-    def _on_press(self, *_: Any) -> None:
-        self.press = self.r.event_position()
-
-    def _on_release(self, *_: Any) -> None:
-        if self.press is None:
-            return
-        (x0, y0), (x, y) = self.press, self.r.event_position()
-        self.press = None
-        if abs(x - x0) + abs(y - y0) <= CLICK_SLOP:  # not a camera drag
-            self.click(x, y)
 
     def turn(self, step: int) -> None:
         """r / R: turn the block being aimed (shape, face up); without one, r resets the camera."""

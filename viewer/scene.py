@@ -157,6 +157,15 @@ class SceneLegendEntry:
     text: str
 
 
+@dataclass(frozen=True)
+class SceneFrame:
+    """One frame of an animation of the blocks (the lab's drop: PyBullet's trajectory): at `t` seconds, block id ->
+    [centre, quaternion (x, y, z, w)], grid units. Renderers move the scene's blocks to these poses."""
+
+    t: float
+    poses: dict[str, Any]
+
+
 @dataclass
 class Scene:
     """Everything the renderer draws, by layer. Grid units throughout."""
@@ -179,6 +188,8 @@ class Scene:
     arrows: list[SceneArrow] = field(default_factory=list)  # physics overlays: forces, pushes, tilt direction
     legend: list[SceneLegendEntry] = field(default_factory=list)  # what the overlay's colours and sizes mean
     block_opacity: float = 1.0  # < 1 lets the force arrows inside the tower show through
+    frames: list[SceneFrame] = field(default_factory=list)  # an animation of the blocks (a drop), in time order
+    moved: list[str] = field(default_factory=list)  # the blocks the animation moves (outlined at its end)
 
     def block_index(self, block_id: str) -> int:
         for i, b in enumerate(self.blocks):
@@ -351,6 +362,6 @@ def scene_from_climbers_view(view: dict[str, Any], **overlays: Any) -> Scene:
     return build_scene(build, current_colour=colour, players=players, lines=lines, **overlays)
 
 
-__all__ = ["PALETTE", "Scene", "SceneArrow", "SceneBlock", "SceneLegendEntry", "SceneFigure", "SceneGhost", "SceneLabel", "SceneLadder", "SceneMarker",
+__all__ = ["PALETTE", "Scene", "SceneArrow", "SceneBlock", "SceneLegendEntry", "SceneFigure", "SceneFrame", "SceneGhost", "SceneLabel", "SceneLadder", "SceneMarker",
            "SceneStone", "build_scene", "climbers_status", "face_names", "ghost_from_move", "scene_from_climbers_view",
            "FACES"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+from tower.schemas import validate
 from viewer.scene import (
     ALL_RGB,
     BACKGROUND_RGB,
@@ -20,6 +21,7 @@ from viewer.scene import (
     SceneArrow,
     SceneBlock,
     SceneFigure,
+    SceneFrame,
     SceneGhost,
     SceneLabel,
     SceneLadder,
@@ -41,6 +43,7 @@ ITEM_TYPES: dict[str, type] = {
     "ghost_figures": SceneFigure,
     "arrows": SceneArrow,
     "legend": SceneLegendEntry,
+    "frames": SceneFrame,
 }
 #: Colours the renderers use besides the named ones: the table, the background, problems, the selection.
 FIXED_RGB = {"table": TABLE_RGB, "background": BACKGROUND_RGB, "problem": PROBLEM_RGB, "select": SELECT_RGB}
@@ -86,7 +89,9 @@ def _tuples(value: Any) -> Any:
 
 
 def scene_from_json(data: dict[str, Any]) -> Scene:
-    """Inverse of `scene_to_json` (the palette is implied by the colour names)."""
+    """Inverse of `scene_to_json` (the palette is implied by the colour names); a document that breaks the
+    `tower-scene/1` schema is a BadInput naming the JSON path."""
+    validate(data, SCENE_FORMAT)
     kwargs: dict[str, Any] = {}
     for f in fields(Scene):
         if f.name not in data:
@@ -95,7 +100,7 @@ def scene_from_json(data: dict[str, Any]) -> Scene:
         if f.name in ITEM_TYPES:
             cls = ITEM_TYPES[f.name]
             kwargs[f.name] = [cls(**{k: _tuples(v) for k, v in item.items()}) for item in value]
-        elif f.name in ("lines", "menu"):
+        elif f.name in ("lines", "menu", "moved"):
             kwargs[f.name] = list(value)
         else:
             kwargs[f.name] = _tuples(value)

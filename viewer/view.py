@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -143,20 +144,12 @@ def _export_html(renderer, path: str) -> None:
     import logging
     import warnings
 
-    import pyvista as pv
-
-    from viewer.gltf import gltf_ready
 
     # trame starts a background download of a WebAssembly viewer that this static export never uses; offline it
     # fails, and asyncio would log that orphaned task's traceback at exit
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-    pl = pv.Plotter(off_screen=True, window_size=list(renderer.window_size))
+    pl = scene_plotter(renderer)
     try:
-        for name, mesh, opacity in _visible_meshes(renderer):
-            pl.add_mesh(pv.wrap(gltf_ready(mesh)), scalars="rgb", rgb=True, name=name, opacity=opacity)
-        cam = renderer.camera
-        pl.camera.position, pl.camera.focal_point = cam.GetPosition(), cam.GetFocalPoint()
-        pl.camera.up = cam.GetViewUp()
         with warnings.catch_warnings():
             # PyVista points at plotter.trame.export_html, which exists only with trame_pyvista; the call is the same
             from pyvista.core.errors import PyVistaDeprecationWarning
@@ -170,6 +163,22 @@ def _export_html(renderer, path: str) -> None:
         pl.close()
 
 
+def scene_plotter(renderer, notebook: bool = False):
+    """A PyVista plotter holding what `renderer` (a SceneRenderer) shows: each layer with faces, coloured per
+    point, and the renderer's camera. For the web export and the notebook's inline view."""
+    import pyvista as pv
+
+    from viewer.gltf import gltf_ready
+
+    pl = pv.Plotter(off_screen=True, notebook=notebook, window_size=list(renderer.window_size))
+    for name, mesh, opacity in _visible_meshes(renderer):
+        pl.add_mesh(pv.wrap(gltf_ready(mesh)), scalars="rgb", rgb=True, name=name, opacity=opacity)
+    cam = renderer.camera
+    pl.camera.position, pl.camera.focal_point = cam.GetPosition(), cam.GetFocalPoint()
+    pl.camera.up = cam.GetViewUp()
+    return pl
+
+
 def _visible_meshes(renderer):
     """(layer name, mesh, opacity) of every layer with faces on show."""
     for name, mesh in renderer.meshes.items():
@@ -179,78 +188,93 @@ def _visible_meshes(renderer):
 
 
 def write_outputs(scene, screenshot: str | None = None, gltf: str | None = None,
-                  html: str | None = None) -> list[tuple[str, str]]:
-    """Render `scene` offscreen and write the requested files; returns (path, what it holds) for each."""
-    from viewer.renderer import SceneRenderer
-
+                  html: str | None = None, trajectory: list[dict] | None = None) -> list[tuple[str, str]]:
+    """Write the requested files of `scene` (pictures rendered offscreen; the glTF written from the scene itself,
+    with `trajectory`, PyBullet frames, as its animation); returns (path, what it holds) for each."""
     if html and not _html_available():
         # checked before anything is written: no partial set of outputs
         raise BadInput("--html needs the optional web-export packages (pip install 'tower-sim[html]'); "
                        "use --screenshot or --gltf", "", html)
-    r = SceneRenderer(scene)
+    if gltf:
+        check_gltf_name(gltf)
     written = []
     what = scene.title or "the scene"
-    try:
-        if screenshot:
-            r.screenshot(screenshot)
-            w, h = r.window_size
-            written.append((screenshot, f"a {w}x{h} PNG picture of {what}"))
-        if gltf:
-            _atomic_export(gltf, lambda tmp: export_gltf(r, tmp))
-            written.append((gltf, f"a glTF 3D model of {what} (colours as vertex colours)"))
-        if html:
-            _atomic_export(html, lambda tmp: _export_html(r, tmp))
-            written.append((html, f"a self-contained web page of {what} (opens offline; drag to turn it)"))
-    finally:
-        r.close()
+    if screenshot or html:
+        from viewer.renderer import SceneRenderer
+
+        r = SceneRenderer(scene)
+        try:
+            if screenshot:
+                r.screenshot(screenshot)
+                w, h = r.window_size
+                written.append((screenshot, f"a {w}x{h} PNG picture of {what}"))
+            if html:
+                _atomic_export(html, lambda tmp: _export_html(r, tmp))
+                written.append((html, f"a self-contained web page of {what} (opens offline; drag to turn it)"))
+        finally:
+            r.close()
+    if gltf:
+        from tower.games.fileio import atomic_write_bytes
+        from viewer.gltf import gltf_file_bytes
+
+        atomic_write_bytes(gltf, gltf_file_bytes(scene, gltf, trajectory))
+        kind = "binary glTF (GLB)" if gltf.lower().endswith(".glb") else "glTF (JSON, buffer embedded)"
+        fall = f", with the PyBullet fall as its animation ({trajectory[-1]['t']:.1f} s)" if trajectory else ""
+        written.insert(1 if screenshot else 0, (gltf, f"{kind} of {what}: a node per block named by its id, metres, "
+                                                      f"+Y up{fall}"))
     return written
 
 
-def export_gltf(renderer, path: str) -> None:
-    """glTF of the scene's meshes; colours move from cells to points, which glTF viewers understand. The scene is
-    turned to glTF's y-up axes."""
-    from vtkmodules.vtkIOExport import vtkGLTFExporter
-    from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkRenderer, vtkRenderWindow
+def check_gltf_name(path: str) -> None:
+    """`--gltf FILE` must name its kind: .glb (binary) or .gltf (JSON text)."""
+    from viewer.gltf import SUFFIXES
 
-    from viewer.gltf import gltf_ready
-
-    window = vtkRenderWindow()
-    window.SetOffScreenRendering(True)
-    scene = vtkRenderer()
-    window.AddRenderer(scene)
-    try:
-        for _name, mesh, opacity in _visible_meshes(renderer):
-            mapper = vtkPolyDataMapper()
-            mapper.SetInputData(gltf_ready(mesh))
-            mapper.SetScalarModeToUsePointFieldData()
-            mapper.SelectColorArray("rgb")
-            mapper.SetColorModeToDirectScalars()
-            actor = vtkActor()
-            actor.SetMapper(mapper)
-            actor.GetProperty().SetOpacity(opacity)
-            actor.RotateX(-90)
-            actor.RotateZ(-90)
-            scene.AddActor(actor)
-        exporter = vtkGLTFExporter()
-        exporter.SetRenderWindow(window)
-        exporter.SetFileName(path)
-        exporter.InlineDataOn()
-        exporter.SaveNormalOn()
-        exporter.Update()
-    finally:
-        window.Finalize()
+    if Path(path).suffix.lower() not in SUFFIXES:
+        raise BadInput("--gltf: the file name must end in .glb (binary glTF) or .gltf (JSON glTF)", "", path)
 
 
 def view_file(path: str, screenshot: str | None = None, gltf: str | None = None, html: str | None = None,
-              physics: Any = None, explain: Any = ()) -> list[tuple[str, str]]:
+              physics: Any = None, remove: Sequence[str] = (), fall: bool = False,
+              explain: Any = ()) -> list[tuple[str, str]]:
     """Show a build or record; with any output given, write those files instead of opening a window (returned as
     (path, what it holds)). With the physics judges (`viewer.Physics`) a build's verdict is shown too, and the
-    overlays named in `explain` (EXPLAIN)."""
-    scene = scene_for_document(read_json(path), str(path), physics, tuple(explain))
+    overlays named in `explain` (EXPLAIN).
+
+    `remove`: block ids taken away first (a build only). `fall` (or any `remove`): the glTF export carries the
+    PyBullet run of the build (without those blocks) as an animation.
+    """
+    doc = read_json(path)
+    trajectory = None
+    if remove or fall:
+        build = _build_of(doc, str(path), "--remove" if remove else "--fall")
+        known = {b.id for b in build.blocks}
+        for block_id in remove:
+            if block_id not in known:
+                raise BadInput(f"--remove {block_id}: no block with that id", "", str(path))
+        build = build.without(set(remove))
+        title = Path(path).name + (f" without {', '.join(remove)}" if remove else "")
+        scene = build_view_scene(build, title=title, physics=physics)
+        if explain and physics is not None:
+            scene = explain_scene(scene, build, physics, tuple(explain))
+        if gltf and physics is not None:
+            check_gltf_name(gltf)
+            trajectory = physics.fall(build).trajectory
+    else:
+        scene = scene_for_document(doc, str(path), physics, tuple(explain))
     if screenshot or gltf or html:
-        return write_outputs(scene, screenshot, gltf, html)
+        return write_outputs(scene, screenshot, gltf, html, trajectory)
     show_window(scene)
     return []
+
+
+def _build_of(doc: Any, source: str, option: str) -> Build:
+    """The build of a document, for options that take blocks away or simulate (a record is refused)."""
+    if isinstance(doc, dict) and doc.get("format") == RECORD_FORMAT:
+        raise BadInput(f"{option} works on a build (tower-build/1), not on a game record", "$.format", source)
+    try:
+        return parse_build(doc)
+    except BadInput as exc:
+        raise exc.in_source(source) from None
 
 
 def show_window(scene) -> int:

@@ -12,6 +12,7 @@ from tower.app.batchrun import item_seed
 
 #: z of the two-sided 95 % normal interval (the Wilson intervals of the win shares).
 Z95 = 1.959964
+SIMULATE_FORMAT = "tower-simulate/1"  # the `format` of the `tower simulate --json` document, naming its schema
 
 
 def play_one(job: tuple[str, list[str], int, dict[str, Any]]) -> dict[str, Any]:
@@ -97,7 +98,7 @@ def summarise(game: str, seats: list[str], results: list[dict[str, Any]], elapse
         return {"win_rate": won / trials if trials else 0.0, "ci95": list(wilson(won, trials))}
 
     return {
-        "game": game, "games": n, "players": seats, "seconds": elapsed,
+        "format": SIMULATE_FORMAT, "game": game, "games": n, "players": seats, "seconds": elapsed,
         "games_per_s": played / elapsed if elapsed else 0.0,
         "seats": [{"seat": i, "player": s, **rate([i]), "mean_score": scores[i] / n if n else 0.0}
                   for i, s in enumerate(seats)],

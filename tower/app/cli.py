@@ -102,8 +102,15 @@ def _build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("view", help="show a build, a saved game or a record")
     s.add_argument("file")
     s.add_argument("--screenshot", metavar="PNG")
-    s.add_argument("--gltf", metavar="FILE")
+    s.add_argument("--gltf", metavar="FILE", help="write glTF: FILE.glb binary, FILE.gltf JSON text")
     s.add_argument("--html", metavar="FILE")
+    s.add_argument("--remove", action="append", default=[], metavar="ID",
+                   help="take this block away first (a build; repeatable); the glTF then holds the fall")
+    s.add_argument("--fall", action="store_true",
+                   help="the glTF holds the PyBullet run of the build as an animation (with --gltf)")
+    s.add_argument("--edit", action="store_true", help="edit the build in the window (the lab; w saves to FILE)")
+    s.add_argument("--rules", choices=("strict", "flag", "free"), default="strict",
+                   help="with --edit: strict refuses illegal edits, flag outlines them, free judges physics only")
     s.add_argument("--forces", action="store_true", help="draw the contact forces (arrows scaled by newtons)")
     s.add_argument("--removal-map", action="store_true",
                    help="colour each block by what taking it away does (safe, risky, brings others down)")
@@ -125,6 +132,20 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--list-games", action="store_true", help="list the database's games and exit (operator)")
     s.add_argument("--delete-game", action="append", default=[], metavar="ID",
                    help="delete a game with its moves and links from the database and exit (operator)")
+
+    s = sub.add_parser("schema", help="print the JSON Schema of a file format or --json output")
+    s.add_argument("name", nargs="?", help="tower-build, game-record, tower-scene, tower-check, tower-simulate, "
+                                           "tower-sweep or tower-batch (a format such as tower-build/1 works too); "
+                                           "none: list them")
+
+    s = sub.add_parser("lab", help="build and change a tower by hand in the browser, judged live")
+    s.add_argument("file", nargs="?", help="start from this tower-build/1 file (default: an empty table)")
+    s.add_argument("--port", type=int, default=0, help="port (default 0: a free one)")
+    s.add_argument("--db", default="tower-games.sqlite", help="SQLite file the labs are kept in (default "
+                   "./tower-games.sqlite, shared with tower serve)")
+    s.add_argument("--rules", choices=("strict", "flag", "free"), default="strict",
+                   help="strict: refuse edits the game's rules forbid; flag: allow them, outlined; free: physics only")
+    s.add_argument("--no-browser", action="store_true", help="print the address only")
 
     s = sub.add_parser("replay", help="step through a game record")
     s.add_argument("record")

@@ -67,15 +67,16 @@ class ResultLog:
         first = _line(lines[0], 1, path)
         if not isinstance(first, dict) or first.get("format") != FORMAT:
             raise BadInput(f"{flag}: not a {FORMAT} results file (line 1 is not its header)", "", path)
+        _check(first, None, 1, path)
         for key, value in header.items():
             if first.get(key) != value:
                 raise BadInput(f"{flag}: this file is a run with {key} {_show(first.get(key))}, the command asks "
                                f"for {_show(value)}; repeat the first command's arguments", "", path)
         done: dict[int, dict[str, Any]] = {}
+        kind = f"{first['command']}Result"  # simulateResult or sweepResult (tower/schemas/tower-batch-1.schema.json)
         for number, text in enumerate(lines[1:], start=2):
             doc = _line(text, number, path)
-            if not isinstance(doc, dict) or not isinstance(doc.get("index"), int) or doc["index"] < 0:
-                raise BadInput(f"line {number}: a result without its index", "", path)
+            _check(doc, kind, number, path)
             done.setdefault(doc["index"], doc)
         return cls(p, header, done, len(whole))
 
@@ -118,6 +119,15 @@ def _line(text: bytes, number: int, path: str) -> Any:
         raise BadInput(f"line {number}: not UTF-8 text", "", path) from None
     except BadInput as exc:
         raise BadInput(f"line {number}: {exc.what}", "", path) from None
+
+
+def _check(doc: Any, part: str | None, number: int, path: str) -> None:
+    """Line `number` against the tower-batch/1 schema: the header (`part` None) or a result line."""
+    from tower.schemas import problem
+
+    bad = problem(doc, FORMAT, part)
+    if bad is not None:
+        raise BadInput(f"line {number}, {bad.where}: {bad.what}", "", path)
 
 
 def _show(value: Any) -> str:

@@ -27,6 +27,7 @@ MAX_PLAYED_MOVES = 60
 BOXES_BLOCKS = (2, 40)
 #: Margin percentiles printed and reported.
 PERCENTILES = (1, 5, 25, 50, 75, 95)
+SWEEP_FORMAT = "tower-sweep/1"  # the `format` of the `tower sweep --json` document, naming its schema
 
 
 def parse_kinds(text: str) -> tuple[str, ...]:
@@ -133,7 +134,7 @@ def summarise_sweep(results: list[dict[str, Any]], elapsed: float, played: int) 
     lowest = min(results, key=lambda r: (r["tilt_margin_deg"], r["index"]))
     judged_twice = [r for r in results if r["dynamics_collapsed"] is not None]
     return {
-        "builds": len(results), "seconds": elapsed, "builds_per_s": played / elapsed if elapsed else 0.0,
+        "format": SWEEP_FORMAT, "builds": len(results), "seconds": elapsed, "builds_per_s": played / elapsed if elapsed else 0.0,
         "verdicts": {v: sum(r["verdict"] == v for r in results) for v in ("stable", "marginal", "collapses")},
         "legal": sum(r["legal"] for r in results),
         "tilt_margin_deg": {"min": float(margins.min()),

@@ -13,7 +13,6 @@ from tower.climbers.blocks import (
     COLOURS,
     DEFAULT_COLOURING,
     FACES,
-    PLAYER_COLOURS,
     Colouring,
     Size,
     colouring_problem,
@@ -21,10 +20,9 @@ from tower.climbers.blocks import (
 )
 from tower.games.errors import BadInput
 from tower.games.fileio import atomic_write_text, read_json
+from tower.schemas import validate
 
 BUILD_FORMAT = "tower-build/1"
-MAX_COORD = 10_000  # no real build is larger; keeps the voxel grid of a hostile file bounded
-MAX_BLOCKS = 2_000
 MAX_CELLS = 2**24  # bounding-box volume (grid cells) of blocks and figures: the voxel grid is dense
 
 
@@ -91,53 +89,15 @@ class Build:
 
 
 # --- reading -----------------------------------------------------------------------------------------------
+# The schema (tower/schemas/tower-build-1.schema.json) says what each key holds: types, required and unknown keys,
+# ranges, block sizes, colour names. The code below checks only what a schema cannot say.
 
-def _int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        kind = "a float" if isinstance(value, float) else type(value).__name__
-        raise BadInput(f"expected a whole number (grid units), got {kind} {value!r}"[:200], where)
-    if abs(value) > MAX_COORD:
-        raise BadInput(f"{value} is out of range (|value| <= {MAX_COORD})", where)
-    return value
-
-
-def _triple(value: Any, where: str) -> Size:
-    if not isinstance(value, list) or len(value) != 3:
-        raise BadInput("expected a list of 3 whole numbers [x, y, z]", where)
-    return tuple(_int(v, f"{where}[{i}]") for i, v in enumerate(value))  # type: ignore[return-value]
-
-
-def _obj(value: Any, where: str, allowed: set[str], required: set[str]) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise BadInput(f"expected an object, got {type(value).__name__}", where)
-    for key in value:
-        if key not in allowed:
-            raise BadInput(f"unknown key {key!r} (allowed: {', '.join(sorted(allowed))})", f"{where}.{key}")
-    for key in sorted(required):
-        if key not in value:
-            raise BadInput(f"missing key {key!r}", where)
-    return value
-
-
-def _colour(value: Any, where: str, allowed: tuple[str, ...] = COLOURS) -> str:
-    if not isinstance(value, str) or value not in allowed:
-        raise BadInput(f"unknown colour {value!r} (one of: {', '.join(allowed)})"[:300], where)
-    return value
-
-
-def _list(value: Any, where: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise BadInput(f"expected a list, got {type(value).__name__}", where)
-    return value
-
-
-def _faces(value: Any, where: str, size: Size) -> Colouring:
+def _faces(value: dict[str, str] | None, where: str, size: Size) -> Colouring:
     kind = kind_of(size)
-    assert kind is not None
+    assert kind is not None  # the schema lists the block sizes
     if value is None:
         return DEFAULT_COLOURING if kind.coloured else ALL_GREY
-    faces = _obj(value, where, set(FACES), set(FACES))
-    colouring = tuple(COLOUR_INDEX[_colour(faces[f], f"{where}.{f}")] for f in FACES)
+    colouring = tuple(COLOUR_INDEX[value[f]] for f in FACES)
     problem = colouring_problem(colouring, kind)  # type: ignore[arg-type]
     if problem:
         raise BadInput(f"illegal face colouring: {problem}", where)
@@ -146,41 +106,24 @@ def _faces(value: Any, where: str, size: Size) -> Colouring:
 
 def parse_build(data: Any) -> Build:
     """Validate a parsed `tower-build/1` document; every problem is a BadInput naming its JSON path."""
-    doc = _obj(data, "$", {"format", "blocks", "figures", "stones"}, {"format", "blocks"})
-    if doc["format"] != BUILD_FORMAT:
-        raise BadInput(f"unsupported format {doc['format']!r} (expected {BUILD_FORMAT!r})"[:200], "$.format")
-    raw_blocks = _list(doc["blocks"], "$.blocks")
-    if len(raw_blocks) > MAX_BLOCKS:
-        raise BadInput(f"{len(raw_blocks)} blocks is more than {MAX_BLOCKS}", "$.blocks")
+    validate(data, BUILD_FORMAT)
     blocks: list[Block] = []
     ids: set[str] = set()
-    for i, raw in enumerate(raw_blocks):
+    for i, b in enumerate(data["blocks"]):
         where = f"$.blocks[{i}]"
-        b = _obj(raw, where, {"id", "origin", "size", "faces"}, {"origin", "size"})
         block_id = b.get("id", f"b{i}")
-        if not isinstance(block_id, str) or not block_id or len(block_id) > 64:
-            raise BadInput("id must be a non-empty string of at most 64 characters", f"{where}.id")
         if block_id in ids:
             raise BadInput(f"duplicate block id {block_id!r}", f"{where}.id")
         ids.add(block_id)
-        origin = _triple(b["origin"], f"{where}.origin")
-        size = _triple(b["size"], f"{where}.size")
-        if kind_of(size) is None:
-            raise BadInput(f"size {list(size)} is no block (a permutation of 2x2x1, 2x2x2, 2x2x4 or 2x2x6)",
-                           f"{where}.size")
-        blocks.append(Block(block_id, origin, size, _faces(b.get("faces"), f"{where}.faces", size)))
-    figures = []
-    for i, raw in enumerate(_list(doc.get("figures", []), "$.figures")):
-        where = f"$.figures[{i}]"
-        f = _obj(raw, where, {"color", "cell"}, {"color", "cell"})
-        figures.append(Figure(_colour(f["color"], f"{where}.color", PLAYER_COLOURS), _triple(f["cell"], f"{where}.cell")))
+        size: Size = tuple(b["size"])  # type: ignore[assignment]
+        blocks.append(Block(block_id, tuple(b["origin"]), size,  # type: ignore[arg-type]
+                            _faces(b.get("faces"), f"{where}.faces", size)))
+    figures = [Figure(f["color"], tuple(f["cell"])) for f in data.get("figures", [])]  # type: ignore[arg-type]
     stones = []
-    for i, raw in enumerate(_list(doc.get("stones", []), "$.stones")):
-        where = f"$.stones[{i}]"
-        s = _obj(raw, where, {"color", "block"}, {"color", "block"})
-        if not isinstance(s["block"], str) or s["block"] not in ids:
-            raise BadInput(f"stone on unknown block {s['block']!r}"[:200], f"{where}.block")
-        stones.append(Stone(_colour(s["color"], f"{where}.color", PLAYER_COLOURS), s["block"]))
+    for i, s in enumerate(data.get("stones", [])):
+        if s["block"] not in ids:
+            raise BadInput(f"stone on unknown block {s['block']!r}"[:200], f"$.stones[{i}].block")
+        stones.append(Stone(s["color"], s["block"]))
     # the dense voxel grid spans every block and figure, and the table (z = 0)
     points = [p for b in blocks for p in (b.origin, tuple(o + n for o, n in zip(b.origin, b.size, strict=True)))]
     points += [f.cell for f in figures]

@@ -10,9 +10,9 @@ from tower.games.base import GameState, Judge
 from tower.games.errors import BadInput, IllegalMove
 from tower.games.fileio import atomic_write_text, read_json
 from tower.games.registry import game_class
+from tower.schemas import validate
 
 RECORD_FORMAT = "game-record/1"
-RECORD_KEYS = {"format", "game", "players", "seed", "options", "moves", "agents"}
 #: Other files of the project a person may hand over by mistake, named in the error instead of their first key.
 OTHER_FORMATS = {"tower-build/1": "a build"}
 
@@ -22,31 +22,16 @@ def replay(record: dict[str, Any], upto: int | None = None, *, judge: Judge | No
 
     Raises BadInput naming the JSON path of whatever is wrong, including an illegal move.
     """
-    if not isinstance(record, dict):
-        raise BadInput("a game record must be a JSON object", "$")
-    fmt = record.get("format")
+    fmt = record.get("format") if isinstance(record, dict) else None
     if isinstance(fmt, str) and fmt in OTHER_FORMATS:
         raise BadInput(f"this is {OTHER_FORMATS[fmt]} ({fmt}), not a game record ({RECORD_FORMAT})", "$.format")
-    unknown = set(record) - RECORD_KEYS
-    if unknown:
-        raise BadInput(f"unknown key {sorted(unknown)[0]!r}", f"$.{sorted(unknown)[0]}")
-    for key in ("format", "game", "players", "moves"):
-        if key not in record:
-            raise BadInput(f"missing key {key!r}", "$")
-    if record["format"] != RECORD_FORMAT:
-        raise BadInput(f"unsupported format {record['format']!r} (expected {RECORD_FORMAT!r})", "$.format")
+    validate(record, RECORD_FORMAT)  # the schema: keys, types (tower/schemas/game-record-1.schema.json)
     cls = game_class(record["game"])
     agents = record.get("agents")
-    if agents is not None and not (isinstance(agents, list) and all(isinstance(a, str) for a in agents)
-                                   and len(agents) == record["players"]):
+    if agents is not None and len(agents) != record["players"]:
         raise BadInput("agents must list one seat a player (\"human\", \"ai:greedy\", ...)", "$.agents")
-    seed = record.get("seed", 0)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise BadInput(f"seed must be a whole number, got {seed!r}", "$.seed")
-    state = cls.create(record["players"], seed, record.get("options") or {}, judge=judge)
+    state = cls.create(record["players"], record.get("seed", 0), record.get("options") or {}, judge=judge)
     moves = record["moves"]
-    if not isinstance(moves, list):
-        raise BadInput("moves must be a list", "$.moves")
     for i, data in enumerate(moves[:upto] if upto is not None else moves):
         where = f"$.moves[{i}]"
         try:

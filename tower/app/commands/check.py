@@ -9,6 +9,7 @@ from tower.app.output import EXIT_FOUND, EXIT_OK, print_json
 from tower.games.errors import BadInput
 
 RECORD_FORMAT = "game-record/1"
+CHECK_FORMAT = "tower-check/1"  # the `format` of the --json document, naming its schema (`tower schema tower-check`)
 #: The eight directions on the table, every 45 degrees from +x counter-clockwise (seen from above: +x is right,
 #: +y the back, as the front camera of the viewer looks at a build).
 DIRECTIONS = ("the right (+x)", "the back-right (+x, +y)", "the back (+y)", "the back-left (-x, +y)",
@@ -62,7 +63,7 @@ def check_document(build, statics_only: bool, verdict: Any = "judge") -> dict[st
     violations = check_build(build)
     if verdict == "judge":
         verdict = judge(build, statics_only)
-    return {"legal": is_legal(violations), "violations": [v.to_json() for v in violations],
+    return {"format": CHECK_FORMAT, "legal": is_legal(violations), "violations": [v.to_json() for v in violations],
             "stability": None if verdict is None else verdict.to_json()}
 
 

@@ -31,7 +31,7 @@ ERROR_CHARS = 300  # an error message is one line of at most this many character
 SERVER_KEY = web.AppKey("server", GameServer)
 GUARD_KEY = web.AppKey("guard", Guard)
 CLIENT_KEY = web.RequestKey("client", str)
-PAGES = {"lobby": "lobby.html", "game": "game.html", "replay": "replay.html"}
+PAGES = {"lobby": "lobby.html", "game": "game.html", "replay": "replay.html", "lab": "lab.html"}
 
 
 def _csp() -> str:
@@ -137,6 +137,17 @@ def _no_body(request: web.Request) -> None:
         raise Refused(415, "not-json", "a POST must be sent as Content-Type: application/json")
 
 
+async def no_body(request: web.Request) -> None:
+    """`_no_body`, and the body, if any, must be empty or `{}` (the OpenAPI document says so; anything else is a
+    client's mistake worth telling)."""
+    _no_body(request)
+    if request.content_length is not None and request.content_length > 64:
+        raise BadInput("this request takes no body (or {})", "$")
+    raw = (await request.read()).strip()
+    if raw and raw.replace(b" ", b"") != b"{}":
+        raise BadInput("this request takes no body (or {})", "$")
+
+
 def _origin(request: web.Request) -> str:
     return f"{request.scheme}://{request.host}"
 
@@ -181,6 +192,26 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     async def favicon(_request: web.Request) -> web.Response:
         return web.Response(status=204)
 
+    openapi_body: list[bytes] = []  # built on first request: the document of this server, with its limits
+
+    @routes.get("/api/openapi.json")
+    async def openapi(_request: web.Request) -> web.Response:
+        if not openapi_body:
+            from tower.app.serve.openapi import openapi_document
+
+            openapi_body.append(json.dumps(openapi_document(limits)).encode())
+        return web.Response(body=openapi_body[0], content_type="application/json")
+
+    asyncapi_body: list[bytes] = []
+
+    @routes.get("/api/asyncapi.json")
+    async def asyncapi(_request: web.Request) -> web.Response:
+        if not asyncapi_body:
+            from tower.app.serve.openapi import asyncapi_document
+
+            asyncapi_body.append(json.dumps(asyncapi_document(limits)).encode())
+        return web.Response(body=asyncapi_body[0], content_type="application/json")
+
     @routes.get("/api/catalogue")
     async def catalogue(_request: web.Request) -> web.Response:
         from tower.app.serve.lobby import catalogue as cat
@@ -204,12 +235,12 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
 
     @routes.post("/api/games/{id}/undo")
     async def undo(request: web.Request) -> web.Response:
-        _no_body(request)
+        await no_body(request)
         return web.json_response(await server.take_back(request.match_info["id"], _token(request)))
 
     @routes.post("/api/games/{id}/abandon")
     async def abandon(request: web.Request) -> web.Response:
-        _no_body(request)
+        await no_body(request)
         return web.json_response(await server.abandon(request.match_info["id"], _token(request)))
 
     @routes.post("/api/games/{id}/name")
@@ -333,13 +364,20 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
             sender.cancel()
         return ws
 
+    from tower.app.serve.lab import add_lab_routes
+
+    add_lab_routes(app, routes, server, page, read_json, _no_body)
     root = STATIC.resolve()
 
     @routes.get("/static/{tail:.+}")
     async def static(request: web.Request) -> web.StreamResponse:
         """The pages' scripts and styles; anything else (a missing file, a path out of the folder) is a JSON 404."""
-        path = (root / request.match_info["tail"]).resolve()
-        if not path.is_relative_to(root) or not path.is_file():
+        try:
+            path = (root / request.match_info["tail"]).resolve()
+            found = path.is_relative_to(root) and path.is_file()
+        except (OSError, ValueError):  # a name too long for the file system, a NUL byte: no such file either
+            found = False
+        if not found:
             raise web.HTTPNotFound()
         return web.FileResponse(path)
 

@@ -111,7 +111,7 @@ def replay_page(key: str, record: Any, seat: int | None, start: int, count: int,
         frames.append(frame(k, player))
     out = {"game": final.name, "title": title, "players": [final.player_label(p) for p in range(final.num_players)],
            "seat": seat, "outcome": final.outcome_text() if final.is_over else None, "total": total, "from": start,
-           "page": limits.replay_page, "frames": frames}
+           "page": limits.replay_page, "construction": final.construction, "frames": frames}
     if start == 0:
         out["moves"] = [{"move": str(m), "player": p, "label": final.player_label(p)}
                         for m, p in zip(final.history, movers, strict=True)]

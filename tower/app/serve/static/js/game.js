@@ -3,6 +3,7 @@
 // reconnects by itself when the connection drops (a restarted server, a network hiccup).
 import { SceneView } from './scene3d.js';
 import { call, errorText, el, item } from './api.js';
+import { openInLab } from './openlab.js';
 import { Aim, BlockPlacements } from './placement.js';
 
 const gameId = decodeURIComponent(location.pathname.split('/').pop());
@@ -165,6 +166,7 @@ function panel() {
   }
   el('hint').disabled = !snap.your_turn;
   el('undo').disabled = !snap.undo;
+  el('open-lab').hidden = !snap.construction;
   howToPlay(snap.how_to_play);
   moves();
   chosenBar();
@@ -433,6 +435,7 @@ function remember() {
 el('play-chosen').addEventListener('click', () => page.chosen && play(page.chosen));
 el('clear-chosen').addEventListener('click', clearSelection);
 el('reset-view').addEventListener('click', () => view.resetCamera());
+el('open-lab').addEventListener('click', () => openInLab(page.snapshot.scene).catch((err) => message(err.message)));
 el('hint').addEventListener('click', async () => {
   message('thinking of a hint...');
   const answer = await call('GET', `${base}/hint?${q}`);

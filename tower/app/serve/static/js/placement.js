@@ -17,6 +17,8 @@ export class BlockPlacements {
   constructor(doc) {
     this.block = doc.block;
     this.board = doc.board;
+    this.lo = doc.lo || 0;   // the table area's first column on both axes (the lab's table reaches below 0)
+    this.free = !!doc.free;  // free placement (the lab, `resting`): see freeRows
     this.shapes = doc.shapes;
     this.placements = doc.placements.map(([x, y, z, shape, text, words]) => ({ origin: [x, y, z], shape, text, words }));
     this.heights = new Map(doc.heights.map(([x, y, h]) => [key(x, y), h]));
@@ -37,6 +39,27 @@ export class BlockPlacements {
     });
   }
 
+  // Free placement (the lab), as BlockPlacements.resting in viewer/placement.py: each shape ({size, top, faces})
+  // at every corner of `area` ([x0, y0, x1, y1]: the columns it may cover, half-open), resting on the highest
+  // column under its footprint (`heights`: [[x, y, h], ...], the block being moved left out).
+  static resting(block, shapes, heights, area, lo = 0, board = 32) {
+    const h = new Map(heights.map(([x, y, v]) => [key(x, y), v]));
+    const [x0, y0, x1, y1] = area;
+    const placements = [];
+    shapes.forEach((s, k) => {
+      const [sx, sy] = s.size;
+      for (let x = x0; x <= x1 - sx; x++) {
+        for (let y = y0; y <= y1 - sy; y++) {
+          let z = 0;
+          for (let cx = x; cx < x + sx; cx++) for (let cy = y; cy < y + sy; cy++) z = Math.max(z, h.get(key(cx, cy)) || 0);
+          placements.push([x, y, z, k, `block ${block} ${x},${y},${z} ${s.size.join('x')} ${s.top}`, '']);
+        }
+      }
+    });
+    return new BlockPlacements({ block, board, lo, free: true, shapes, placements, heights, probe: 0, why: [],
+      far: '' });
+  }
+
   height(x, y) {
     return this.heights.get(key(x, y)) || 0;
   }
@@ -44,8 +67,10 @@ export class BlockPlacements {
   spot(hit, normal) {
     const x = Math.floor(hit[0] + 0.5 * normal[0]);
     const y = Math.floor(hit[1] + 0.5 * normal[1]);
-    if (!(x >= 0 && x < this.board && y >= 0 && y < this.board)) return null;
-    return { x, y, z: this.height(x, y), px: hit[0], py: hit[1] };
+    const lo = this.lo, hi = this.lo + this.board;
+    if (!(x >= lo && x < hi && y >= lo && y < hi)) return null;
+    return { x, y, z: this.height(x, y), px: hit[0], py: hit[1],
+      nx: Math.round(normal[0]), ny: Math.round(normal[1]) };
   }
 
   atColumn(x, y) {
@@ -59,9 +84,19 @@ export class BlockPlacements {
     return rows.filter((i) => this.placements[i].origin[2] === lowest);
   }
 
+  // Free placement: every placement covering the column (each rests on the highest column under it, so the one
+  // nearest the pointer is where the block goes); against a side face only those in front of the face.
+  freeRows(spot) {
+    return (this.byColumn.get(key(spot.x, spot.y)) || []).filter((i) => {
+      const [ox, oy] = this.placements[i].origin, [sx, sy] = this.shapes[this.placements[i].shape].size;
+      return !((spot.nx > 0 && ox < spot.x) || (spot.nx < 0 && ox + sx > spot.x + 1)
+        || (spot.ny > 0 && oy < spot.y) || (spot.ny < 0 && oy + sy > spot.y + 1));
+    });
+  }
+
   options(spot) {
     const best = new Map();
-    const rows = this.atColumn(spot.x, spot.y);
+    const rows = this.free ? this.freeRows(spot) : this.atColumn(spot.x, spot.y);
     const less = (a, b) => a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && (a[2] < b[2] ||
       (a[2] === b[2] && a[3] < b[3])))));
     for (const i of rows) {

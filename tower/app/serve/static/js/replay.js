@@ -2,6 +2,7 @@
 // step by step, seen by a seat or as a spectator, with the moving pieces animated.
 import { SceneView } from './scene3d.js';
 import { call, errorText, el, item } from './api.js';
+import { openInLab } from './openlab.js';
 
 const parts = location.pathname.split('/').filter(Boolean);
 const gameId = parts.length > 1 ? decodeURIComponent(parts[1]) : null;
@@ -48,6 +49,7 @@ async function load(seat) {
   log.replaceChildren(...page.doc.moves.map((m) => item('li', `${m.label}: ${m.move}`)));
   el('outcome').hidden = !page.doc.outcome;
   el('outcome').textContent = page.doc.outcome || '';
+  el('open-lab').hidden = !page.doc.construction;
   await go(Math.min(page.k, page.total - 1), false, true);
   document.body.dataset.ready = 'true';
 }
@@ -102,3 +104,6 @@ document.addEventListener('keydown', (e) => {
 });
 
 load('public');
+
+el('open-lab').addEventListener('click', () => openInLab(page.frames[page.k].scene)
+  .catch((err) => { el('message').textContent = err.message; }));

@@ -66,6 +66,32 @@ function outlines(boxes, rgb, opacity = 1) {
     color: linear(rgb), transparent: opacity < 1, opacity }));
 }
 
+// Physics overlay arrows (viewer/layers.py's arrows_mesh): a round shaft and a cone head of HEAD_LENGTH x HEAD_WIDTH
+// shaft radii (at most 45 % of the arrow), from `tail` to `head`, in the arrow's colour.
+const HEAD_LENGTH = 3.5, HEAD_WIDTH = 1.9, ARROW_SIDES = 14;
+const Y_AXIS = new THREE.Vector3(0, 1, 0);
+
+function arrowsGroup(arrows, rgb) {
+  const group = new THREE.Group();
+  for (const a of arrows) {
+    const tail = new THREE.Vector3(...a.tail), d = new THREE.Vector3(...a.head).sub(tail);
+    const length = d.length();
+    if (length <= 1e-9) continue;
+    const r = a.radius, h = Math.min(HEAD_LENGTH * r, 0.45 * length);
+    const material = new THREE.MeshLambertMaterial({ color: linear(rgb(a.colour)) });
+    const shaft = new THREE.Mesh(new THREE.CylinderGeometry(r, r, length - h, ARROW_SIDES)
+      .translate(0, (length - h) / 2, 0), material);
+    const head = new THREE.Mesh(new THREE.ConeGeometry(HEAD_WIDTH * r, h, ARROW_SIDES)
+      .translate(0, length - h / 2, 0), material);
+    const arrow = new THREE.Group();
+    arrow.add(shaft, head);
+    arrow.position.copy(tail);
+    arrow.quaternion.setFromUnitVectors(Y_AXIS, d.normalize());
+    group.add(arrow);
+  }
+  return group;
+}
+
 function quad(x0, y0, x1, y1, z, rgb, material) {
   const geo = new THREE.PlaneGeometry(x1 - x0, y1 - y0);
   const m = new THREE.Mesh(geo, material || new THREE.MeshBasicMaterial({ color: linear(rgb) }));
@@ -314,9 +340,11 @@ export class SceneView {
       faces: b.faces.map((c) => rgb(b.tint || c)) });  // an overlay's tint (removal map) paints all six
     const still = s.blocks.map((b, i) => [b, i]).filter(([, i]) => !movingBlocks.has(i));
     if (still.length) {
+      // blocks go translucent under the force overlay (scene.block_opacity), so arrows inside show through
+      const opacity = s.block_opacity === undefined ? 1 : s.block_opacity;
       const mesh = boxesMesh(still.map(([b]) => box(b)),
         new THREE.MeshLambertMaterial({ vertexColors: true, polygonOffset: true, polygonOffsetFactor: 1,
-          polygonOffsetUnits: 1 }));
+          polygonOffsetUnits: 1, transparent: opacity < 1, opacity, depthWrite: opacity >= 1 }));
       mesh.userData.owner = mesh.userData.owner.map((k) => still[k][1]);
       mesh.userData.layer = 'blocks';
       this.root.add(mesh);
@@ -396,6 +424,7 @@ export class SceneView {
       this.pickables.push(mesh);
       this.root.add(outlines(gs.map(([g]) => grow(g, chosen ? 0.02 : -GAP)), [255, 255, 255], chosen ? 1 : 0.5));
     }
+    if (s.arrows && s.arrows.length) this.root.add(arrowsGroup(s.arrows, rgb));
     this._addAim(box, grow);
     this._labels(s.labels);
   }

@@ -1,0 +1,87 @@
+"""Benchmarks for the exports and checks that take tower-sim into other tools (issue 25): the glTF of a build, the
+glTF of a fall, and a build file checked against its JSON Schema.
+
+Run: python benchmarks/bench_tools.py [--runs R]
+
+Figures printed (medians over R runs), each beside the reference timed in the same run: one statics verdict of the
+35-block start tower (`judge_build(..., statics_only=True)`), so the ratios carry across machines:
+- the GLB of the 35-block start tower from its scene (nodes, meshes, buffer; no rendering), and its size;
+- `tower view FILE --remove ID --gltf fall.glb` without the command's start-up: PyBullet's recorded fall of the
+  tower without its most loaded grey block, and the animated GLB;
+- loading the tower's build file (`load_build`: JSON, the schema check with `jsonschema`, the rules' checks), and
+  the schema check alone.
+The machine's load average is printed with the figures: on a shared 2-core machine, compare runs made together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tower.app import stability
+from tower.climbers.build import build_to_json, load_build, save_build
+from tower.climbers.setup import random_start_tower
+from tower.schemas import validate
+from viewer.gltf import gltf_file_bytes
+from viewer.view import build_view_scene
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{v:.1f}" for v in os.getloadavg())
+
+
+def median_ms(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    build = random_start_tower(4)
+    scene = build_view_scene(build)
+    doc = build_to_json(build)
+    folder = Path(tempfile.mkdtemp())
+    path = folder / "tower.json"
+    save_build(build, path)
+    stability.judge_build(build, statics_only=True)  # warm: imports, HiGHS
+    gltf_file_bytes(scene, "t.glb")
+    validate(doc, "tower-build")
+    print(load())
+    reference = median_ms(lambda: stability.judge_build(build, statics_only=True), args.runs)
+    print(f"reference: statics verdict of the 35-block start tower      {reference:8.1f} ms")
+    glb = median_ms(lambda: gltf_file_bytes(scene, "t.glb"), args.runs)
+    size = len(gltf_file_bytes(scene, "t.glb"))
+    print(f"GLB of the start tower (35 nodes, {size / 1024:.0f} KiB)                 {glb:8.1f} ms  "
+          f"({glb / reference:.2f} x reference)")
+    without = build.without({"g1"})
+
+    def fall() -> bytes:
+        trajectory = stability.fall(without).trajectory
+        return gltf_file_bytes(build_view_scene(without), "fall.glb", trajectory)
+
+    fall_ms = median_ms(fall, max(3, args.runs // 2))
+    frames = len(stability.fall(without).trajectory)
+    print(f"fall without g1: PyBullet run ({frames} frames) + animated GLB    {fall_ms:8.1f} ms  "
+          f"({fall_ms / reference:.2f} x reference)")
+    loading = median_ms(lambda: load_build(path), args.runs)
+    schema_only = median_ms(lambda: validate(json.loads(path.read_text()), "tower-build"), args.runs)
+    print(f"load_build of the tower's file (schema + rules' checks)      {loading:8.1f} ms  "
+          f"({loading / reference:.2f} x reference)")
+    print(f"  of which the JSON Schema check (jsonschema)                {schema_only:8.1f} ms")
+    print(load())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""The lab's controller without a window or a browser: edits, refusals named by their rule, undo/redo, the live
+verdict from the real statics judge, and the drop from the real PyBullet judge."""
+
+from __future__ import annotations
+
+import pytest
+
+from tower.app import stability
+from tower.app.lab.controller import MAX_LAB_BLOCKS, LabController, default_faces, kind_sizes, top_colours
+from tower.climbers.blocks import COLOURS, TOP, colouring_problem, kind_of
+from tower.climbers.build import Block, Build, build_to_json
+from tower.climbers.setup import random_start_tower
+from tower.games.errors import BadInput, IllegalMove
+
+
+def three_block_tower(rules: str = "strict") -> LabController:
+    lab = LabController(rules=rules, physics=stability)
+    lab.add_block("cube", (0, 0, 0))
+    lab.add_block("cube", (0, 0, 2))
+    lab.add_block("half-cube", (0, 0, 4), size=(2, 2, 1), top="red")
+    return lab
+
+
+def verdict(lab: LabController) -> str:
+    return lab.analysis()["stability"]["verdict"]
+
+
+def test_a_three_block_tower_built_by_hand_stands_and_is_legal() -> None:
+    lab = three_block_tower()
+    assert [b.id for b in lab.build.blocks] == ["c1", "c2", "h1"]
+    assert lab.build.block("h1").origin == (0, 0, 4) and lab.build.block("h1").size == (2, 2, 1)
+    a = lab.analysis()
+    assert a["legal"] and a["violations"] == []
+    assert verdict(lab) == "stable"
+    assert a["stability"]["statics"]["tilt_margin_deg"] > 10
+    assert any("STABLE" in w and "tilted" in w for w in a["words"])
+    assert lab.selected == "h1"  # a new block is selected
+
+
+def test_strict_rules_refuse_an_overhang_by_its_rule_and_change_nothing() -> None:
+    lab = three_block_tower("strict")
+    before = lab.build
+    with pytest.raises(IllegalMove) as err:
+        lab.edit({"op": "move", "block": "h1", "origin": [1, 0, 4]})
+    assert err.value.rule == "unsupported"
+    assert lab.build is before and len(lab.history) == 4
+
+
+def test_flagged_overhang_is_allowed_outlined_and_turns_the_verdict_to_falling() -> None:
+    lab = three_block_tower("flag")
+    lab.edit({"op": "delete", "block": "h1"})
+    # a double cube lying on top, three quarters of it out over the edge: its weight is past the support
+    lab.edit({"op": "add", "kind": "double-cube", "origin": [1, 0, 4], "size": [4, 2, 2]})
+    a = lab.analysis()
+    assert not a["legal"]
+    assert [v["rule"] for v in a["violations"]] == ["unsupported"]
+    assert a["violations"][0]["block"] == "d1"
+    assert verdict(lab) == "collapses"
+    assert any("falls" in w for w in a["words"])
+    scene = lab.scene()
+    assert scene.blocks[scene.block_index("d1")].problems == ("unsupported",)
+    assert any(m.kind == "problem" for m in scene.markers)
+    # undo back to the standing tower
+    lab.undo()
+    lab.undo()
+    assert verdict(lab) == "stable" and [b.id for b in lab.build.blocks] == ["c1", "c2", "h1"]
+    lab.redo()
+    assert [b.id for b in lab.build.blocks] == ["c1", "c2"]
+
+
+def test_overlap_and_below_table_are_refused_in_every_rule_set() -> None:
+    for rules in ("strict", "flag", "free"):
+        lab = three_block_tower(rules)
+        before = lab.build
+        with pytest.raises(IllegalMove) as err:
+            lab.add_block("cube", (1, 1, 1))
+        assert err.value.rule == "overlap"
+        with pytest.raises(IllegalMove) as err:
+            lab.add_block("cube", (5, 5, -1))
+        assert err.value.rule == "below-table"
+        with pytest.raises(IllegalMove) as err:
+            lab.add_block("cube", (99, 0, 0))
+        assert err.value.rule == "off-table"
+        assert lab.build is before
+
+
+def test_free_building_judges_physics_only() -> None:
+    lab = LabController(rules="free", physics=stability)
+    lab.add_block("cube", (0, 0, 3))  # floating in the air: the rules would say unsupported
+    a = lab.analysis()
+    assert a["violations"] == [] and a["legal"]
+    assert verdict(lab) == "collapses"
+    assert "free building" in a["words"][1]
+
+
+def test_undo_and_redo_walk_the_history_and_a_new_edit_drops_the_redo_branch() -> None:
+    lab = three_block_tower()
+    builds = [e.build for e in lab.history]
+    lab.undo()
+    lab.undo()
+    assert lab.build is builds[1]
+    lab.redo()
+    assert lab.build is builds[2]
+    lab.add_block("grey", (4, 0, 0), size=(2, 2, 6))
+    assert not lab.can_redo
+    with pytest.raises(IllegalMove) as err:
+        lab.redo()
+    assert err.value.rule == "nothing-to-redo"
+    for _ in range(3):
+        lab.undo()
+    assert lab.build.blocks == [] and not lab.can_undo
+    with pytest.raises(IllegalMove):
+        lab.undo()
+
+
+def test_turning_keeps_a_valid_colouring_and_quarter_turns_come_back() -> None:
+    lab = LabController(rules="free")
+    lab.add_block("double-cube", (0, 0, 0), size=(2, 2, 4), top="red")
+    b = lab.build.block("d1")
+    assert COLOURS[b.faces[TOP]] == "red"
+    lab.edit({"op": "turn", "block": "d1", "axis": "x"})
+    lying = lab.build.block("d1")
+    assert lying.size == (2, 4, 2) and colouring_problem(lying.faces, kind_of(lying.size)) is None
+    for _ in range(3):
+        lab.edit({"op": "turn", "block": "d1", "axis": "x"})
+    assert lab.build.block("d1") == b
+
+
+def test_only_valid_colourings_are_offered() -> None:
+    assert set(top_colours((2, 2, 2))) == set(COLOURS)
+    assert top_colours((2, 2, 6)) == ["grey"]
+    assert (2, 2, 1) in kind_sizes("half-cube") and (1, 2, 2) in kind_sizes("half-cube")
+    for size in kind_sizes("cube"):
+        for top in top_colours(size):
+            faces = default_faces(size, top)
+            assert colouring_problem(faces, kind_of(size)) is None and COLOURS[faces[TOP]] == top
+    lab = LabController()
+    bad = {"+x": "red", "-x": "red", "+y": "dark-blue", "-y": "light-blue", "+z": "purple", "-z": "grey"}
+    with pytest.raises(IllegalMove) as err:
+        lab.edit({"op": "add", "kind": "cube", "origin": [0, 0, 0], "faces": bad})
+    assert err.value.rule == "face-colouring"
+    with pytest.raises(BadInput):
+        lab.add_block("grey", (0, 0, 0), top="red")
+
+
+def test_figures_and_stones_are_placed_moved_and_removed() -> None:
+    lab = three_block_tower("strict")
+    lab.edit({"op": "figure", "colour": "red", "cell": [0, 0, 5]})
+    assert lab.analysis()["legal"]
+    lab.edit({"op": "figure", "colour": "red", "cell": [1, 1, 5]})  # the red figure moves, not a second one
+    assert [(f.colour, f.cell) for f in lab.build.figures] == [("red", (1, 1, 5))]
+    with pytest.raises(IllegalMove) as err:  # a yellow figure on the red top
+        lab.edit({"op": "figure", "colour": "yellow", "cell": [0, 0, 5]})
+    assert err.value.rule == "figure-wrong-colour"
+    with pytest.raises(IllegalMove) as err:  # floating above the tower
+        lab.edit({"op": "figure", "colour": "yellow", "cell": [0, 0, 9]})
+    assert err.value.rule == "figure-not-on-surface"
+    lab.edit({"op": "stone", "colour": "yellow", "block": "h1"})
+    with pytest.raises(IllegalMove) as err:  # the figure standing on it would float
+        lab.edit({"op": "delete", "block": "h1"})
+    assert err.value.rule == "figure-not-on-surface"
+    lab.edit({"op": "unfigure", "colour": "red"})
+    assert lab.edit({"op": "delete", "block": "h1"}) == "deleted h1 (and the yellow stone)"
+    assert lab.build.stones == [] and lab.build.figures == []
+
+
+def test_deleting_a_block_under_another_is_refused_in_strict_rules() -> None:
+    lab = three_block_tower("strict")
+    with pytest.raises(IllegalMove) as err:
+        lab.edit({"op": "delete", "block": "c2"})
+    assert err.value.rule == "unsupported"
+
+
+def test_malformed_edits_are_bad_input_and_change_nothing() -> None:
+    lab = three_block_tower()
+    before = lab.build
+    for op, where in [({"op": "add", "kind": "pyramid", "origin": [0, 0, 0]}, "$.kind"),
+                      ({"op": "add", "kind": "cube", "origin": [0, 0]}, "$.origin"),
+                      ({"op": "add", "kind": "cube", "origin": [0, 0, 0.5]}, "$.origin"),
+                      ({"op": "add", "kind": "cube", "origin": [6, 6, 0], "size": [2, 2, 4]}, "$.size"),
+                      ({"op": "move", "block": "zz", "origin": [0, 0, 0]}, "$.block"),
+                      ({"op": "jump"}, "$.op"),
+                      ({"op": "move", "block": "c1", "origin": [0, 0, 0], "speed": 3}, "$.speed"),
+                      ({"op": "load", "build": {"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0]}]}},
+                       "$.blocks[0]")]:
+        with pytest.raises(BadInput) as err:
+            lab.edit(op)
+        assert err.value.where == where, (op, err.value)
+    assert lab.build is before
+
+
+def test_a_loaded_build_is_taken_as_it_is_and_undone_as_one_edit() -> None:
+    lab = three_block_tower()
+    start = random_start_tower(3)
+    lab.edit({"op": "load", "build": build_to_json(start)})
+    assert lab.build.blocks == start.blocks
+    lab.undo()
+    assert len(lab.build.blocks) == 3
+
+
+def test_the_block_cap() -> None:
+    blocks = [Block(f"b{i}", (2 * (i % 40) - 80, 2 * (i // 40) - 80, 0), (2, 2, 1), default_faces((2, 2, 1)))
+              for i in range(MAX_LAB_BLOCKS + 1)]
+    with pytest.raises(IllegalMove) as err:
+        LabController(Build(blocks))
+    assert err.value.rule == "too-many-blocks"
+    lab = LabController(Build(blocks[:-1]), rules="free")
+    with pytest.raises(IllegalMove) as err:
+        lab.add_block("cube", (90, 90, 0))
+    assert err.value.rule == "too-many-blocks"
+
+
+def test_the_drop_runs_pybullet_and_names_the_moved_blocks() -> None:
+    lab = three_block_tower("flag")
+    standing = lab.drop()
+    assert standing["moved"] == [] and standing["stability"]["verdict"] == "stable"
+    assert standing["frames"][0]["poses"]["c1"][0] == [1.0, 1.0, 1.0]  # centre in grid units
+    lab.edit({"op": "move", "block": "h1", "origin": [3, 0, 0]})
+    lab.edit({"op": "add", "kind": "double-cube", "origin": [1, 0, 4], "size": [4, 2, 2]})
+    falling = lab.drop()
+    assert "d1" in falling["moved"] and falling["collapsed"]
+    assert len(falling["frames"]) > 5
+    last = falling["frames"][-1]["poses"]["d1"][0]
+    assert last[2] < 4  # it came down
+
+
+def test_the_drop_is_the_scenes_animation_in_tower_scene_json() -> None:
+    from viewer.scene_json import scene_from_json, scene_to_json
+
+    lab = three_block_tower("flag")
+    lab.edit({"op": "move", "block": "h1", "origin": [3, 0, 0]})
+    lab.edit({"op": "add", "kind": "double-cube", "origin": [1, 0, 4], "size": [4, 2, 2]})
+    dropped = lab.drop()
+    scene = lab.drop_scene(dropped)
+    assert scene.moved == dropped["moved"] and len(scene.frames) == len(dropped["frames"])
+    assert scene.frames[0].poses["d1"] == dropped["frames"][0]["poses"]["d1"]
+    back = scene_from_json(scene_to_json(scene))
+    assert back.moved == scene.moved and [f.t for f in back.frames] == [f.t for f in scene.frames]
+    assert list(back.frames[-1].poses["d1"][0]) == list(scene.frames[-1].poses["d1"][0])
+
+
+def test_free_placement_rests_where_the_pointer_is_and_stays_in_front_of_a_side_face() -> None:
+    """The lab's use of the shared placement controller (viewer.placement, `resting`): the block in hand goes
+    where the pointer is, on the highest column under it; against a side face it stands in front of the face."""
+    from viewer.placement import Aim, BlockPlacements, Shape
+
+    heights = {(x, y): 4 for x in range(2) for y in range(2)}  # a two-cube tower on columns 0..1
+    lying = Shape((4, 2, 2), "red", ("grey",) * 6)
+    cube = Shape((2, 2, 2), "red", ("grey",) * 6)
+    aim = Aim(BlockPlacements.resting("new", [lying, cube], heights, (-12, -12, 14, 14), -100, 200))
+    aim.point((1.0, 1.0, 4.0), (0, 0, 1))  # the middle of the top
+    assert aim.current.origin == (-1, 0, 4)
+    aim.point((3.1, 1.0, 0.0), (0, 0, 1))  # the table right of the tower: overhanging it, resting on it
+    assert aim.current.origin == (1, 0, 4)
+    aim.point((2.0, 1.0, 1.0), (1, 0, 0))  # the tower's +x side: in front of it, on the table
+    assert aim.current.origin == (2, 0, 0)
+    aim.point((0.0, 1.0, 1.0), (-1, 0, 0))  # its -x side
+    assert aim.current.origin == (-4, 0, 0)
+    aim.cycle(1)  # the next shape: the cube
+    assert aim.ps.shapes[aim.current.shape] == cube and aim.current.origin == (-2, 0, 0)
+    assert aim.ps.spot((150.0, 0.0, 0.0), (0, 0, 1)) is None  # off the lab's table
+    back = BlockPlacements.from_json(aim.ps.to_json())
+    assert back.free and back.lo == -100

@@ -1,0 +1,280 @@
+"""The lab page in a real browser (Debian's Chromium driven headless by Playwright), used as people use it: a
+three-block tower built by clicking, one block overhung until the verdict turns to falling, undone, redone and
+dropped (the animation runs), saved, checked by `tower check`, and reopened by its link. Screenshots are written
+for people to look at (`TOWER_LAB_SHOTS=DIR` keeps them; docs/images/lab-*.png come from such a run).
+
+Without Chromium or Playwright the tests are skipped, except in CI (`CI=true`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.browser_support import VIEWPORT, require_browser
+from tests.serve_support import ROOMY
+from tower.app.serve.run import ServerThread
+from viewer.scene import PALETTE
+
+AWAY = (1100, 740)  # a point of the panel, off the 3D view
+SHOTS = Path(os.environ["TOWER_LAB_SHOTS"]) if os.environ.get("TOWER_LAB_SHOTS") else None
+
+
+require_browser()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with ServerThread(str(tmp_path_factory.mktemp("lab") / "games.sqlite"), ai_pause=0, workers=1,
+                      limits=ROOMY) as srv:
+        yield srv
+
+
+def open_page(browser, url: str):
+    page = browser.new_context(viewport=VIEWPORT, accept_downloads=True).new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector("body[data-ready='true']", timeout=60_000)
+    return page
+
+
+def body(page, name: str) -> str | None:
+    return page.get_attribute("body", f"data-{name}")
+
+
+def wait_until(check, timeout: float = 60, what: str = "") -> None:
+    deadline = time.time() + timeout
+    while not check():
+        if time.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what or check}")
+        time.sleep(0.05)
+
+
+def shot(page, name: str, tmp_path: Path) -> np.ndarray:
+    """Screenshot the page (kept for people to look at); the canvas's pixels."""
+    import imageio.v3 as iio
+
+    path = (SHOTS or tmp_path) / f"lab-{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path))
+    return iio.imread(page.locator("#view canvas").screenshot())[:, :, :3]
+
+
+def point(page, p) -> tuple[float, float]:
+    x, y = page.evaluate("(p) => window.towerLab.view.project(p)", p)
+    return x, y
+
+
+def click_at(page, p, edits: bool = True) -> None:
+    """Move the mouse to a point of the scene (grid units), so the ghost follows, and click there; wait for the
+    server's answer when the click makes an edit."""
+    before = body(page, "answers")
+    x, y = point(page, p)
+    page.mouse.move(x - 3, y)
+    page.mouse.move(x, y)
+    page.mouse.click(x, y)
+    if edits:
+        wait_until(lambda: body(page, "answers") != before and body(page, "busy") == "false" or body(page, "message"),
+                   60, f"the edit at {p}")
+        assert not body(page, "message"), body(page, "message")
+
+
+def blocks(page) -> list[dict]:
+    return page.evaluate("() => window.towerLab.state.build.blocks")
+
+
+def colour_share(img: np.ndarray, rgb) -> float:
+    d = np.sqrt(((img.reshape(-1, 3).astype(float) - np.array(rgb, dtype=float)) ** 2).sum(axis=1))
+    return float(np.mean(d < 40))
+
+
+def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
+    page = open_page(browser, server.url + "/lab")
+    assert "/lab/" in page.url and body(page, "blocks") == "0"
+    page.select_option("#rules", "flag")  # the game's rules, problems outlined instead of refused
+    wait_until(lambda: page.evaluate("() => window.towerLab.state.rules") == "flag", 30, "the rule set")
+
+    # a cube on the table, a cube on top of it, a lying double cube on top of that: all by pointing and clicking
+    page.select_option("#kind", "cube")
+    page.select_option("#top", "red")
+    assert page.eval_on_selector_all("#front option", "(os) => os.map((o) => o.value)") == \
+        ["dark-blue", "light-blue", "purple", "grey"]  # only colourings a block can have: not the top's pair
+    page.select_option("#front", "purple")
+    click_at(page, [1.0, 1.0, 0.0])
+    assert [(b["origin"], b["size"]) for b in blocks(page)] == [([0, 0, 0], [2, 2, 2])]
+    faces = blocks(page)[0]["faces"]
+    assert (faces["+z"], faces["-z"], faces["-y"], faces["+y"]) == ("red", "yellow", "purple", "grey")
+    x, y = point(page, [1.0, 1.0, 2.0])
+    page.mouse.move(x, y)
+    wait_until(lambda: "(0, 0, 2)" in (body(page, "aim") or ""), 10, "the ghost to snap onto the cube")
+    click_at(page, [1.0, 1.0, 2.0])
+    page.select_option("#kind", "double-cube")
+    page.select_option("#size", "4x2x2")
+    page.select_option("#top", "yellow")
+    x, y = point(page, [1.0, 1.0, 4.0])
+    page.mouse.move(x, y)
+    wait_until(lambda: "(-1, 0, 4)" in (body(page, "aim") or ""), 10, "the ghost on top, centred on the pointer")
+    shot(page, "ghost", tmp_path)
+    click_at(page, [1.0, 1.0, 4.0])
+    built = blocks(page)
+    assert [(b["id"], b["origin"], b["size"]) for b in built] == [
+        ("c1", [0, 0, 0], [2, 2, 2]), ("c2", [0, 0, 2], [2, 2, 2]), ("d1", [-1, 0, 4], [4, 2, 2])]
+    assert built[2]["faces"]["+z"] == "yellow"
+    assert body(page, "verdict") == "stable"
+    assert "STABLE" in page.text_content("#verdict")
+    page.mouse.move(*AWAY)  # off the canvas: no ghost in the picture
+    img = shot(page, "tower", tmp_path)
+    assert colour_share(img, PALETTE["yellow"]) > 0.005 and colour_share(img, PALETTE["dark-blue"]) > 0.002
+    # the contact forces of the standing tower: arrows drawn by the page from the server's scene, words beside
+    page.check("#show-forces")
+    wait_until(lambda: "forces" in (body(page, "overlays") or ""), 60, "the forces")
+    assert "contacts carry" in page.text_content("#explain")
+    kinds = page.evaluate("() => window.towerLab.overlay.scene.arrows.map((a) => a.kind)")
+    assert kinds.count("force") >= 3 and "tilt" in kinds
+    shot(page, "forces", tmp_path)
+    page.uncheck("#show-forces")
+    wait_until(lambda: not body(page, "overlays") or page.evaluate("() => window.towerLab.overlay") is None, 30,
+               "the forces to go")
+
+    # overhang the double cube: select it, Move, and point beside the tower: it snaps onto the top of c2 again
+    page.check("input[name=tool][value=select]")
+    click_at(page, [1.0, 1.0, 6.0], edits=False)
+    wait_until(lambda: body(page, "selected") == "d1", 10, "d1 to be selected")
+    page.click("#move")
+    click_at(page, [3.1, 1.0, 0.0])
+    moved = [b for b in blocks(page) if b["id"] == "d1"][0]
+    assert moved["origin"] == [1, 0, 4]
+    assert body(page, "verdict") == "collapses" and body(page, "legal") == "false"
+    assert "unsupported" in page.text_content("#problems")
+    assert "falls" in page.text_content("#verdict")
+    page.mouse.move(*AWAY)
+    shot(page, "overhang", tmp_path)
+
+    # undo back to the standing tower (the key), redo the overhang (the button)
+    page.keyboard.press("Control+z")
+    wait_until(lambda: body(page, "verdict") == "stable", 30, "undo")
+    assert [b for b in blocks(page) if b["id"] == "d1"][0]["origin"] == [-1, 0, 4]
+    page.click("#redo")
+    wait_until(lambda: body(page, "verdict") == "collapses", 30, "redo")
+
+    # weakest direction, forces and removal map, a push on a face
+    page.check("#show-forces")
+    wait_until(lambda: "forces" in (body(page, "overlays") or ""), 60, "the forces")
+    assert "forces: none" in page.text_content("#explain")  # it falls: no distribution holds it up
+
+    # drop it: the server's trajectory, played in the page; the blocks that moved outlined
+    page.click("#drop")
+    wait_until(lambda: body(page, "dropping") in ("true", "done"), 60, "the drop to start")
+    time.sleep(0.3)
+    shot(page, "drop", tmp_path)
+    wait_until(lambda: body(page, "dropping") == "done", 30, "the drop to end")
+    assert int(body(page, "drop-frames")) > 5
+    assert "d1" in body(page, "dropped").split(",")
+    assert body(page, "drop-verdict") == "collapses"
+    shot(page, "dropped", tmp_path)
+
+    # save: the build file from the download link; `tower check` says what the page said
+    with page.expect_download() as dl:
+        page.click("#download")
+    path = tmp_path / "saved.json"
+    dl.value.save_as(path)
+    saved = json.loads(path.read_text())
+    assert [b["id"] for b in saved["blocks"]] == ["c1", "c2", "d1"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")])}
+    quick = subprocess.run([sys.executable, "-m", "tower", "check", "--json", "--statics-only", str(path)],
+                           capture_output=True, text=True, env=env, timeout=120)
+    assert json.loads(quick.stdout)["stability"]["verdict"] == body(page, "verdict")
+    full = subprocess.run([sys.executable, "-m", "tower", "check", "--json", str(path)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert json.loads(full.stdout)["stability"]["verdict"] == body(page, "drop-verdict")
+
+    # the lab link reopens the same build, in another browser context
+    link = page.get_attribute("#link", "href")
+    again = open_page(browser, link)
+    assert [(b["id"], b["origin"]) for b in blocks(again)] == [(b["id"], b["origin"]) for b in saved["blocks"]]
+    assert body(again, "verdict") == "collapses"
+    assert not page.errors and not again.errors, page.errors + again.errors
+
+
+def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path):
+    page = open_page(browser, server.url + "/lab")
+    click_at(page, [1.0, 1.0, 0.0])
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0], "size": [2, 3, 2]}]}))
+    page.set_input_files("#upload", str(bad))
+    wait_until(lambda: body(page, "message"), 30, "the refusal")
+    message = body(page, "message")
+    assert message.startswith("bad.json: at $.blocks[0].size:") and "\n" not in message
+    assert len(blocks(page)) == 1 and body(page, "blocks") == "1"
+    good = tmp_path / "good.json"
+    subprocess.run([sys.executable, "-m", "tower", "new", "--seed", "2", "-o", str(good)], check=True,
+                   env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}, capture_output=True)
+    page.set_input_files("#upload", str(good))
+    wait_until(lambda: body(page, "blocks") == "35", 60, "the start tower")
+    # a figure put on the table beside the tower, by pointing
+    page.check("input[name=tool][value=figure]")
+    page.select_option("#colour", "red")
+    x0 = min(b["origin"][0] for b in blocks(page)) - 3
+    click_at(page, [x0 + 0.5, 4.5, 0.0])
+    figures = page.evaluate("() => window.towerLab.state.build.figures")
+    assert figures == [{"color": "red", "cell": [x0, 4, 0]}]
+    page.check("input[name=tool][value=push]")
+    # a block of the front row (nothing stands in front of its -y side), the rightmost (nearest the camera)
+    c = min((b for b in blocks(page) if b["origin"][2] == 0), key=lambda b: (b["origin"][1], -b["origin"][0]))
+    # the -y side of a block on the table: pushing it toward +y
+    click_at(page, [c["origin"][0] + c["size"][0] / 2, c["origin"][1], c["size"][2] / 2], edits=False)
+    wait_until(lambda: body(page, "push"), 60, "the push test")
+    assert body(page, "push").split()[:2] == [c["id"], "+y"]
+    assert "push test on" in page.text_content("#explain")
+    page.check("#show-removal")
+    wait_until(lambda: "removal" in (body(page, "overlays") or ""), 120, "the removal map")
+    tints = page.evaluate("() => window.towerLab.overlay.scene.blocks.map((b) => b.tint)")
+    assert len(tints) == 35 and set(tints) <= {"safe", "risky", "brings-down"} and "safe" in tints
+    assert "removal map" in page.text_content("#explain")
+    arrows = page.evaluate("() => window.towerLab.overlay.scene.arrows.map((a) => a.kind)")
+    assert "push" in arrows and "tilt" in arrows  # the push test and the weakest direction stay drawn
+    page.mouse.move(*AWAY)
+    shot(page, "start-tower", tmp_path)
+    assert not page.errors, page.errors
+
+
+def test_a_climbers_position_opens_in_the_lab_from_the_game_and_replay_pages(browser, server, tmp_path):
+    from tower.app.serve.client import Client
+
+    api = Client(server.url)
+    g = api.create("climbers", seats=["human", "ai:greedy"], seed=3)
+    seat = g["seats"][0]
+    view = api.state(g["id"], seat["token"])["view"]
+    game = open_page_plain(browser, seat["url"])
+    game.wait_for_selector("#open-lab:not([hidden])", timeout=60_000)
+    with game.context.expect_page() as new:
+        game.click("#open-lab")
+    lab = new.value
+    lab.wait_for_selector("body[data-ready='true']", timeout=60_000)
+    built = lab.evaluate("() => window.towerLab.state.build")
+    assert [(b["id"], b["origin"], b["size"]) for b in built["blocks"]] == \
+        [(b["id"], b["origin"], b["size"]) for b in view["build"]["blocks"]]
+    assert sorted(f["color"] for f in built.get("figures", [])) == sorted(f["color"] for f in view["build"]["figures"])
+    assert body(lab, "verdict") in ("stable", "marginal", "collapses")
+    # a card game's page offers no lab
+    card = api.create("diabolo", seats=["human", "ai:greedy", "ai:greedy"], seed=1)
+    other = open_page_plain(browser, card["seats"][0]["url"])
+    other.wait_for_selector("body[data-n]", timeout=60_000)
+    assert other.is_hidden("#open-lab")
+    assert not game.errors
+
+
+def open_page_plain(browser, url: str):
+    page = browser.new_context(viewport=VIEWPORT).new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(url)
+    return page

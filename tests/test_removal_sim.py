@@ -1,0 +1,105 @@
+"""The removal map's simulations (physics.removal_sim): a client reused across runs and runs spread over processes
+give `judge`'s results bit for bit; the optional moving-part simulation holds the rest of the build fixed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from physics import Box, judge, judge_dynamics, judge_statics, removal_map, remove
+from physics.builds import column, random_build
+from physics.contacts import find_contacts
+from physics.dynamics import connect, disconnect
+from physics.removal import VERDICT_WORDS
+from physics.removal_sim import moving_part, simulate
+from physics.units import grid_box
+
+
+def _key(d):
+    return d.collapsed, d.moved, d.max_displacement_mm, d.max_rotation_deg, d.simulated_s
+
+
+def overhang() -> list[Box]:
+    """Two cubes on a cube: the top one 1.2 units past the middle one's edge (its centre 0.2 units beyond it)."""
+    return [grid_box("base", (0, 0, 0), (2, 2, 2)), grid_box("mid", (0, 0, 2), (2, 2, 2)),
+            grid_box("top", (1.2, 0, 4), (2, 2, 2))]
+
+
+def test_fixed_boxes_never_move_nor_count():
+    """The top cube of `overhang` tips off whether the two below move or are held fixed (mass 0): it alone is
+    reported, and the fixed boxes are counted in the settings."""
+    free = judge_dynamics(overhang())
+    held = judge_dynamics(overhang(), fixed={"base", "mid"})
+    assert free.collapsed and held.collapsed
+    assert held.moved == ("top",) and held.settings["fixed_boxes"] == 2
+
+
+def test_a_fixed_box_holds_up_what_it_carries():
+    """A cube resting only on a fixed cube stands; with both free, a cube on a lone cube stands as well (both run
+    to the rest test: nothing moves 10 mm)."""
+    boxes = column(2)
+    assert not judge_dynamics(boxes, fixed={"c0"}).collapsed
+    assert judge_dynamics(boxes, fixed={"c0", "c1"}).max_displacement_mm == 0.0
+
+
+def test_a_reused_client_gives_the_same_runs_bit_for_bit():
+    """judge_dynamics in a client that ran other builds before equals it in a fresh client, to the last bit."""
+    rng = random.Random(4)
+    builds = [overhang(), column(4), random_build(rng, 10)]
+    client = connect()
+    try:
+        reused = [judge_dynamics(b, seconds=0.5, client=client) for b in builds]
+    finally:
+        disconnect(client)
+    assert [_key(r) for r in reused] == [_key(judge_dynamics(b, seconds=0.5)) for b in builds]
+
+
+def test_runs_on_two_processes_equal_runs_here():
+    """simulate() on a pool of two forked processes returns, in order, what it returns serially."""
+    rng = random.Random(11)
+    builds = [random_build(rng, 8) for _ in range(4)] + [overhang()]
+    jobs = [(b, judge_statics(b), ()) for b in builds]
+    here = simulate(jobs, processes=1)
+    there = simulate(jobs, processes=2)
+    assert [_key(d) for d in there] == [_key(d) for d in here]
+    assert any(d.collapsed for d in here) and not all(d.collapsed for d in here)
+
+
+def test_moving_part_is_the_fall_what_rests_on_it_and_its_neighbours():
+    """A column of four cubes beside a cube 1 cm away and one 4 cm away: seeded with c1, the moving part is c1,
+    what rests on it (c2, c3), the cube it stands on (c0) and the near cube; not the far one."""
+    boxes = column(4) + [grid_box("near", (2.5, 0, 0), (2, 2, 2)), grid_box("far", (4, 0, 0), (2, 2, 2))]
+    part = moving_part(boxes, find_contacts(boxes), [1])
+    assert {boxes[i].id for i in part} == {"c0", "c1", "c2", "c3", "near"}
+    assert moving_part(boxes, find_contacts(boxes), []) == set()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_moving_part_simulation_agrees_with_the_whole_build(seed):
+    """On random builds the moving-part map gives the whole-build map's verdicts (benchmarks/bench_explain.py
+    --moving-part checks 100 builds; on knife-edge removals of start towers it may not: docs/physics.md)."""
+    rng = random.Random(100 + seed)
+    boxes = random_build(rng, rng.randint(6, 14))
+    whole = removal_map(boxes)
+    part = removal_map(boxes, simulation="moving-part")
+    assert part.dynamics_runs == whole.dynamics_runs
+    assert [e.verdict for e in part.entries] == [e.verdict for e in whole.entries]
+    assert any(e.dynamics and e.dynamics.settings.get("fixed_boxes") for e in part.entries) or whole.dynamics_runs == 0
+
+
+@pytest.mark.parametrize("seed", (2, 5))
+def test_default_map_equals_judge_per_block(seed):
+    """The default map (PyBullet where statics doubts, on two processes) equals `judge(remove(...))` block by
+    block."""
+    rng = random.Random(seed)
+    boxes = random_build(rng, 9)
+    m = removal_map(boxes)
+    assert m.dynamics_runs > 0
+    for e in m.entries:
+        assert e.verdict == VERDICT_WORDS[judge(remove(boxes, [e.block])).verdict], e.block
+
+
+def test_unknown_simulation_is_refused():
+    with pytest.raises(ValueError, match="simulation"):
+        removal_map(column(2), simulation="half")

@@ -1,0 +1,381 @@
+"""The lab on the server: `/lab` pages and the `/api/lab` JSON endpoints (docs/lab.md, docs/serve.md).
+
+Each lab is a `LabController` kept in memory under a random id (72 bits, like a game's: not secret, hard to
+stumble upon) and its current build stored in the server's SQLite file (table `labs`), so a lab link reopens the
+same build after a restart. The edit history lives in memory only. Edits of one lab run one at a time (its
+lock), in a thread: the statics judge takes tens of milliseconds and the event loop keeps answering meanwhile.
+
+Errors follow the server's contract: 400 a malformed request or build file (one line naming the place), 404 no
+such lab, 409 an edit the rules refuse (`rule` names the rule), 413 a body over the limit or a build over the
+lab's block cap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from tower.app.lab.controller import MAX_LAB_BLOCKS, LabController, kind_sizes, top_colours
+from tower.app.serve.errors import Refused
+from tower.climbers.blocks import KINDS
+from tower.climbers.build import build_to_json, dumps_build, parse_build
+from tower.games.errors import BadInput, IllegalMove
+
+log = logging.getLogger("tower.serve")
+
+LAB_ID_BYTES = 9
+UNIT_M = 0.02  # a grid unit in metres (physics.units.UNIT_M; the explanations' points are in metres)
+#: Labs kept in memory; older ones leave it (their build stays in the database and is reloaded when asked for).
+LABS_KEPT = 128
+SCHEMA = ("CREATE TABLE IF NOT EXISTS labs (id TEXT PRIMARY KEY, build TEXT NOT NULL, rules TEXT NOT NULL, "
+          "created REAL NOT NULL, updated REAL NOT NULL)")
+#: What a new lab may start from.
+STARTS = ("empty", "random")
+
+
+@dataclass(eq=False)
+class Lab:
+    id: str
+    ctl: LabController
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def _log_failed_save(fut: Any) -> None:
+    if fut.exception() is not None:
+        log.warning("a lab's build was not stored: %s", fut.exception())
+
+
+def _refusal(exc: IllegalMove) -> Refused:
+    return Refused(413 if exc.rule == "too-many-blocks" else 409, exc.rule, exc.message)
+
+
+class Labs:
+    """Every lab of one server: in memory (bounded) and in the server's database."""
+
+    def __init__(self, store: Any, physics: Any, max_blocks: int = MAX_LAB_BLOCKS) -> None:
+        self.store = store  # the server's Store: writes go through its one writer thread
+        self.physics = physics
+        self.max_blocks = max_blocks
+        self.labs: OrderedDict[str, Lab] = OrderedDict()
+        self._schema = False
+        self._schema_lock = threading.Lock()
+        self._read: sqlite3.Connection | None = None
+
+    # --- the database --------------------------------------------------------------------------------------------
+    def _ensure_schema(self) -> None:
+        with self._schema_lock:
+            if not self._schema:
+                self.store.write([(SCHEMA, ())])
+                self._read = sqlite3.connect(self.store.path, check_same_thread=False, timeout=30)
+                self._schema = True
+
+    def _save(self, lab: Lab, wait: bool = True) -> None:
+        """Store the lab's build. An edit's answer does not wait for the disk (`wait=False`): the writes of a lab
+        are committed in order by the store's one writer, and a lab is a sketch, not a game whose every move must
+        survive a power cut; a new lab is committed before its link is given out."""
+        self._ensure_schema()
+        now = time.time()
+        ops = [("INSERT INTO labs VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET build = excluded.build, "
+                "rules = excluded.rules, updated = excluded.updated",
+                (lab.id, json.dumps(build_to_json(lab.ctl.build)), lab.ctl.rules, now, now))]
+        if wait:
+            self.store.write(ops)
+        else:
+            self.store.submit(ops).add_done_callback(_log_failed_save)
+
+    def _load(self, lab_id: str) -> Lab | None:
+        self._ensure_schema()
+        assert self._read is not None
+        with self._schema_lock:
+            row = self._read.execute("SELECT build, rules FROM labs WHERE id = ?", (lab_id,)).fetchone()
+        if row is None:
+            return None
+        ctl = LabController(parse_build(json.loads(row[0])), rules=row[1], max_blocks=self.max_blocks,
+                            physics=self.physics)
+        return Lab(lab_id, ctl)
+
+    def close(self) -> None:
+        if self._read is not None:
+            self._read.close()
+
+    # --- labs ------------------------------------------------------------------------------------------------------
+    def _keep(self, lab: Lab) -> Lab:
+        self.labs[lab.id] = lab
+        self.labs.move_to_end(lab.id)
+        while len(self.labs) > LABS_KEPT:
+            oldest = next(iter(self.labs))
+            if self.labs[oldest].lock.locked():
+                break
+            del self.labs[oldest]
+        return lab
+
+    async def get(self, lab_id: str) -> Lab:
+        lab = self.labs.get(lab_id)
+        if lab is None:
+            plausible = 0 < len(lab_id) <= 32 and all(c.isalnum() or c in "-_" for c in lab_id)
+            lab = await asyncio.to_thread(self._load, lab_id) if plausible else None
+            if lab is None:
+                raise Refused(404, "no-lab", f"no lab {lab_id!r} on this server"[:200])
+            lab = self.labs.get(lab_id) or lab  # loaded twice at once: keep the first
+        return self._keep(lab)
+
+    async def create(self, body: Any) -> dict[str, Any]:
+        """A new lab from `{"start": "empty"|"random", "seed", "build", "rules"}` (all optional)."""
+        if not isinstance(body, dict):
+            raise BadInput("expected a JSON object", "$")
+        for key in body:
+            if key not in ("start", "seed", "build", "rules"):
+                raise BadInput(f"unknown key {key!r} (allowed: build, rules, seed, start)"[:200], f"$.{key}")
+        rules = body.get("rules", "strict")
+        # start and seed are checked with a build too: a wrong value is a mistake even where it is not used
+        start = body.get("start", "empty")
+        if not isinstance(start, str) or start not in STARTS:
+            raise BadInput(f"start must be one of {', '.join(STARTS)}, got {start!r}"[:200], "$.start")
+        seed = body.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise BadInput("seed must be a whole number from 0", "$.seed")
+        if "build" in body:
+            build = parse_build(body["build"])
+        else:
+            if start == "random":
+                from tower.climbers.setup import random_start_tower
+
+                build = random_start_tower(seed)
+            else:
+                from tower.climbers.build import Build
+
+                build = Build()
+        try:
+            ctl = LabController(build, rules=rules, max_blocks=self.max_blocks, physics=self.physics)
+        except IllegalMove as exc:
+            raise _refusal(exc) from None
+        lab = Lab(secrets.token_urlsafe(LAB_ID_BYTES), ctl)
+        async with lab.lock:
+            state = await asyncio.to_thread(self._state_saved, lab)
+        self._keep(lab)
+        return state
+
+    def _state_saved(self, lab: Lab, wait: bool = True) -> dict[str, Any]:
+        self._save(lab, wait)
+        return state_json(lab)
+
+    async def change(self, lab_id: str, what: str, body: Any = None) -> dict[str, Any]:
+        """An edit (`what` = "edit", body: the edit), "undo", "redo" or "rules" (body {"rules"}); the new state.
+        A refused change changes nothing (409/413 naming the rule)."""
+        lab = await self.get(lab_id)
+        async with lab.lock:
+            def run() -> dict[str, Any]:
+                ctl = lab.ctl
+                try:
+                    if what == "edit":
+                        words = ctl.edit(body)
+                    elif what == "undo":
+                        words = ctl.undo()
+                    elif what == "redo":
+                        words = ctl.redo()
+                    else:
+                        if not isinstance(body, dict) or set(body) != {"rules"}:
+                            raise BadInput('expected {"rules": "strict" | "flag" | "free"}', "$")
+                        ctl.set_rules(body["rules"])
+                        words = f"rules: {ctl.rules}"
+                except IllegalMove as exc:
+                    raise _refusal(exc) from None
+                state = self._state_saved(lab, wait=False)
+                state["did"] = words
+                return state
+
+            return await asyncio.to_thread(run)
+
+    async def state(self, lab_id: str) -> dict[str, Any]:
+        lab = await self.get(lab_id)
+        async with lab.lock:
+            return await asyncio.to_thread(state_json, lab)
+
+    async def drop(self, lab_id: str) -> dict[str, Any]:
+        """PyBullet's run of the build: the scene with the trajectory as its `frames` and the blocks that moved,
+        and the verdict of both judges (`tower check`'s)."""
+        from viewer.scene_json import scene_to_json
+
+        lab = await self.get(lab_id)
+        async with lab.lock:
+            def run() -> dict[str, Any]:
+                try:
+                    dropped = lab.ctl.drop()
+                except IllegalMove as exc:
+                    raise _refusal(exc) from None
+                scene = scene_to_json(lab.ctl.drop_scene(dropped))
+                return {"scene": scene, "moved": dropped["moved"], "collapsed": dropped["collapsed"],
+                        "stability": dropped["stability"], "words": dropped["words"]}
+            return await asyncio.to_thread(run)
+
+    async def explain(self, lab_id: str, what: str, body: Any = None) -> dict[str, Any]:
+        """The contact forces ("forces"), the removal map ("removal") or a push test ("push", body {"block",
+        "direction"}) of the lab's current build."""
+        lab = await self.get(lab_id)
+        if what == "push":
+            if not isinstance(body, dict) or set(body) != {"block", "direction"}:
+                raise BadInput('expected {"block": ID, "direction": "+x" | "-x" | "+y" | "-y"}', "$")
+        async with lab.lock:
+            def run() -> dict[str, Any]:
+                try:
+                    if what == "push":
+                        return lab.ctl.push(body["block"], body["direction"])
+                    return lab.ctl.forces() if what == "forces" else lab.ctl.removal()
+                except IllegalMove as exc:
+                    raise _refusal(exc) from None
+            out = await asyncio.to_thread(run)
+        return {**out, "unit_m": UNIT_M, "edits": lab.ctl.cursor}
+
+    async def overlays(self, lab_id: str, show: list[str], pushes: list[tuple[str, str]]) -> dict[str, Any]:
+        """The lab's scene with the physics overlays asked for (`show`: forces, removal; `pushes`: (block,
+        direction)) and their words: what the page's toggles and push test draw."""
+        from viewer.scene_json import scene_to_json
+
+        lab = await self.get(lab_id)
+        async with lab.lock:
+            def run() -> dict[str, Any]:
+                ctl = lab.ctl
+                try:
+                    scene = ctl.scene(title="tower lab", show=show, pushes=pushes)
+                    words = []
+                    if "forces" in show:
+                        words += ctl.forces()["words"]
+                    if "removal" in show:
+                        words += ctl.removal()["words"]
+                    for b, d in pushes:
+                        words += ctl.push(b, d)["words"]
+                except IllegalMove as exc:
+                    raise _refusal(exc) from None
+                return {"scene": scene_to_json(scene), "words": words, "edits": ctl.cursor}
+            return await asyncio.to_thread(run)
+
+    async def build_file(self, lab_id: str) -> str:
+        lab = await self.get(lab_id)
+        return dumps_build(lab.ctl.build)
+
+
+def palette_json() -> dict[str, Any]:
+    """The kinds of block the page offers, with their orientations and the colours each can show on top."""
+    return {"kinds": [{"name": k.name, "sizes": [list(s) for s in kind_sizes(k.name)],
+                       "tops": {"x".join(map(str, s)): top_colours(s) for s in kind_sizes(k.name)}}
+                      for k in KINDS]}
+
+
+def state_json(lab: Lab) -> dict[str, Any]:
+    """What the lab page shows: the build, its analysis (problems, verdict, words), the scene to draw, and what
+    undo and redo would do."""
+    from viewer.scene_json import scene_to_json
+
+    ctl = lab.ctl
+    analysis = ctl.analysis()
+    return {"id": lab.id, "url": f"/lab/{lab.id}", "rules": ctl.rules, "edits": ctl.cursor,
+            "can_undo": ctl.can_undo, "can_redo": ctl.can_redo,
+            "undo": ctl.history[ctl.cursor].words if ctl.can_undo else None,
+            "redo": ctl.history[ctl.cursor + 1].words if ctl.can_redo else None,
+            "max_blocks": ctl.max_blocks, "build": build_to_json(ctl.build), "analysis": analysis,
+            "scene": scene_to_json(ctl.scene(title="tower lab"))}
+
+
+LABS_KEY = web.AppKey("labs", Labs)
+
+
+def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any, page: Any,
+                   read_json: Any, no_body: Any) -> None:
+    """The lab's pages and API on the server's app (`page(name)` serves a static page, `read_json` reads a body,
+    `no_body(request)` refuses a POST that is not `application/json`, as a form from another site would be)."""
+    from tower.app import stability
+
+    labs = Labs(server.store, stability, max_blocks=server.limits.blocks_per_build)
+    app[LABS_KEY] = labs
+    routes.get("/lab")(page("lab"))
+    routes.get("/lab/{id}")(page("lab"))
+
+    @routes.get("/api/lab")
+    async def lab_palette(_request: web.Request) -> web.Response:
+        return web.json_response(palette_json())
+
+    @routes.post("/api/lab")
+    async def lab_create(request: web.Request) -> web.Response:
+        return web.json_response(await labs.create(await read_json(request)), status=201)
+
+    @routes.get("/api/lab/{id}")
+    async def lab_state(request: web.Request) -> web.Response:
+        return web.json_response(await labs.state(request.match_info["id"]))
+
+    @routes.post("/api/lab/{id}/edits")
+    async def lab_edit(request: web.Request) -> web.Response:
+        lab_id = request.match_info["id"]
+        await labs.get(lab_id)  # no such lab: 404 whatever the body holds
+        return web.json_response(await labs.change(lab_id, "edit", await read_json(request)))
+
+    @routes.post("/api/lab/{id}/undo")
+    async def lab_undo(request: web.Request) -> web.Response:
+        no_body(request)
+        return web.json_response(await labs.change(request.match_info["id"], "undo"))
+
+    @routes.post("/api/lab/{id}/redo")
+    async def lab_redo(request: web.Request) -> web.Response:
+        no_body(request)
+        return web.json_response(await labs.change(request.match_info["id"], "redo"))
+
+    @routes.post("/api/lab/{id}/rules")
+    async def lab_rules(request: web.Request) -> web.Response:
+        lab_id = request.match_info["id"]
+        await labs.get(lab_id)
+        return web.json_response(await labs.change(lab_id, "rules", await read_json(request)))
+
+    @routes.post("/api/lab/{id}/drop")
+    async def lab_drop(request: web.Request) -> web.Response:
+        no_body(request)
+        resp = web.json_response(await labs.drop(request.match_info["id"]))
+        resp.enable_compression()
+        return resp
+
+    @routes.get("/api/lab/{id}/forces")
+    async def lab_forces(request: web.Request) -> web.Response:
+        return web.json_response(await labs.explain(request.match_info["id"], "forces"))
+
+    @routes.get("/api/lab/{id}/removal")
+    async def lab_removal(request: web.Request) -> web.Response:
+        return web.json_response(await labs.explain(request.match_info["id"], "removal"))
+
+    @routes.post("/api/lab/{id}/push")
+    async def lab_push(request: web.Request) -> web.Response:
+        lab_id = request.match_info["id"]
+        await labs.get(lab_id)
+        return web.json_response(await labs.explain(lab_id, "push", await read_json(request)))
+
+    @routes.get("/api/lab/{id}/overlays")
+    async def lab_overlays(request: web.Request) -> web.Response:
+        show = [w for w in request.query.get("show", "").split(",") if w]
+        for w in show:
+            if w not in ("forces", "removal"):
+                raise BadInput(f"show takes forces and removal, not {w!r}"[:200], "$.show")
+        pushes = []
+        for text in [p for p in request.query.get("push", "").split(",") if p][:4]:
+            block, _, direction = text.rpartition(":")
+            pushes.append((block, direction))
+        resp = web.json_response(await labs.overlays(request.match_info["id"], show, pushes))
+        resp.enable_compression()
+        return resp
+
+    @routes.get("/api/lab/{id}/build")
+    async def lab_build(request: web.Request) -> web.Response:
+        lab_id = request.match_info["id"]
+        return web.Response(text=await labs.build_file(lab_id), content_type="application/json",
+                            headers={"Content-Disposition": f'attachment; filename="lab-{lab_id}.json"'})
+
+    async def on_cleanup(_app: web.Application) -> None:
+        labs.close()
+
+    app.on_cleanup.append(on_cleanup)

@@ -1,0 +1,164 @@
+"""The JSON Schemas (draft 2020-12) of every file and `--json` output of the project, and validation against them.
+
+Each document's `format` field names its schema: `tower-build/1` is `tower-build-1.schema.json` here, with the
+`$id` `urn:tower-sim:schema:tower-build/1`. Loaders call `validate` first, so what a schema says (types, required
+and unknown keys, ranges, enums) is checked in one place; what it cannot say (overlaps, colourings, rules) stays
+in their code. The `jsonschema` library is imported on first use: the rules packages stay fast to import.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tower.games.errors import BadInput
+
+#: Schema name -> the format it describes (the `format` field of its documents).
+FORMATS: dict[str, str] = {
+    "tower-build": "tower-build/1",
+    "game-record": "game-record/1",
+    "tower-scene": "tower-scene/1",
+    "tower-check": "tower-check/1",
+    "tower-simulate": "tower-simulate/1",
+    "tower-sweep": "tower-sweep/1",
+    "tower-batch": "tower-batch/1",
+}
+#: Longest quoted value in an error message.
+QUOTE = 80
+
+
+def schema_name(name: str) -> str:
+    """`tower-build`, `tower-build/1` or `tower-build-1` -> `tower-build`; BadInput for an unknown name."""
+    from tower.games.errors import BadInput  # here, not above: tower.games imports this module
+
+    key = name.removesuffix(".schema.json").removesuffix("/1").removesuffix("-1")
+    if key not in FORMATS:
+        raise BadInput(f"no schema named {name!r} (one of: {', '.join(FORMATS)})"[:300], "")
+    return key
+
+
+def file_name(name: str) -> str:
+    """The file of the schema inside this package, e.g. `tower-build-1.schema.json`."""
+    return FORMATS[schema_name(name)].replace("/", "-") + ".schema.json"
+
+
+def schema_text(name: str) -> str:
+    """The schema as shipped (JSON text)."""
+    return resources.files(__package__).joinpath(file_name(name)).read_text(encoding="utf-8")
+
+
+@cache
+def schema(name: str) -> dict[str, Any]:
+    """The parsed schema of `name` (a schema name or a format)."""
+    return json.loads(schema_text(name))
+
+
+def _strict_integer(_checker: Any, instance: Any) -> bool:
+    # the files are integer-only by design: 1.0 and 1e1 are floats to Python's JSON reader and are refused,
+    # although JSON Schema's number model would call 1.0 an integer (docs/formats.md says so)
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+def _array(_checker: Any, instance: Any) -> bool:
+    # documents built in memory (`viewer.scene_json.scene_to_json`) keep tuples, which JSON writes as arrays
+    return isinstance(instance, list | tuple)
+
+
+@cache
+def validator(name: str, part: str | None = None) -> Any:
+    """A compiled Draft 2020-12 validator of `name` (or of its `$defs` entry `part`: a kind of line of a
+    line-oriented file), integers meaning JSON numbers without fraction or exponent."""
+    from jsonschema import Draft202012Validator, validators
+
+    checker = Draft202012Validator.TYPE_CHECKER.redefine_many({"integer": _strict_integer, "array": _array})
+    strict = validators.extend(Draft202012Validator, type_checker=checker)
+    whole = schema(name)
+    if part is None:
+        return strict(whole)
+    return strict({"$ref": f"#/$defs/{part}", "$defs": whole["$defs"]})
+
+
+def json_path(parts: Any) -> str:
+    """A JSONPath as the project's messages write it: `$.blocks[3].faces.+x`."""
+    out = "$"
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else f".{p}"
+    return out
+
+
+def _quote(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, list | dict) else repr(value)
+    return text if len(text) <= QUOTE else text[:QUOTE - 3] + "..."
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a whole number", float: "a float", str: "a string", list: "a list",
+            dict: "an object"}.get(type(value), type(value).__name__)
+
+
+TYPE_WORDS = {"integer": "a whole number", "number": "a number", "string": "a string", "array": "a list",
+              "object": "an object", "boolean": "true or false", "null": "null"}
+
+
+def _message(error: Any) -> tuple[str, str]:
+    """(what, where) of one jsonschema error, in the project's words: where names the offending key itself for
+    an unknown key; a schema's `x-message` (with {value} and {allowed}) says what a value of that place is."""
+    where = json_path(error.absolute_path)
+    value, kind, sub = error.instance, error.validator, error.schema
+    custom = sub.get("x-message") if isinstance(sub, dict) else None
+    if kind == "additionalProperties":
+        extra = sorted(k for k in value if k not in sub.get("properties", {}))[0]
+        allowed = ", ".join(sorted(sub.get("properties", {})))
+        return f"unknown key {extra!r}" + (f" (allowed: {allowed})" if allowed else ""), f"{where}.{extra}"
+    if kind == "required":
+        missing = [k for k in error.validator_value if k not in value][0]
+        return f"missing key {missing!r}", where
+    if custom and kind in ("enum", "const", "type", "minItems", "maxItems"):
+        allowed = ", ".join(str(v) for v in sub.get("enum", [sub.get("const")]))
+        return custom.format(value=_quote(value), allowed=allowed), where
+    if kind == "type":
+        want = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        return f"expected {' or '.join(TYPE_WORDS.get(t, t) for t in want)}, got {_kind(value)} {_quote(value)}", \
+            where
+    if kind in ("minimum", "maximum"):
+        lo, hi = sub.get("minimum"), sub.get("maximum")
+        bounds = " <= ".join(str(b) for b in (lo, "value", hi) if b is not None)
+        return f"{_quote(value)} is out of range ({bounds})", where
+    if kind == "maxItems":
+        return f"{len(value)} items is more than {error.validator_value}", where
+    if kind == "minItems":
+        return f"{len(value)} items is fewer than {error.validator_value}", where
+    if kind == "minLength":
+        return "expected a non-empty string" if error.validator_value == 1 else \
+            f"expected at least {error.validator_value} characters", where
+    if kind == "maxLength":
+        return f"longer than {error.validator_value} characters", where
+    if kind == "enum":
+        return f"{_quote(value)} is not one of: {', '.join(_quote(v) for v in error.validator_value)}", where
+    if kind == "const":
+        return f"expected {_quote(error.validator_value)}, got {_quote(value)}", where
+    return error.message, where
+
+
+def problem(doc: Any, name: str, part: str | None = None) -> BadInput | None:
+    """The first way `doc` breaks the schema `name` (or its `$defs` entry `part`), in the schema's order (a
+    thing's own type and keys before its parts), as a BadInput naming the JSON path; None when it conforms."""
+    from tower.games.errors import BadInput
+
+    error = next(iter(validator(schema_name(name), part).iter_errors(doc)), None)
+    if error is None:
+        return None
+    what, where = _message(error)
+    return BadInput(what, where)
+
+
+def validate(doc: Any, name: str, part: str | None = None) -> None:
+    """Raise BadInput (what and JSON path) unless `doc` conforms to the schema `name` (or its part `part`)."""
+    found = problem(doc, name, part)
+    if found is not None:
+        raise found
