@@ -28,10 +28,13 @@ def start(db, port: int = 0) -> tuple[subprocess.Popen, str]:
     return proc, line.split("lobby is at ")[1].split("/ ")[0]
 
 
-def bot(url: str, game_id: str, tokens: dict[int, str], answered: list, stop: threading.Event, seed: int) -> None:
-    """Plays every human seat of a game with random legal moves, noting each move the server answered 200."""
+def bot(url: str, game_id: str, tokens: dict[int, str], answered: list, stop: threading.Event, seed: int,
+        seconds: float = 120) -> None:
+    """Plays every human seat of a game with random legal moves, noting each move the server answered 200; gives
+    up after `seconds` (a refusing server fails the test instead of hanging it)."""
     api, rng = Client(url, timeout=10), random.Random(seed)
-    while not stop.is_set():
+    deadline = time.monotonic() + seconds
+    while not stop.is_set() and time.monotonic() < deadline:
         try:
             st = api.state(game_id, tokens[next(iter(tokens))])
             if st["over"]:
