@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 
 import pytest
 
@@ -34,3 +35,28 @@ def require_browser() -> None:
             raise RuntimeError(f"the browser tests must run in CI: {reason}")
         pytest.skip(reason, allow_module_level=True)
 
+
+
+def open_page(browser, url: str, context=None, **context_options):
+    """A new page (in `context`, or a new context with the test viewport and `context_options`) at `url`; the
+    page's script errors collect in `page.errors`."""
+    context = context or browser.new_context(viewport=VIEWPORT, **context_options)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(url)
+    return page
+
+
+def body(page, name: str) -> str | None:
+    """The page's state as its body's `data-NAME` attribute shows it (what the tests and screen readers read)."""
+    return page.get_attribute("body", f"data-{name}")
+
+
+def wait_until(check, timeout: float = 30, what: str = "") -> None:
+    """Poll `check` until it is true; fail naming `what` after `timeout` seconds."""
+    deadline = time.time() + timeout
+    while not check():
+        if time.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what or check}")
+        time.sleep(0.05)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.browser_support import VIEWPORT, require_browser
+from tests.browser_support import body, open_page, require_browser, wait_until
 from tests.serve_support import ROOMY
 from tower.app.serve.run import ServerThread
 from viewer.scene import PALETTE
@@ -37,25 +37,11 @@ def server(tmp_path_factory):
         yield srv
 
 
-def open_page(browser, url: str):
-    page = browser.new_context(viewport=VIEWPORT, accept_downloads=True).new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(url)
+def open_lab(browser, url: str):
+    """The lab page at `url`, once its script is ready (downloads allowed: the tests save builds)."""
+    page = open_page(browser, url, accept_downloads=True)
     page.wait_for_selector("body[data-ready='true']", timeout=60_000)
     return page
-
-
-def body(page, name: str) -> str | None:
-    return page.get_attribute("body", f"data-{name}")
-
-
-def wait_until(check, timeout: float = 60, what: str = "") -> None:
-    deadline = time.time() + timeout
-    while not check():
-        if time.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what or check}")
-        time.sleep(0.05)
 
 
 def shot(page, name: str, tmp_path: Path) -> np.ndarray:
@@ -97,7 +83,7 @@ def colour_share(img: np.ndarray, rgb) -> float:
 
 
 def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
-    page = open_page(browser, server.url + "/lab")
+    page = open_lab(browser, server.url + "/lab")
     assert "/lab/" in page.url and body(page, "blocks") == "0"
     page.select_option("#rules", "flag")  # the game's rules, problems outlined instead of refused
     wait_until(lambda: page.evaluate("() => window.towerLab.state.rules") == "flag", 30, "the rule set")
@@ -198,14 +184,14 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
 
     # the lab link reopens the same build, in another browser context
     link = page.get_attribute("#link", "href")
-    again = open_page(browser, link)
+    again = open_lab(browser, link)
     assert [(b["id"], b["origin"]) for b in blocks(again)] == [(b["id"], b["origin"]) for b in saved["blocks"]]
     assert body(again, "verdict") == "collapses"
     assert not page.errors and not again.errors, page.errors + again.errors
 
 
 def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path):
-    page = open_page(browser, server.url + "/lab")
+    page = open_lab(browser, server.url + "/lab")
     click_at(page, [1.0, 1.0, 0.0])
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0], "size": [2, 3, 2]}]}))
@@ -253,7 +239,7 @@ def test_a_climbers_position_opens_in_the_lab_from_the_game_and_replay_pages(bro
     g = api.create("climbers", seats=["human", "ai:greedy"], seed=3)
     seat = g["seats"][0]
     view = api.state(g["id"], seat["token"])["view"]
-    game = open_page_plain(browser, seat["url"])
+    game = open_page(browser, seat["url"])
     game.wait_for_selector("#open-lab:not([hidden])", timeout=60_000)
     with game.context.expect_page() as new:
         game.click("#open-lab")
@@ -266,15 +252,8 @@ def test_a_climbers_position_opens_in_the_lab_from_the_game_and_replay_pages(bro
     assert body(lab, "verdict") in ("stable", "marginal", "collapses")
     # a card game's page offers no lab
     card = api.create("diabolo", seats=["human", "ai:greedy", "ai:greedy"], seed=1)
-    other = open_page_plain(browser, card["seats"][0]["url"])
+    other = open_page(browser, card["seats"][0]["url"])
     other.wait_for_selector("body[data-n]", timeout=60_000)
     assert other.is_hidden("#open-lab")
     assert not game.errors
 
-
-def open_page_plain(browser, url: str):
-    page = browser.new_context(viewport=VIEWPORT).new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(url)
-    return page

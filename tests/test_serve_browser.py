@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser_support import VIEWPORT, require_browser  # noqa: E402
+from browser_support import body, open_page, require_browser, wait_until  # noqa: E402
 from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import Client  # noqa: E402
@@ -36,27 +36,6 @@ require_browser()
 def server(tmp_path_factory):
     with ServerThread(str(tmp_path_factory.mktemp("browser") / "games.sqlite"), ai_pause=0, workers=2, limits=ROOMY) as srv:
         yield srv
-
-
-def open_page(browser, url: str):
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(url)
-    return page
-
-
-def body(page, name: str) -> str | None:
-    return page.get_attribute("body", f"data-{name}")
-
-
-def wait_until(check, timeout: float = 30, what: str = "") -> None:
-    deadline = time.time() + timeout
-    while not check():
-        if time.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what or check}")
-        time.sleep(0.05)
 
 
 def canvas_colours(page, scene: dict, name: str, tmp_path: Path) -> dict[str, float]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import VIEWPORT, require_browser
+from tests.browser_support import VIEWPORT, body, open_page, require_browser, wait_until
 from tests.serve_support import ROOMY
 from tower.app.serve.run import ServerThread
 
@@ -32,27 +32,6 @@ def server(tmp_path_factory):
     with ServerThread(str(tmp_path_factory.mktemp("newcomer") / "games.sqlite"), ai_pause=0, limits=ROOMY,
                       workers=2) as srv:
         yield srv
-
-
-def open_page(browser, url: str, context=None):
-    context = context or browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(url)
-    return page
-
-
-def body(page, name: str) -> str | None:
-    return page.get_attribute("body", f"data-{name}")
-
-
-def wait_until(check, timeout: float = 30, what: str = "") -> None:
-    deadline = time.time() + timeout
-    while not check():
-        if time.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what or check}")
-        time.sleep(0.05)
 
 
 def js(page, expr: str, arg=None):
