@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-from physics.dynamics import TIME_STEP_S, DynamicsResult, judge_dynamics
+from physics.dynamics import REDUCED_RECHECK_MAX_BOXES, TIME_STEP_S, DynamicsResult, judge_dynamics
 from physics.model import Box
 from physics.statics import COM_INSET_M, StaticsResult, judge_statics
 from physics.units import DEFAULT_MU
@@ -63,14 +63,16 @@ def needs_recheck(statics: StaticsResult, dynamics: DynamicsResult) -> str:
 def judge_dynamics_checked(boxes: Sequence[Box], statics: StaticsResult, mu: float = DEFAULT_MU,
                            seconds: float = 2.0, fixed: Collection[str] = (),
                            client: int | None = None) -> DynamicsResult:
-    """The PyBullet verdict at TIME_STEP_S, re-run at half the step where `needs_recheck` says so; the finer
-    run's answer counts, and its settings record the first run (docs/physics.md, "Time-step artefacts").
+    """The PyBullet verdict at TIME_STEP_S, re-run at half the step where `needs_recheck` says so, as multibodies
+    on builds of up to REDUCED_RECHECK_MAX_BOXES boxes (physics.dynamics); the finer run's answer counts, and its
+    settings record the first run (docs/physics.md, "Time-step artefacts").
     `fixed`: boxes simulated as immovable, `client`: a PyBullet client to reuse (judge_dynamics)."""
     first = judge_dynamics(boxes, mu=mu, seconds=seconds, fixed=fixed, client=client)
     reason = needs_recheck(statics, first)
     if not reason:
         return first
-    fine = judge_dynamics(boxes, mu=mu, seconds=seconds, time_step=TIME_STEP_S / 2, fixed=fixed, client=client)
+    fine = judge_dynamics(boxes, mu=mu, seconds=seconds, time_step=TIME_STEP_S / 2, fixed=fixed, client=client,
+                          reduced=len(boxes) <= REDUCED_RECHECK_MAX_BOXES)
     settings = dict(fine.settings, recheck=reason, first_run={"time_step_s": TIME_STEP_S,
                                                               "collapsed": first.collapsed, "ms": round(first.ms, 1)})
     return replace(fine, ms=first.ms + fine.ms, settings=settings)

@@ -46,6 +46,9 @@ def test_edge_supported_double_cube_falls_in_both_judges():
     assert v.dynamics.collapsed and "b6" in v.dynamics.moved
     assert v.verdict == "collapses"
     assert v.dynamics.settings["time_step_s"] == pytest.approx(TIME_STEP_S / 2)
+    # the first run, with rigid bodies, holds b6 on its edge lines; the re-run, with multibodies, does not
+    assert not v.dynamics.settings["first_run"]["collapsed"]
+    assert not v.dynamics.settings["maximal_coordinates"]
 
 
 def test_harmonic_stack_at_the_inset_stands_in_both_judges():
