@@ -139,3 +139,26 @@ def test_a_recorded_fall_goes_on_after_the_collapse_is_certain():
     assert verdict.collapsed and recorded.collapsed
     assert recorded.trajectory[-1]["t"] > verdict.simulated_s + 0.2
     assert recorded.max_displacement_mm > verdict.max_displacement_mm
+
+
+def test_batched_bodies_simulate_exactly_as_one_call_per_box(monkeypatch):
+    """Bodies are created in batches of consecutive equal boxes (physics.dynamics._create_bodies); the recorded fall
+    of a tower beside a column of equal cubes with one more cube tipping off its top is the same, to the last
+    bit, as with one call per box."""
+    import physics.dynamics as dyn
+
+    boxes = packed_tower(1) + [grid_box(f"col{k}", (-10, 0, 2 * k), (2, 2, 2)) for k in range(4)]
+    boxes.append(grid_box("tip", (-8.8, 0, 8), (2, 2, 2)))
+    batched = judge_dynamics(boxes, seconds=0.3, record_trajectory=True)
+
+    def one_by_one(pb, cid, boxes, masses, maximal):
+        return [pb.createMultiBody(m, pb.createCollisionShape(pb.GEOM_BOX, halfExtents=[s / 2 for s in b.size],
+                                                               physicsClientId=cid),
+                                   basePosition=b.centre, useMaximalCoordinates=maximal, physicsClientId=cid)
+                for b, m in zip(boxes, masses, strict=True)]
+
+    monkeypatch.setattr(dyn, "_create_bodies", one_by_one)
+    single = judge_dynamics(boxes, seconds=0.3, record_trajectory=True)
+    assert batched.trajectory == single.trajectory
+    assert (batched.max_displacement_mm, batched.moved) == (single.max_displacement_mm, single.moved)
+    assert batched.collapsed and "tip" in batched.moved
