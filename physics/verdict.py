@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import threading
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from physics.dynamics import REDUCED_RECHECK_MAX_BOXES, TIME_STEP_S, DynamicsResult, judge_dynamics
 from physics.model import Box
-from physics.statics import COM_INSET_M, StaticsResult, judge_statics
+from physics.statics import COM_INSET_M, StaticsResult, _cpus, judge_statics
 from physics.units import DEFAULT_MU
 
 #: A build that stands with less tilt margin than this (degrees) is `marginal`: a table bumped or a block placed a
@@ -62,12 +63,14 @@ def needs_recheck(statics: StaticsResult, dynamics: DynamicsResult) -> str:
 
 def judge_dynamics_checked(boxes: Sequence[Box], statics: StaticsResult, mu: float = DEFAULT_MU,
                            seconds: float = 2.0, fixed: Collection[str] = (),
-                           client: int | None = None) -> DynamicsResult:
+                           client: int | None = None, first: DynamicsResult | None = None) -> DynamicsResult:
     """The PyBullet verdict at TIME_STEP_S, re-run at half the step where `needs_recheck` says so, as multibodies
     on builds of up to REDUCED_RECHECK_MAX_BOXES boxes (physics.dynamics); the finer run's answer counts, and its
     settings record the first run (docs/physics.md, "Time-step artefacts").
-    `fixed`: boxes simulated as immovable, `client`: a PyBullet client to reuse (judge_dynamics)."""
-    first = judge_dynamics(boxes, mu=mu, seconds=seconds, fixed=fixed, client=client)
+    `fixed`: boxes simulated as immovable, `client`: a PyBullet client to reuse (judge_dynamics); `first`: the
+    first run, when it has been made already."""
+    if first is None:
+        first = judge_dynamics(boxes, mu=mu, seconds=seconds, fixed=fixed, client=client)
     reason = needs_recheck(statics, first)
     if not reason:
         return first
@@ -89,13 +92,44 @@ def judge(boxes: Sequence[Box], statics_only: bool = False, mu: float = DEFAULT_
     if engine not in ENGINES:
         raise ValueError(f"engine {engine!r}: use one of {', '.join(ENGINES)}")
     boxes = list(boxes)
-    statics = judge_statics(boxes, mu=mu, com_inset=com_inset)
     if statics_only:
+        statics = judge_statics(boxes, mu=mu, com_inset=com_inset)
         dynamics = None
     elif engine == "mujoco":
         from physics.mujoco_judge import judge_mujoco  # noqa: PLC0415 - optional
 
+        statics = judge_statics(boxes, mu=mu, com_inset=com_inset)
         dynamics = judge_mujoco(boxes, mu=mu, seconds=seconds)
     else:
-        dynamics = judge_dynamics_checked(boxes, statics, mu=mu, seconds=seconds)
+        statics, first = _statics_beside(boxes, mu, com_inset,
+                                         lambda: judge_dynamics(boxes, mu=mu, seconds=seconds))
+        dynamics = judge_dynamics_checked(boxes, statics, mu=mu, seconds=seconds, first=first)
     return Verdict(combine(statics, dynamics), statics, dynamics)
+
+
+def _statics_beside(boxes: list[Box], mu: float, com_inset: float,
+                    simulate: Callable[[], DynamicsResult]) -> tuple[StaticsResult, DynamicsResult]:
+    """The statics verdict and PyBullet's first run, side by side where there are two CPUs: the first run does not
+    need the statics answer (only the re-run does), HiGHS releases the GIL while it solves, and pybullet gives it
+    back between steps. Both answers are what they are when made one after the other (the judges share nothing);
+    the start tower's verdict costs the larger of the two instead of their sum."""
+    if _cpus() < 2:
+        return judge_statics(boxes, mu=mu, com_inset=com_inset), simulate()
+    done: list[StaticsResult] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(judge_statics(boxes, mu=mu, com_inset=com_inset))
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            errors.append(e)
+
+    thread = threading.Thread(target=run, name="statics", daemon=True)
+    thread.start()
+    try:
+        first = simulate()
+    finally:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return done[0], first

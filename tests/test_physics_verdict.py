@@ -59,3 +59,24 @@ def test_statics_only_has_null_dynamics_and_detail_adds_evidence():
 def test_collapsing_build_is_collapses():
     v = judge([grid_box("a", (0, 0, 0), (2, 2, 2)), grid_box("b", (2, 0, 2), (2, 2, 2))])  # b floats off a corner
     assert v.verdict == COLLAPSES
+
+
+@pytest.mark.parametrize("seed", (0, 3))
+def test_statics_beside_the_first_run_gives_the_sequential_answers(seed, monkeypatch):
+    """`judge` runs the statics verdict on a thread while PyBullet's first run steps (two CPUs); both answers, and
+    the re-run they may call for, are those of the two judges run one after the other."""
+    import random
+
+    import physics.verdict as verdict
+    from physics.builds import random_build
+
+    builds = [random_build(random.Random(seed), 12), random_build(random.Random(seed + 10), 25)]
+    beside = [judge(b) for b in builds]
+    monkeypatch.setattr(verdict, "_cpus", lambda: 1)
+    alone = [judge(b) for b in builds]
+    for a, b in zip(beside, alone, strict=True):
+        assert a.verdict == b.verdict
+        assert (a.statics.stable, a.statics.tilt_margin_deg, a.statics.mechanism) == \
+            (b.statics.stable, b.statics.tilt_margin_deg, b.statics.mechanism)
+        assert (a.dynamics.moved, a.dynamics.max_displacement_mm, a.dynamics.simulated_s) == \
+            (b.dynamics.moved, b.dynamics.max_displacement_mm, b.dynamics.simulated_s)
