@@ -347,3 +347,16 @@ def test_valid_input_never_imports_jsonschema_and_invalid_input_gets_its_message
     assert proc.stdout.splitlines() == [
         "None None False",
         "$.blocks[0].origin[2] expected a whole number, got a float 1.0 True"]
+
+
+def test_the_suites_schema_audit_reports_a_disagreement_of_the_two_checks(monkeypatch):
+    """Every file the test suite makes the project write is put to both checks (tests/schema_audit)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "schema_audit"))
+    import tower_schema_audit
+
+    import tower.schemas
+
+    doc = _build(origin=[0, 0, 1.0])
+    assert tower_schema_audit.disagreement(doc, "tower-build/1") is None
+    monkeypatch.setattr(tower.schemas, "fast_check", lambda name, part=None: lambda doc: True)
+    assert "says valid=True, jsonschema valid=False" in tower_schema_audit.disagreement(doc, "tower-build/1")
