@@ -166,16 +166,23 @@ class _Compiler:
             raise SchemaNotCompiled(f"{where}: keyword {unknown[0]!r} is not understood by the fast check")
         if "$id" in s and where != "#":
             raise SchemaNotCompiled(f"{where}: an $id below the root changes what $ref means")
+        # a node whose `type` is one kind folds that test into the check of the kind's keywords (fewer calls per
+        # value: the 2,000 blocks of a large build pass through here 20,000 times)
+        names = s.get("type")
+        kind = names if isinstance(names, str) else names[0] if isinstance(names, list) and len(names) == 1 else None
+        parts = {"string": self.string(s, kind == "string"),
+                 "number": self.number(s, kind if kind in ("integer", "number") else None),
+                 "array": self.array(s, where, kind == "array"),
+                 "object": self.object(s, where, kind == "object")}
+        folded = kind is not None and parts.get("number" if kind == "integer" else kind) is not None
         checks: list[Check] = []
-        if "type" in s:
-            checks.append(self.type(s["type"], where))
+        if "type" in s and not folded:
+            checks.append(self.type(names, where))
         if "const" in s:
             checks.append(_one_of_values([s["const"]]))
         if "enum" in s:
             checks.append(_one_of_values(list(s["enum"])))
-        for part in (self.string(s, where), self.number(s), self.array(s, where), self.object(s, where)):
-            if part is not None:
-                checks.append(part)
+        checks += [part for part in parts.values() if part is not None]
         if "oneOf" in s:
             checks.append(self.one_of(s["oneOf"], where))
         if "$ref" in s:
@@ -185,7 +192,7 @@ class _Compiler:
     @staticmethod
     def type(names: Any, where: str) -> Check:
         names = names if isinstance(names, list) else [names]
-        if not names or any(n not in TYPES for n in names):
+        if not names or any(not isinstance(n, str) or n not in TYPES for n in names):
             raise SchemaNotCompiled(f"{where}: type {names!r} is not a JSON Schema type")
         preds = [TYPES[n] for n in names]
         if len(preds) == 1:
@@ -193,15 +200,17 @@ class _Compiler:
         return lambda x: any(p(x) for p in preds)
 
     @staticmethod
-    def string(s: dict[str, Any], where: str) -> Check | None:
+    def string(s: dict[str, Any], typed: bool) -> Check | None:
+        """minLength, maxLength, pattern; `typed`: the node's type is "string", so anything else is refused."""
         lo, hi, pattern = s.get("minLength"), s.get("maxLength"), s.get("pattern")
         if lo is None and hi is None and pattern is None:
             return None
         search = re.compile(pattern).search if pattern is not None else None
+        other = not typed
 
         def check(x: Any) -> bool:
             if not isinstance(x, str):
-                return True
+                return other
             if lo is not None and len(x) < lo:
                 return False
             if hi is not None and len(x) > hi:
@@ -210,14 +219,14 @@ class _Compiler:
         return check
 
     @staticmethod
-    def number(s: dict[str, Any]) -> Check | None:
+    def number(s: dict[str, Any], typed: str | None) -> Check | None:
+        """The bounds; `typed` "integer" or "number": the node's type, so anything else is refused."""
         # each comparison is written as jsonschema writes it, so NaN and mixed number types fare alike
         bad: list[Check] = []
-        if "minimum" in s:
-            lo = s["minimum"]
+        lo, hi = s.get("minimum"), s.get("maximum")
+        if lo is not None:
             bad.append(lambda x: x < lo)
-        if "maximum" in s:
-            hi = s["maximum"]
+        if hi is not None:
             bad.append(lambda x: x > hi)
         if "exclusiveMinimum" in s:
             xlo = s["exclusiveMinimum"]
@@ -227,38 +236,43 @@ class _Compiler:
             bad.append(lambda x: x >= xhi)
         if not bad:
             return None
+        is_kind = _is_integer if typed == "integer" else _is_number
+        other = typed is None
+        if typed and lo is not None and hi is not None and len(bad) == 2:  # a coordinate
+            return lambda x: (type(x) is int or is_kind(x)) and not (x < lo or x > hi)
 
         def check(x: Any) -> bool:
-            if not _is_number(x):
-                return True
+            if type(x) is not int and not is_kind(x):  # an int is both an integer and a number
+                return other
             for b in bad:
                 if b(x):
                     return False
             return True
         return check
 
-    def array(self, s: dict[str, Any], where: str) -> Check | None:
+    def array(self, s: dict[str, Any], where: str, typed: bool) -> Check | None:
+        """minItems, maxItems, items; `typed`: the node's type is "array", so anything else is refused."""
         lo, hi = s.get("minItems"), s.get("maxItems")
         if "items" in s and not isinstance(s["items"], dict | bool):
             raise SchemaNotCompiled(f"{where}: items must be one schema (draft 2020-12), not a list")
         item = self.node(s["items"], f"{where}/items") if "items" in s else None
         if lo is None and hi is None and item is None:
             return None
+        other = not typed
+        lo = 0 if lo is None else lo
+        hi = float("inf") if hi is None else hi
 
         def check(x: Any) -> bool:
             if not isinstance(x, list | tuple):
-                return True
+                return other
             n = len(x)
-            if (lo is not None and n < lo) or (hi is not None and n > hi):
+            if n < lo or n > hi:
                 return False
-            if item is not None:
-                for e in x:
-                    if not item(e):
-                        return False
-            return True
+            return item is None or all(map(item, x))
         return check
 
-    def object(self, s: dict[str, Any], where: str) -> Check | None:
+    def object(self, s: dict[str, Any], where: str, typed: bool) -> Check | None:
+        """properties, required, additionalProperties, patternProperties; `typed`: the node's type is "object"."""
         if not any(k in s for k in ("properties", "required", "additionalProperties", "patternProperties")):
             return None
         props = {k: self.node(v, f"{where}/properties/{k}") for k, v in s.get("properties", {}).items()}
@@ -269,10 +283,11 @@ class _Compiler:
         joined = re.compile("|".join(s.get("patternProperties", {}))).search if patterns else None
         extra = s.get("additionalProperties", True)
         extra_check = None if extra is True else self.node(extra, f"{where}/additionalProperties")
+        other = not typed
 
         def check(x: Any) -> bool:
             if not isinstance(x, dict):
-                return True
+                return other
             for k in required:
                 if k not in x:
                     return False
@@ -283,9 +298,10 @@ class _Compiler:
                         return False
                 elif extra_check is not None and not (joined is not None and joined(k)) and not extra_check(v):
                     return False
-                for search, pc in patterns:
-                    if search(k) and not pc(v):
-                        return False
+                if patterns:
+                    for search, pc in patterns:
+                        if search(k) and not pc(v):
+                            return False
             return True
         return check
 
