@@ -8,8 +8,13 @@ Figures printed (medians over R runs), each beside the reference timed in the sa
 - the GLB of the 35-block start tower from its scene (nodes, meshes, buffer; no rendering), and its size;
 - `tower view FILE --remove ID --gltf fall.glb` without the command's start-up: PyBullet's recorded fall of the
   tower without its most loaded grey block, and the animated GLB;
-- loading the tower's build file (`load_build`: JSON, the schema check with `jsonschema`, the rules' checks), and
-  the schema check alone.
+- loading the tower's build file (`load_build`: JSON, the schema check, the rules' checks), and the schema check
+  alone;
+- the schema check (`validate`) of the start tower and of a 2,000-block slab (25 x 40 cubes, two layers: the
+  largest build the schema allows), by the compiled check that answers valid documents (tower/schemas/fast.py)
+  and by the `jsonschema` path it spares them;
+- `tower check FILE` on the start tower as a whole command (subprocess, `.pyc` files used), and whether it
+  imported `jsonschema` (`python -X importtime`): it should not, the file being valid.
 The machine's load average is printed with the figures: on a shared 2-core machine, compare runs made together.
 """
 
@@ -19,6 +24,8 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -27,7 +34,7 @@ from pathlib import Path
 from tower.app import stability
 from tower.climbers.build import build_to_json, load_build, save_build
 from tower.climbers.setup import random_start_tower
-from tower.schemas import validate
+from tower.schemas import fast_check, validate, validator
 from viewer.gltf import gltf_file_bytes
 from viewer.view import build_view_scene
 
@@ -43,6 +50,35 @@ def median_ms(fn: Callable[[], object], runs: int) -> float:
         fn()
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times)
+
+
+def slab_doc(nx: int = 25, ny: int = 40, layers: int = 2) -> dict:
+    """A build file of nx * ny columns of `layers` cubes (bench_statics_scale.py's slab)."""
+    return {"format": "tower-build/1",
+            "blocks": [{"id": f"s{x}_{y}_{z}", "origin": [2 * x, 2 * y, 2 * z], "size": [2, 2, 2]}
+                       for z in range(layers) for x in range(nx) for y in range(ny)]}
+
+
+def schema_figures(doc: dict, what: str, runs: int, reference: float) -> None:
+    """validate() of `doc` (the compiled check, as the loaders run it) beside the jsonschema path it replaces."""
+    assert fast_check("tower-build")(doc) and validator("tower-build").is_valid(doc)
+    fast = median_ms(lambda: validate(doc, "tower-build"), runs)
+    slow = median_ms(lambda: next(iter(validator("tower-build").iter_errors(doc)), None), max(3, runs // 2))
+    print(f"validate(), {what:40s} compiled {fast:8.2f} ms  ({fast / reference:.3f} x reference)")
+    print(f"  the same by jsonschema {'':34s}{slow:8.1f} ms  ({slow / reference:.2f} x reference, "
+          f"{slow / fast:.0f} x the compiled check)")
+
+
+def whole_command(path: Path, runs: int) -> tuple[float, bool]:
+    """`tower check PATH` as a subprocess (median ms; .pyc files written and used), and whether it imported
+    jsonschema."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cmd = [sys.executable, "-m", "tower", "check", str(path)]
+    subprocess.run(cmd, env=env, capture_output=True, check=False)  # writes the .pyc files
+    seconds = median_ms(lambda: subprocess.run(cmd, env=env, capture_output=True, check=False), runs)
+    imports = subprocess.run([sys.executable, "-X", "importtime", *cmd[1:]], env=env, capture_output=True,
+                             text=True, check=False).stderr
+    return seconds, any(line.rstrip().endswith("| jsonschema") for line in imports.splitlines())
 
 
 def main() -> None:
@@ -79,7 +115,12 @@ def main() -> None:
     schema_only = median_ms(lambda: validate(json.loads(path.read_text()), "tower-build"), args.runs)
     print(f"load_build of the tower's file (schema + rules' checks)      {loading:8.1f} ms  "
           f"({loading / reference:.2f} x reference)")
-    print(f"  of which the JSON Schema check (jsonschema)                {schema_only:8.1f} ms")
+    print(f"  of which the JSON Schema check (JSON reading included)     {schema_only:8.1f} ms")
+    schema_figures(doc, "35-block start tower", args.runs, reference)
+    schema_figures(slab_doc(), "2,000-block slab", args.runs, reference)
+    command, imported = whole_command(path, max(5, args.runs // 2))
+    print(f"tower check FILE (start tower), whole command               {command:8.0f} ms  "
+          f"({command / reference:.1f} x reference); imported jsonschema: {'yes' if imported else 'no'}")
     print(load())
 
 

@@ -48,7 +48,7 @@ def assert_conforms(doc) -> None:
     from tower.schemas import FORMATS, problem
 
     assert isinstance(doc, dict) and doc.get("format") in FORMATS.values(), f"no known format: {str(doc)[:200]}"
-    bad = problem(doc, doc["format"])
+    bad = problem(doc, doc["format"]) or tower_schema_audit.disagreement(doc, doc["format"])
     assert bad is None, f"{doc['format']}: {bad}"
 
 

@@ -4,7 +4,8 @@ The project writes every file through one atomic writer: a temp file renamed int
 audit hook sees each rename (`os.replace` raises the `os.rename` audit event); a renamed-into-place `.json` whose
 `format` names a schema of `tower.schemas` is validated. In the pytest process the conftest checks after each
 test; in the subprocesses the tests start (`tower ...`), `sitecustomize` installs the hook and the files are
-checked at exit, any problem appended to the file named by TOWER_SCHEMA_AUDIT for the conftest to report.
+checked at exit, any problem appended to the file named by TOWER_SCHEMA_AUDIT for the conftest to report. Each
+file is also put to both of `tower.schemas`' checks, the compiled yes/no one and `jsonschema`, which must agree.
 """
 
 from __future__ import annotations
@@ -54,12 +55,21 @@ def problems(paths: list[str]) -> list[str]:
         from tower.schemas import FORMATS, problem
 
         if fmt in FORMATS.values():
-            bad = problem(doc, fmt)
+            bad = problem(doc, fmt) or disagreement(doc, fmt)
             if bad is not None:
                 found.append(f"{path}: {fmt}: {bad}")
         elif fmt is not None:  # a document naming a format no schema describes
             found.append(f"{path}: format {str(fmt)[:60]!r} names no schema of tower/schemas")
     return found
+
+
+def disagreement(doc: object, fmt: str) -> str | None:
+    """None when the compiled check (tower/schemas/fast.py) and `jsonschema` give `doc` the same verdict."""
+    from tower.schemas import fast_check, schema_name, validator
+
+    key = schema_name(fmt)
+    fast, slow = fast_check(key)(doc), validator(key).is_valid(doc)
+    return None if fast == slow else f"the compiled schema check says valid={fast}, jsonschema valid={slow}"
 
 
 def _at_exit() -> None:
