@@ -404,18 +404,13 @@ def step_policy(jobs: int, n_builds: int = 500, towers: int = REFERENCE_TOWERS) 
     towers_cpu = [r["runs"][STEP_POLICIES[3]]["cpu_ms"] / r["runs"][STEP_POLICIES[0]]["cpu_ms"]
                   for r in rows if r["k"] >= 500]
     print(f"  start towers: the re-run policy costs {statistics.median(towers_cpu):.2f}x the single run (median)")
-    for r in rows:
-        before, after = (r["runs"][STEP_POLICIES[i]]["collapsed"] for i in (0, 3))
-        if before != after:
-            print(f"  changed by the re-run: {'build ' + str(r['k']) if r['k'] < 500 else 'tower ' + str(r['k'] - 500)}"
-                  f" statics {'stands' if r['stable'] else 'falls'} ({r['margin']:.2f} deg); PyBullet "
-                  f"{'falls' if before else 'stands'} -> {'falls' if after else 'stands'}")
-    for r in rows:
-        before, after = (r["runs"][STEP_POLICIES[i]]["collapsed"] for i in (4, 3))
-        if before != after:
-            print(f"  rigid first run changed: {'build ' + str(r['k']) if r['k'] < 500 else 'tower ' + str(r['k'] - 500)}"
-                  f" statics {'stands' if r['stable'] else 'falls'} ({r['margin']:.2f} deg); PyBullet multibodies "
-                  f"{'falls' if before else 'stands'}, now {'falls' if after else 'stands'}")
+    for label, (a, b) in (("changed by the re-run", (0, 3)), ("rigid first run changed", (4, 3))):
+        for r in rows:
+            before, after = (r["runs"][STEP_POLICIES[i]]["collapsed"] for i in (a, b))
+            if before != after:
+                print(f"  {label}: {'build ' + str(r['k']) if r['k'] < 500 else 'tower ' + str(r['k'] - 500)}"
+                      f" statics {'stands' if r['stable'] else 'falls'} ({r['margin']:.2f} deg); PyBullet "
+                      f"({STEP_POLICIES[a]}) {'falls' if before else 'stands'} -> {'falls' if after else 'stands'}")
 
 
 def main() -> int:
