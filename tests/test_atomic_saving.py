@@ -151,7 +151,10 @@ def test_a_pipe_or_device_is_refused_not_replaced_by_a_plain_file(tmp_path, caps
 
 # Run in a child: the write stops half-way and the child says so, then waits to be killed.
 CHILD = textwrap.dedent("""
-    import os, sys, time
+    import os, signal, sys, time
+    # Ctrl-C as a terminal delivers it, even when this test run was started in the background of a
+    # non-interactive shell (which starts its children with SIGINT ignored)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from tower.games import fileio
     real = os.fdopen
 
