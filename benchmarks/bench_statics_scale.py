@@ -43,6 +43,11 @@ MARGIN_TOL_DEG = 1e-6
 SLABS = ((4, 4), (7, 7), (10, 10), (14, 14), (25, 40))
 #: The old judge is not run beyond this many blocks (the issue: 16 s at 392, > 300 s at 2,000).
 OLD_MAX_BLOCKS = 400
+#: The old judge's times on the same slabs on the machine where issue 26 set its targets (its table: 32, 98, 200
+#: and 392 blocks). Timed again here in the same run, they say how much slower or faster this machine is running,
+#: so that the 2,000-block `tower check` can be read against the issue's absolute 10 s as well.
+ISSUE_OLD_S = {32: 0.056, 98: 0.46, 200: 4.4, 392: 16.3}
+CHECK_TARGET_S = 10.0
 
 
 def slab(nx: int, ny: int, layers: int = 2) -> list[Box]:
@@ -264,6 +269,7 @@ def growth(runs: int, dynamics_max: int, check: bool, check_timeout: float) -> N
     print("| blocks | statics | x tower | PyBullet | old statics | x tower | statics LPs | margin deg |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     rows = []
+    old_times: dict[int, float] = {}
     for nx, ny in SLABS:
         boxes = slab(nx, ny)
         n = len(boxes)
@@ -275,6 +281,7 @@ def growth(runs: int, dynamics_max: int, check: bool, check_timeout: float) -> N
             dyn = "not run"
         if n <= OLD_MAX_BLOCKS:
             old_ms, o = timed_ms(lambda b=boxes: reference.judge_statics(b), 1 if n > 150 else runs)
+            old_times[n] = old_ms / 1000
             assert o.stable == r.stable and abs(o.tilt_margin_deg - r.tilt_margin_deg) <= MARGIN_TOL_DEG
             old, old_x = f"{old_ms / 1000:.2f} s", f"{old_ms / ref_ms:.0f}"
         else:
@@ -285,10 +292,20 @@ def growth(runs: int, dynamics_max: int, check: bool, check_timeout: float) -> N
     (n0, t0), (n1, t1) = rows[0], next(x for x in rows if x[0] == 392)
     print(f"statics growth {n0} -> {n1} blocks: n^{math.log(t1 / t0) / math.log(n1 / n0):.2f} (target <= n^1.3); "
           f"200 blocks = {dict(rows)[200] / ref_ms:.1f} x the 35-block tower (target <= 6)")
+    ratios = [old_times[n] / ISSUE_OLD_S[n] for n in ISSUE_OLD_S if n in old_times]
+    speed = statistics.median(ratios) if ratios else None
+    if speed is not None:
+        print("this machine against issue 26's, the old judge on the same slabs: "
+              + ", ".join(f"{n} blocks {old_times[n]:.2f} s vs {ISSUE_OLD_S[n]:g} s" for n in ISSUE_OLD_S
+                          if n in old_times) + f"; median {speed:.2f}x its time")
     if check:
         big = slab(*SLABS[-1])
+        both = check_command(big, False, check_timeout)
+        scaled = ""
+        if speed is not None and both.endswith(" s") and both[0].isdigit():
+            scaled = f"; {float(both[:-2]) / speed:.1f} s at the speed of issue 26's machine"
         print(f"tower check, {len(big)}-block slab: statics only {check_command(big, True, check_timeout)}; "
-              f"both judges {check_command(big, False, check_timeout)} (target < 10 s)", flush=True)
+              f"both judges {both}{scaled} (target < {CHECK_TARGET_S:g} s)", flush=True)
     print(f"load average after: {open('/proc/loadavg').read().split()[:3]}")
 
 

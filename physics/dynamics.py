@@ -32,6 +32,11 @@ CONTACT_ERP = 0.8
 #: Coulomb friction is unchanged when every mass is multiplied by one constant). Measured: halves the 35-block
 #: cost, column drift unchanged (docs/physics.md).
 SOLVER_RESIDUAL = 1e-5
+#: Bullet keeps a contact point, and widens every box's bounding box for the broad phase, by this distance (m).
+#: Its default, 20 mm, half the game's cube, makes every cube of a slab a candidate pair of the cubes two columns
+#: away. 2 mm is more than a box moves in one step until it falls at ~1 m/s (2 mm per 1/480 s step: 5 cm of free
+#: fall, long after a collapse is certain), and costs the 2,000-cube slab ~20 % less per step (docs/physics.md).
+CONTACT_BREAKING_M = 0.002
 SIM_MEAN_MASS_KG = 1.0
 #: Every box is one Bullet rigid body (maximal coordinates): a step costs about half of what PyBullet's default
 #: (one Featherstone multibody per box) costs on the 35-block towers, and at scale far less (slabs of cubes: 18 ms
@@ -222,7 +227,8 @@ def judge_dynamics(boxes: Sequence[Box], mu: float = DEFAULT_MU, seconds: float 
         pb.setPhysicsEngineParameter(fixedTimeStep=time_step, numSolverIterations=solver_iterations,
                                      numSubSteps=0, contactERP=CONTACT_ERP, enableConeFriction=0,
                                      solverResidualThreshold=SOLVER_RESIDUAL,
-                                     deterministicOverlappingPairs=1, physicsClientId=cid)
+                                     deterministicOverlappingPairs=1,
+                                     contactBreakingThreshold=CONTACT_BREAKING_M, physicsClientId=cid)
         body_mu = math.sqrt(mu)  # Bullet's pair friction is the product of the two bodies' values
         # the table is of the same kind as the boxes: a rigid-body table under rigid boxes makes their contacts
         # plain rigid-body ones (a multibody table costs the 2,000-cube slab 20 % more per step)
