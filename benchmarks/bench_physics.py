@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 
 from physics import Box, grid_box, judge_dynamics, judge_statics
 from physics.builds import column, packed_tower, random_build
@@ -356,7 +357,7 @@ def _checked(boxes: list[Box], s, reduced: tuple[bool, bool]):
     if not needs_recheck(s, first):
         return first
     fine = judge_dynamics(boxes, time_step=TIME_STEP_S / 2, reduced=reduced[1])
-    return type(fine)(**{**fine.__dict__, "settings": {**fine.settings, "recheck": True}})
+    return replace(fine, settings={**fine.settings, "recheck": True})
 
 
 def _policy_case(k: int) -> dict:

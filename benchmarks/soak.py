@@ -60,8 +60,8 @@ def _rss_mib(pid: int) -> float:
     return 0.0
 
 
-def tree_rss(root: int) -> tuple[float, float, int]:
-    """(RSS in MiB of `root`, of all its descendants together, number of descendants)."""
+def descendants(root: int) -> set[int]:
+    """The pids of every process now alive below `root`."""
     parents = _parents()
     tree, frontier = set(), [root]
     while frontier:
@@ -69,6 +69,12 @@ def tree_rss(root: int) -> tuple[float, float, int]:
         kids = [c for c, pp in parents.items() if pp == p and c not in tree]
         tree.update(kids)
         frontier += kids
+    return tree
+
+
+def tree_rss(root: int) -> tuple[float, float, int]:
+    """(RSS in MiB of `root`, of all its descendants together, number of descendants)."""
+    tree = descendants(root)
     return _rss_mib(root), sum(_rss_mib(p) for p in tree), len(tree)
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_serve import CARD_GAMES, Run, pct, start_server  # noqa: E402
-from soak import tree_rss  # noqa: E402
+from soak import descendants, tree_rss  # noqa: E402
 
 ATTACKERS = [f"127.0.2.{k}" for k in range(1, 5)]
 
@@ -53,16 +53,7 @@ def cpu_seconds(pid: int) -> float:
 
 def tree_cpu(root: int) -> tuple[float, float]:
     """(CPU seconds of `root`, of its descendants now alive)."""
-    from soak import _parents
-
-    parents = _parents()
-    tree, frontier = set(), [root]
-    while frontier:
-        p = frontier.pop()
-        kids = [c for c, pp in parents.items() if pp == p and c not in tree]
-        tree.update(kids)
-        frontier += kids
-    return cpu_seconds(root), sum(cpu_seconds(p) for p in tree)
+    return cpu_seconds(root), sum(cpu_seconds(p) for p in descendants(root))
 
 
 class Attack:

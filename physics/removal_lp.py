@@ -30,6 +30,7 @@ import physics.statics as st
 from physics.contacts import TABLE, Contact
 from physics.model import Box
 from physics.statics import StaticsResult
+from physics.threads import side_by_side
 
 #: Start every removal's ray LP from the whole build's optimal basis for that direction (one change away) rather
 #: than from the previous removal's (two changes away).
@@ -196,22 +197,7 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
 
     if todo and st.PARALLEL_RAYS and st._cpus() > 1:
         # the directions' models share nothing: half of them on a worker thread (HiGHS releases the GIL)
-        errors: list[BaseException] = []
-
-        def worker() -> None:
-            try:
-                run(phis[1::2])
-            except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
-                errors.append(e)
-
-        th = threading.Thread(target=worker, name="removal-rays", daemon=True)
-        th.start()
-        try:
-            run(phis[0::2])
-        finally:
-            th.join()
-        if errors:
-            raise errors[0]
+        side_by_side(lambda: run(phis[1::2]), lambda: run(phis[0::2]), "removal-rays")
     else:
         run(phis)
     cold = 0

@@ -31,6 +31,7 @@ import numpy as np
 
 from physics.contacts import TABLE, TOUCH_TOL_M, Contact, contact_corners, find_contacts
 from physics.model import Box
+from physics.threads import side_by_side
 from physics.units import DEFAULT_MU
 
 #: Default centre-of-mass inset (metres): contact rectangles shrink by 1 mm so that a centre of mass exactly above
@@ -453,23 +454,7 @@ class _Problem:
 
         todo = list(chains.values())
         if PARALLEL_RAYS and len(todo) > 1 and _highs() and _cpus() > 1:
-            errors: list[BaseException] = []
-
-            def worker() -> None:
-                try:
-                    for chain in todo[1:]:
-                        run(chain)
-                except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
-                    errors.append(e)
-
-            th = threading.Thread(target=worker, name="statics-rays", daemon=True)
-            th.start()
-            try:
-                run(todo[0])
-            finally:
-                th.join()
-            if errors:
-                raise errors[0]
+            side_by_side(lambda: [run(chain) for chain in todo[1:]], lambda: run(todo[0]), "statics-rays")
         else:
             for chain in todo:
                 run(chain)

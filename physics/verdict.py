@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from physics.dynamics import REDUCED_RECHECK_MAX_BOXES, TIME_STEP_S, DynamicsResult, judge_dynamics
 from physics.model import Box
 from physics.statics import COM_INSET_M, StaticsResult, _cpus, judge_statics
+from physics.threads import side_by_side
 from physics.units import DEFAULT_MU
 
 #: A build that stands with less tilt margin than this (degrees) is `marginal`: a table bumped or a block placed a
@@ -115,21 +115,4 @@ def _statics_beside(boxes: list[Box], mu: float, com_inset: float,
     the start tower's verdict costs the larger of the two instead of their sum."""
     if _cpus() < 2:
         return judge_statics(boxes, mu=mu, com_inset=com_inset), simulate()
-    done: list[StaticsResult] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            done.append(judge_statics(boxes, mu=mu, com_inset=com_inset))
-        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
-            errors.append(e)
-
-    thread = threading.Thread(target=run, name="statics", daemon=True)
-    thread.start()
-    try:
-        first = simulate()
-    finally:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return done[0], first
+    return side_by_side(lambda: judge_statics(boxes, mu=mu, com_inset=com_inset), simulate, "statics")

@@ -21,6 +21,7 @@ from physics.units import UNIT_M, grid_box
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import bench_statics_scale as bench  # noqa: E402
 import statics_reference as reference  # noqa: E402
+from test_physics_statics import assert_same_in_parallel_and_in_sequence  # noqa: E402
 
 E = 2 * UNIT_M  # cube edge
 SAME_DEG = 1e-6  # the tolerance between the two judges
@@ -138,14 +139,7 @@ def test_start_towers_are_judged_exactly_as_before():
 
 def test_the_split_chains_give_the_same_answer_in_parallel_and_in_sequence(monkeypatch):
     for boxes in (bench.slab(7, 7), leaning_row(22), bench.towers_in_a_row(2)):
-        monkeypatch.setattr(statics, "PARALLEL_RAYS", True)
-        monkeypatch.setattr(statics, "_cpus", lambda: 2)
-        both = judge_statics(boxes)
-        monkeypatch.setattr(statics, "PARALLEL_RAYS", False)
-        one = judge_statics(boxes)
-        assert (both.stable, both.tilt_margin_deg, both.margin_bounds_deg, both.weakest_direction, both.lps,
-                both.mechanism) == (one.stable, one.tilt_margin_deg, one.margin_bounds_deg, one.weakest_direction,
-                                    one.lps, one.mechanism)
+        assert_same_in_parallel_and_in_sequence(monkeypatch, boxes)
 
 
 def test_the_sweep_finds_the_same_contacts_as_all_pairs(monkeypatch):

@@ -165,9 +165,8 @@ def falling_builds(count: int) -> list[list[Box]]:
     return out
 
 
-@pytest.mark.parametrize("seed", [0, 3, 7])
-def test_the_ray_chains_give_the_same_answer_in_parallel_and_in_sequence(monkeypatch, seed):
-    boxes = packed_tower(seed) if seed == 0 else random_build(random.Random(seed), 20, care=1.0)
+def assert_same_in_parallel_and_in_sequence(monkeypatch, boxes) -> None:
+    """The statics judge of `boxes` with its ray chains on two threads and on one: the same answer, LPs included."""
     monkeypatch.setattr(statics, "PARALLEL_RAYS", True)
     monkeypatch.setattr(statics, "_cpus", lambda: 2)
     both = judge_statics(boxes)
@@ -176,6 +175,12 @@ def test_the_ray_chains_give_the_same_answer_in_parallel_and_in_sequence(monkeyp
     assert (both.stable, both.tilt_margin_deg, both.margin_bounds_deg, both.weakest_direction, both.lps,
             both.mechanism) == (one.stable, one.tilt_margin_deg, one.margin_bounds_deg, one.weakest_direction,
                                 one.lps, one.mechanism)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 7])
+def test_the_ray_chains_give_the_same_answer_in_parallel_and_in_sequence(monkeypatch, seed):
+    boxes = packed_tower(seed) if seed == 0 else random_build(random.Random(seed), 20, care=1.0)
+    assert_same_in_parallel_and_in_sequence(monkeypatch, boxes)
 
 
 def test_a_build_that_provably_falls_skips_the_rays_with_the_same_answer(monkeypatch):
