@@ -182,7 +182,7 @@ def _create_bodies(pb: Any, cid: int, boxes: Sequence[Box], masses: Sequence[flo
             j += 1
         if size not in shapes:
             shapes[size] = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=[s / 2 for s in size], physicsClientId=cid)
-        if j - k == 1 or not maximal:  # pybullet batches rigid bodies only
+        if j - k == 1 or not maximal:  # a batch of multibodies registers only its first body (pybullet 3.2)
             out.extend(pb.createMultiBody(mass, shapes[size], basePosition=b.centre, useMaximalCoordinates=maximal,
                                           physicsClientId=cid) for b in boxes[k:j])
         else:
