@@ -343,20 +343,24 @@ def statics_timing(boxes: list[Box], runs: int) -> None:
 #: Dynamics settings compared by --step-policy: the current one, a finer step always, more solver iterations
 #: always, and the current one re-run at half the step where the judges disagree or the margin is small (the
 #: judge: rigid bodies first, multibodies for the re-run); then the whole judge with multibodies in both runs
-#: (before issue 26's work) and with rigid bodies in both (docs/physics.md, "Rigid bodies first").
+#: (before issue 26's work) and with rigid bodies in both (docs/physics.md, "Rigid bodies first"); then the judge
+#: with its re-run simulating the whole build instead of the part statics sees fall (before: "A focused re-run").
+#: The last three rows re-run the whole build.
 STEP_POLICIES = ("1/480 s (before)", "1/960 s always", "1/480 s, 150 iterations", "1/480 s + half-step re-run",
-                 "multibodies + re-run", "rigid bodies + rigid re-run")
+                 "multibodies + re-run", "rigid bodies + rigid re-run", "whole-build re-run")
 
 
 def _checked(boxes: list[Box], s, reduced: tuple[bool, bool]):
-    """judge_dynamics_checked with the kind of bodies of each run chosen: (first run, re-run) reduced or not."""
-    from physics.dynamics import TIME_STEP_S  # noqa: PLC0415
+    """judge_dynamics_checked with the kind of bodies of each run chosen, (first run, re-run) reduced or not (the
+    re-run as multibodies only up to REDUCED_RECHECK_MAX_BOXES, as the judge), and the whole build re-run."""
+    from physics.dynamics import REDUCED_RECHECK_MAX_BOXES, TIME_STEP_S  # noqa: PLC0415
     from physics.verdict import needs_recheck  # noqa: PLC0415
 
     first = judge_dynamics(boxes, reduced=reduced[0])
     if not needs_recheck(s, first):
         return first
-    fine = judge_dynamics(boxes, time_step=TIME_STEP_S / 2, reduced=reduced[1])
+    fine = judge_dynamics(boxes, time_step=TIME_STEP_S / 2,
+                         reduced=reduced[1] and len(boxes) <= REDUCED_RECHECK_MAX_BOXES)
     return replace(fine, settings={**fine.settings, "recheck": True})
 
 
@@ -374,7 +378,8 @@ def _policy_case(k: int) -> dict:
             STEP_POLICIES[2]: lambda: judge_dynamics(boxes, solver_iterations=3 * SOLVER_ITERATIONS),
             STEP_POLICIES[3]: lambda: judge_dynamics_checked(boxes, s),
             STEP_POLICIES[4]: lambda: _checked(boxes, s, reduced=(True, True)),
-            STEP_POLICIES[5]: lambda: _checked(boxes, s, reduced=(False, False))}
+            STEP_POLICIES[5]: lambda: _checked(boxes, s, reduced=(False, False)),
+            STEP_POLICIES[6]: lambda: _checked(boxes, s, reduced=(False, True))}
     for name, run in runs.items():
         t = time.process_time()
         d = run()
@@ -405,7 +410,8 @@ def step_policy(jobs: int, n_builds: int = 500, towers: int = REFERENCE_TOWERS) 
     towers_cpu = [r["runs"][STEP_POLICIES[3]]["cpu_ms"] / r["runs"][STEP_POLICIES[0]]["cpu_ms"]
                   for r in rows if r["k"] >= 500]
     print(f"  start towers: the re-run policy costs {statistics.median(towers_cpu):.2f}x the single run (median)")
-    for label, (a, b) in (("changed by the re-run", (0, 3)), ("rigid first run changed", (4, 3))):
+    for label, (a, b) in (("changed by the re-run", (0, 3)), ("rigid first run changed", (4, 3)),
+                          ("focused re-run changed", (6, 3))):
         for r in rows:
             before, after = (r["runs"][STEP_POLICIES[i]]["collapsed"] for i in (a, b))
             if before != after:

@@ -202,8 +202,8 @@ def judge_dynamics(boxes: Sequence[Box], mu: float = DEFAULT_MU, seconds: float 
     early_stop ends the run once a collapse is certain or once every block has been at rest (REST_MOVE_M,
     REST_TURN_DEG) over the last REST_WINDOW_S, from REST_MIN_S on. While recording, it ends the run only at rest,
     by the earlier test (TRAJECTORY_REST_*): the viewer wants the whole fall. `fixed`: ids of boxes simulated as
-    immovable (mass 0) obstacles, e.g. the part of a build that the removal map knows cannot take part in a fall
-    (physics.removal_sim); they never count as moved and are left out of the rest test. `client`: a PyBullet
+    immovable (mass 0) obstacles, e.g. the part of a build that cannot take part in the fall statics found
+    (physics.moving_part); they never count as moved and are left out of the rest test. `client`: a PyBullet
     client (from `connect`) to run in, emptied first and left connected, instead of a private one per call: it
     saves the connection's cost when many builds are simulated in a row (same results). `reduced`: one Featherstone
     multibody per box instead of one rigid body (REDUCED_RECHECK_MAX_BOXES; slower, and holds no edge-on-edge

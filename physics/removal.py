@@ -13,8 +13,9 @@ Per block the answer is the verdict of `judge(remove(boxes, [block]))`, found mo
   on > 99 % of builds (docs/physics.md), so "doubtful" skips the expensive runs where they would almost surely
   confirm.
 - Those runs share one PyBullet client per process and are spread over two processes where there are two CPUs
-  (physics.removal_sim.simulate): bit for bit the runs `judge` makes. With simulation="moving-part" each run
-  simulates only the blocks that can take part in the fall, the rest held fixed: 3x less work, but on knife-edge
+  (physics.removal_sim.simulate): bit for bit the runs `judge` makes, whose half-step re-run already simulates only
+  the part that can fall (physics.verdict.RECHECK_FOCUSED). With simulation="moving-part" the first run is focused
+  too (physics.moving_part, seeded also with the blocks that touched the removed one): less work, but on knife-edge
   removals (Bullet holding a block by side-face friction that statics leaves out) its verdict can differ from
   `judge`'s, so it is not the default (docs/physics.md, "Removal map").
 """
@@ -28,8 +29,9 @@ from dataclasses import dataclass, field
 from physics.contacts import Contact, find_contacts
 from physics.dynamics import DynamicsResult
 from physics.model import Box
+from physics.moving_part import held_still
 from physics.removal_lp import rest_contacts, statics_without_each
-from physics.removal_sim import moving_part, simulate
+from physics.removal_sim import simulate
 from physics.statics import COM_INSET_M, StaticsResult
 from physics.units import DEFAULT_MU
 from physics.verdict import COLLAPSES, MARGINAL, STABLE, combine
@@ -39,7 +41,7 @@ VERDICT_WORDS = {STABLE: "stands", MARGINAL: "marginal", COLLAPSES: "falls"}
 CLASSES = {STABLE: "safe", MARGINAL: "risky", COLLAPSES: "brings-down"}
 DYNAMICS_MODES = ("doubtful", "all", "none")
 #: What PyBullet simulates per removal: the whole build without the block, exactly as `judge` does (the default),
-#: or only the part that can move (physics.removal_sim: faster, but not always `judge`'s verdict; docs/physics.md).
+#: or only the part that can move (physics.moving_part: faster, but not always `judge`'s verdict; docs/physics.md).
 SIMULATIONS = ("whole", "moving-part")
 
 
@@ -97,16 +99,15 @@ class RemovalMap:
 
 
 def fixed_part(boxes: Sequence[Box], contacts: Sequence[Contact], drop: int, res: StaticsResult) -> list[str]:
-    """Ids of the boxes of the build without boxes[drop] that its simulation may hold immovable
-    (physics.removal_sim): none when statics sees it standing (its margin is small: no mechanism to start from)."""
+    """Ids of the boxes of the build without boxes[drop] that its "moving-part" simulation holds immovable
+    (physics.moving_part): none when statics sees it standing (its margin is small: no mechanism to start from)."""
     if res.stable or not res.mechanism:
         return []
     rest = [b for j, b in enumerate(boxes) if j != drop]
     index = {b.id: k for k, b in enumerate(rest)}
     seeds = [index[m] for m in res.mechanism if m in index]
     seeds += [c.b - (c.b > drop) for c in contacts if c.a == drop and c.axis == 2]
-    part = moving_part(rest, rest_contacts(contacts, len(boxes), drop), seeds)
-    return [b.id for k, b in enumerate(rest) if k not in part]
+    return held_still(rest, rest_contacts(contacts, len(boxes), drop), seeds)
 
 
 def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M,

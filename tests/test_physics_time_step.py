@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from physics import Box, judge, judge_statics
+from physics import Box, judge, judge_dynamics, judge_statics
+from physics.contacts import find_contacts
 from physics.dynamics import TIME_STEP_S
+from physics.moving_part import moving_part
 from physics.units import grid_box
-from physics.verdict import judge_dynamics_checked, needs_recheck
+from physics.verdict import judge_dynamics_checked, needs_recheck, recheck_held_still
 
 #: Build 116 of bench_physics.py's agreement set: the lying double cube b6 (x 3..7, y 6..8, z 2..4) rests with
 #: positive area only on one 1x1 corner cell of b2 (x 3..4, y 7..8), far from its centre (5, 7); its bottom edges
@@ -68,3 +70,37 @@ def test_clear_cases_run_once():
     d = judge_dynamics_checked(boxes, statics)
     assert needs_recheck(statics, d) == "" and "recheck" not in d.settings
     assert d.settings["time_step_s"] == pytest.approx(TIME_STEP_S)
+
+
+def test_rerun_of_a_falling_build_simulates_only_what_can_fall():
+    """Build 116 with a 3-cube column 10 cm away: statics sees only b6 fall, so the half-step re-run moves b6, what
+    rests on it and every box within BUFFER_M (12 mm) of them, and holds the rest still: the far column among
+    them. b6 still falls, and the re-run is exactly a half-step run with those boxes held."""
+    boxes = [grid_box(i, o, s) for i, o, s in EDGE_BUILD]
+    boxes += [grid_box(f"far{k}", (15, 0, 2 * k), (2, 2, 2)) for k in range(3)]
+    statics = judge_statics(boxes)
+    assert statics.mechanism == ("b6",)
+    held = recheck_held_still(boxes, statics)
+    index = {b.id: k for k, b in enumerate(boxes)}
+    moving = moving_part(boxes, find_contacts(boxes), [index["b6"]])
+    assert set(held) == {b.id for k, b in enumerate(boxes) if k not in moving}
+    assert {"far0", "far1", "far2"} <= set(held) and "b6" not in held
+    # b0, b7 and b10 carry b6's edge lines, b2 its one support cell: they move; b12 (x 8..10, y 2..8) is 2 cm
+    # (one grid unit) from b6's corner (x 7, y 6): beyond the buffer, held
+    assert not {"b0", "b2", "b7", "b10"} & set(held) and "b12" in held
+    d = judge_dynamics_checked(boxes, statics)
+    assert d.settings["recheck"] == "judges disagree" and d.settings["fixed_boxes"] == len(held)
+    assert d.collapsed and "b6" in d.moved
+    direct = judge_dynamics(boxes, time_step=TIME_STEP_S / 2, fixed=held, reduced=True)
+    assert (direct.collapsed, direct.moved, direct.max_displacement_mm) == \
+        (d.collapsed, d.moved, d.max_displacement_mm)
+
+
+def test_rerun_of_a_standing_build_simulates_all_of_it():
+    """The harmonic stack stands in statics (margin 0): there is no failure to focus on, so its re-run moves every
+    block."""
+    boxes = harmonic_stack()
+    statics = judge_statics(boxes)
+    assert recheck_held_still(boxes, statics) == []
+    d = judge_dynamics_checked(boxes, statics)
+    assert d.settings["recheck"] and "fixed_boxes" not in d.settings

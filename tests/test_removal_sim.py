@@ -11,8 +11,9 @@ from physics import Box, judge, judge_dynamics, judge_statics, removal_map, remo
 from physics.builds import column, random_build
 from physics.contacts import find_contacts
 from physics.dynamics import connect, disconnect
+from physics.moving_part import moving_part
 from physics.removal import VERDICT_WORDS
-from physics.removal_sim import moving_part, simulate
+from physics.removal_sim import simulate
 from physics.units import grid_box
 
 
