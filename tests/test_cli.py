@@ -49,6 +49,16 @@ OVERHANG = {"format": "tower-build/1", "blocks": [
 TOPPLE = {"format": "tower-build/1", "blocks": [
     {"id": "c1", "origin": [0, 0, 0], "size": [2, 2, 2]},
     {"id": "d1", "origin": [1, 0, 2], "size": [4, 2, 2]}]}
+#: Build 116 of the physics benchmark (tests/test_physics_time_step.py) and a column of three cubes 10 cm away.
+EDGE_AND_FAR = {"format": "tower-build/1", "blocks": [
+    {"id": i, "origin": list(o), "size": list(s)} for i, o, s in [
+        ("b0", (2, 4, 0), (4, 2, 2)), ("b1", (1, 2, 0), (4, 2, 2)), ("b2", (2, 7, 0), (2, 2, 2)),
+        ("b3", (0, 4, 0), (2, 4, 2)), ("b4", (1, 0, 0), (2, 2, 1)), ("b5", (6, 0, 0), (2, 2, 2)),
+        ("b6", (3, 6, 2), (4, 2, 2)), ("b7", (6, 4, 0), (4, 2, 2)), ("b8", (3, 0, 0), (2, 2, 1)),
+        ("b9", (6, 2, 0), (2, 2, 4)), ("b10", (4, 8, 0), (1, 2, 2)), ("b11", (4, 4, 2), (2, 2, 2)),
+        ("b12", (8, 2, 0), (2, 2, 6)), ("b13", (1, 5, 2), (2, 2, 2)), ("b14", (2, 7, 2), (1, 2, 2)),
+        ("b15", (1, 2, 2), (2, 2, 2)), ("far0", (15, 0, 0), (2, 2, 2)), ("far1", (15, 0, 2), (2, 2, 2)),
+        ("far2", (15, 0, 4), (2, 2, 2))]]}
 THIRTEEN_CUBES = {"format": "tower-build/1",
                   "blocks": [{"id": f"c{i}", "origin": [2 * i, 0, 0], "size": [2, 2, 2]} for i in range(13)]}
 
@@ -65,6 +75,7 @@ def checks(tmp_path_factory, tower_cli, start_tower_file):
     tower, overhang = str(start_tower_file), str(write(folder / "overhang.json", OVERHANG))
     cubes = str(write(folder / "cubes.json", THIRTEEN_CUBES))
     topple = str(write(folder / "topple.json", TOPPLE))
+    edge = str(write(folder / "edge.json", EDGE_AND_FAR))
     from tower.games import new_game, save_record
 
     record = folder / "game.json"
@@ -82,6 +93,7 @@ def checks(tmp_path_factory, tower_cli, start_tower_file):
         "remove-highest": (["check", tower, "--remove", highest_block(start_tower_file), "--json", *fast], False),
         "remove-g1-text": (["check", tower, "--remove", "g1", *fast], False),
         "topple-text": (["check", topple], False),
+        "edge-text": (["check", edge], False),
         "record": (["check", str(record)], False),
     }
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -265,6 +277,17 @@ def test_a_falling_build_names_the_blocks_that_fall_and_the_way(checks):
     assert "COLLAPSES" in out
     assert "d1" in out and "toward the right (+x)" in out
     assert "[0.0, 0.0]" not in out and "-90.0 deg" not in out
+
+
+def test_a_check_says_when_pybullet_re_ran_and_what_it_held_still(checks):
+    """The double cube on edge lines: PyBullet's first run holds it, so the half-step run decides, moving only the
+    part of the build around the fall (the column 10 cm away is among the 11 blocks held still)."""
+    proc = checks["edge-text"]
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    at = next(k for k, line in enumerate(lines) if line.startswith("  dynamics (PyBullet): collapses: b6 moved"))
+    assert lines[at + 1].strip() == ("re-run at 1/960 s (judges disagree at 1/480 s, where it stood); "
+                                     "11 blocks far from the fall held still")
 
 
 def test_a_game_record_given_to_check_is_named_as_one(checks):

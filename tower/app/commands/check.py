@@ -141,7 +141,19 @@ def verdict_lines(st: dict[str, Any], build) -> list[str]:
             f" (at most {d['max_displacement_mm']:.1f} mm, {d['max_rotation_deg']:.1f} deg)"
         label = f"dynamics ({sim}):"
         lines.append(f"  {label:<21}{state} in {d['simulated_s']:.2f} s simulated, {d['ms']:.0f} ms")
+        lines.extend(rerun_lines(d.get("settings") or {}))
     return lines
+
+
+def rerun_lines(settings: dict[str, Any]) -> list[str]:
+    """Why and how PyBullet's answer comes from a re-run at half the time step (physics.verdict), if it does."""
+    if not settings.get("recheck"):
+        return []
+    first = settings["first_run"]
+    line = (f"{'':<23}re-run at 1/{1 / settings['time_step_s']:.0f} s ({settings['recheck']} at "
+            f"1/{1 / first['time_step_s']:.0f} s, where it {'moved' if first['collapsed'] else 'stood'})")
+    held = settings.get("fixed_boxes")
+    return [line + (f"; {held} blocks far from the fall held still" if held else "")]
 
 
 def _print_check(title: str, doc: dict[str, Any], detail: dict[str, Any] | None, build) -> None:
