@@ -102,8 +102,9 @@ def timings(runs: int) -> None:
             print(f"removal map of start tower {seed}, {label}: median {ms:.0f} ms wall = {ms / full:.1f} judges, "
                   f"{CPU[0]:.0f} ms CPU = {CPU[0] / full_cpu:.1f} judges = {CPU[0] / one_cpu:.0f} statics verdicts; "
                   f"{ms * TARGET_VERDICT_MS / one:.0f} ms at the targets' speed "
-                  f"(target whole map <= {MAP_TARGET_S * 1000:.0f} ms wall on an idle machine); statics part "
-                  f"{st_ms:.0f} ms wall, PyBullet {dy_ms:.0f} ms wall in {m.dynamics_runs} runs; classes "
+                  f"(target whole map <= {MAP_TARGET_S * 1000:.0f} ms wall on an idle machine); statics search "
+                  f"{st_ms:.0f} ms wall (PyBullet runs beside it), then PyBullet {dy_ms:.0f} ms wall; "
+                  f"{m.dynamics_runs} runs; classes "
                   + ", ".join(f"{k} {len(v)}" for k, v in m.by_class().items()))
     walls, statics_parts = [], []
     for seed in range(SPREAD_TOWERS):
@@ -114,7 +115,7 @@ def timings(runs: int) -> None:
     scaled = [w * TARGET_VERDICT_MS / one for w in walls]
     print(f"removal map (default) of start towers 0..{SPREAD_TOWERS - 1}, once each: median {statistics.median(walls):.0f}"
           f" ms wall = {statistics.median(walls) / full:.1f} judges (min {min(walls):.0f}, max {max(walls):.0f}); "
-          f"statics part median {statistics.median(statics_parts):.0f} ms")
+          f"statics search median {statistics.median(statics_parts):.0f} ms")
     print(f"  at the targets' speed (x {TARGET_VERDICT_MS:.0f} / {one:.0f} ms): median {statistics.median(scaled):.0f} ms "
           f"(min {min(scaled):.0f}, max {max(scaled):.0f}); {sum(w <= MAP_TARGET_S * 1000 for w in scaled)} of "
           f"{SPREAD_TOWERS} within {MAP_TARGET_S * 1000:.0f} ms; per tower "

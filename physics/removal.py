@@ -13,7 +13,9 @@ Per block the answer is the verdict of `judge(remove(boxes, [block]))`, found mo
   on > 99 % of builds (docs/physics.md), so "doubtful" skips the expensive runs where they would almost surely
   confirm.
 - Those runs share one PyBullet client per process and are spread over two processes where there are two CPUs
-  (physics.removal_sim.simulate): bit for bit the runs `judge` makes, whose half-step re-run already simulates only
+  (physics.removal_sim.Runs). Each starts as soon as its removal's statics answer is known (the falling ones
+  first), so the simulations run beside the rest of the LP search. The runs are bit for bit the runs `judge`
+  makes, whose half-step re-run already simulates only
   the part that can fall (physics.verdict.RECHECK_FOCUSED). With simulation="moving-part" the first run is focused
   too (physics.moving_part, seeded also with the blocks that touched the removed one): less work, but on knife-edge
   removals (Bullet holding a block by side-face friction that statics leaves out) its verdict can differ from
@@ -31,10 +33,10 @@ from physics.dynamics import DynamicsResult
 from physics.model import Box
 from physics.moving_part import held_still
 from physics.removal_lp import rest_contacts, statics_without_each
-from physics.removal_sim import simulate
+from physics.removal_sim import Runs
 from physics.statics import COM_INSET_M, StaticsResult
 from physics.units import DEFAULT_MU
-from physics.verdict import COLLAPSES, MARGINAL, STABLE, combine
+from physics.verdict import COLLAPSES, MARGINAL, STABLE, combine, judge_dynamics_checked
 
 #: The map's words for the combined verdicts, and the class of a block by the verdict without it.
 VERDICT_WORDS = {STABLE: "stands", MARGINAL: "marginal", COLLAPSES: "falls"}
@@ -68,7 +70,9 @@ class RemovalEntry:
 
 @dataclass(frozen=True)
 class RemovalMap:
-    """Per block of the build, what its removal does; `ms`, `statics_ms`, `dynamics_ms` the time spent."""
+    """Per block of the build, what its removal does; `ms` the time spent, `statics_ms` of it in the statics search
+    (the PyBullet runs start beside it, each as soon as its removal's answer is known), `dynamics_ms` waiting for
+    the runs after the search."""
 
     entries: tuple[RemovalEntry, ...]
     dynamics: str
@@ -116,8 +120,8 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
                 processes: int | None = None) -> RemovalMap:
     """Per box, the verdict of the build without it (module docstring); entries in the build's order.
     `only`: the ids to map (e.g. the blocks but not the figures); all boxes when None. `simulation`: one of
-    SIMULATIONS. `processes`: how many processes run the simulations (physics.removal_sim.simulate; default 2 where
-    there are 2 CPUs)."""
+    SIMULATIONS. `processes`: how many processes run the simulations (physics.removal_sim.Runs; default 2 where there
+    are 2 CPUs)."""
     if dynamics not in DYNAMICS_MODES:
         raise ValueError(f"dynamics={dynamics!r}: use one of {', '.join(DYNAMICS_MODES)}")
     if simulation not in SIMULATIONS:
@@ -125,31 +129,42 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
     t0 = time.perf_counter()
     boxes = list(boxes)
     n = len(boxes)
-    wanted = set(range(n)) if only is None else {k for k, b in enumerate(boxes) if b.id in set(only)}
+    wanted = sorted(set(range(n)) if only is None else {k for k, b in enumerate(boxes) if b.id in set(only)})
     contacts = find_contacts(boxes)
-    ts = time.perf_counter()
-    statics, lp_info = statics_without_each(boxes, contacts, mu, com_inset, sorted(wanted))
-    statics_s = time.perf_counter() - ts
-    results = [(i, statics[i], "statics") for i in sorted(wanted)]
 
-    # which removals PyBullet judges, then all of their simulations at once (physics.removal_sim.simulate)
-    doubtful = [i for i, res, _ in results
-                if dynamics == "all" or (dynamics == "doubtful" and combine(res, None) != STABLE)]
-    # closest calls first: they are the long runs (held up, then re-run at half the step), so the two processes
-    # finish together; the order changes nothing else
-    doubtful.sort(key=lambda i: abs(statics[i].tilt_margin_deg))
-    td = time.perf_counter()
-    jobs = [([b for j, b in enumerate(boxes) if j != i], statics[i],
-             fixed_part(boxes, contacts, i, statics[i]) if simulation == "moving-part" else ()) for i in doubtful]
-    sims = dict(zip(doubtful, simulate(jobs, mu=mu, seconds=seconds, processes=processes), strict=True))
-    dyn_s = time.perf_counter() - td
-    runs = len(jobs)
+    def doubtful(res: StaticsResult) -> bool:
+        return dynamics == "all" or (dynamics == "doubtful" and combine(res, None) != STABLE)
+
+    def work(arg: tuple[int, StaticsResult], client: int) -> DynamicsResult:
+        """PyBullet's judge of the build without box i, given its statics answer."""
+        i, res = arg
+        rest = [b for j, b in enumerate(boxes) if j != i]
+        fixed = fixed_part(boxes, contacts, i, res) if simulation == "moving-part" else ()
+        return judge_dynamics_checked(rest, res, mu=mu, seconds=seconds, fixed=fixed, client=client)
+
+    ts = time.perf_counter()
+    if dynamics == "none":
+        statics, lp_info = statics_without_each(boxes, contacts, mu, com_inset, wanted)
+        statics_s, dyn_s = time.perf_counter() - ts, 0.0
+        sims: dict = {}
+    else:
+        with Runs(work, processes) as runs:
+            runs.start()  # the workers are forked before the search starts its threads
+            # each doubtful removal's PyBullet run starts as soon as its statics answer is known, while the search
+            # goes on with the others (the falling ones, the long runs, are answered first)
+            statics, lp_info = statics_without_each(
+                boxes, contacts, mu, com_inset, wanted,
+                answered=lambda i, res: runs.submit(i, (i, res)) if doubtful(res) else None)
+            statics_s = time.perf_counter() - ts
+            td = time.perf_counter()
+            sims = runs.results()
+            dyn_s = time.perf_counter() - td
+    results = [(i, statics[i], sims.get(i)) for i in wanted]
+    runs_made = sum(dyn is not None for _, _, dyn in results)
     entries = []
-    for i, res, how in results:
-        dyn = sims.get(i)
+    for i, res, dyn in results:
         verdict = combine(res, dyn)
-        if dyn is not None:
-            how = "statics+dynamics"
+        how = "statics" if dyn is None else "statics+dynamics"
         if verdict == STABLE:
             falls: tuple[str, ...] = ()
         elif dyn is not None and dyn.collapsed:
@@ -161,6 +176,6 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
         entries.append(RemovalEntry(boxes[i].id, VERDICT_WORDS[verdict], CLASSES[verdict], res.tilt_margin_deg,
                                     falls, res, dyn, how))
     return RemovalMap(tuple(entries), dynamics, (time.perf_counter() - t0) * 1000, statics_s * 1000, dyn_s * 1000,
-                      lp_info["cold"], runs, {"warm_lps": lp_info["warm_lps"], "warm": lp_info["warm"],
+                      lp_info["cold"], runs_made, {"warm_lps": lp_info["warm_lps"], "warm": lp_info["warm"],
                                               "simulation": simulation})
 

@@ -169,44 +169,59 @@ def _search(rays: dict[float, float | None], ray: Callable[[float], float | None
 
 
 def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: float, inset: float,
-                         which: Sequence[int]) -> tuple[dict[int, StaticsResult], dict]:
+                         which: Sequence[int], answered: Callable[[int, StaticsResult], None] | None = None
+                         ) -> tuple[dict[int, StaticsResult], dict]:
     """For each box index in `which`: the statics answer of the build without it. Warm-started ray LPs where the
-    rest stands; `judge_statics` itself where it falls (or a virtual-work test already proves that)."""
+    rest stands; `judge_statics` itself where it falls (a virtual-work test already proves that, or one of its
+    rays does: its other rays are then not solved). `answered(i, result)` is called in this thread as soon as a
+    removal's answer is known (the removal map starts its PyBullet run then); the falling ones come first."""
     t0 = time.perf_counter()
     boxes = list(boxes)
     n = len(boxes)
     out: dict[int, StaticsResult] = {}
+
+    def judged(i: int, res: StaticsResult) -> None:
+        out[i] = res
+        if answered is not None:
+            answered(i, res)
+
+    def cold_judge(i: int) -> None:
+        rest = [b for j, b in enumerate(boxes) if j != i]
+        judged(i, st.judge_statics(rest, mu=mu, com_inset=inset, contacts=rest_contacts(contacts, n, i)))
+
     warm = RemovalStatics(boxes, mu, inset, contacts) if n > 1 and st._highs() else None
     todo = []
     for i in which:
-        rest = [b for j, b in enumerate(boxes) if j != i]
-        sub = rest_contacts(contacts, n, i)
-        if st._quick_fall(rest, sub, inset):
-            out[i] = st.judge_statics(rest, mu=mu, com_inset=inset, contacts=sub)
-        elif warm is None:
-            out[i] = st.judge_statics(rest, mu=mu, com_inset=inset, contacts=sub)
-        else:
+        if warm is not None and not st._quick_fall([b for j, b in enumerate(boxes) if j != i],
+                                                   rest_contacts(contacts, n, i), inset):
             todo.append(i)
+        else:
+            cold_judge(i)
     phis = [2 * math.pi * k / st.INITIAL_DIRECTIONS for k in range(st.INITIAL_DIRECTIONS)]
     rays: dict[int, dict[float, float | None]] = {i: {} for i in todo}
+    falling: set[int] = set()  # a ray found no equilibrium: judge_without would hand it to the judge
 
     def run(chunk: Sequence[float]) -> None:
         for phi in chunk:  # direction outside, removals inside: consecutive solves differ only in bounds
             for i in todo:
-                rays[i][phi] = warm.ray_without(phi, i)
+                if i in falling:
+                    continue
+                r = warm.ray_without(phi, i)
+                rays[i][phi] = r
+                if r is None or r < -st.STABLE_TOL:
+                    falling.add(i)  # a set's add is atomic: the other thread at worst solves one ray more
 
     if todo and st.PARALLEL_RAYS and st._cpus() > 1:
         # the directions' models share nothing: half of them on a worker thread (HiGHS releases the GIL)
         side_by_side(lambda: run(phis[1::2]), lambda: run(phis[0::2]), "removal-rays")
     else:
         run(phis)
-    cold = 0
-    for i in todo:
+    for i in todo:  # the falling ones first: their PyBullet runs are the long ones
+        if i in falling:
+            cold_judge(i)
+    for i in [i for i in todo if i not in falling]:
         res = warm.judge_without(i, rays[i])
-        if res is None:
-            rest = [b for j, b in enumerate(boxes) if j != i]
-            res = st.judge_statics(rest, mu=mu, com_inset=inset, contacts=rest_contacts(contacts, n, i))
-            cold += 1
-        out[i] = res
-    return out, {"warm_lps": 0 if warm is None else warm.lps, "warm": len(todo) - cold,
-                 "cold": len(which) - len(todo) + cold, "ms": (time.perf_counter() - t0) * 1000}
+        assert res is not None  # it hands a removal to the judge only for the rays `falling` caught
+        judged(i, res)
+    return out, {"warm_lps": 0 if warm is None else warm.lps, "warm": len(todo) - len(falling),
+                 "cold": len(which) - len(todo) + len(falling), "ms": (time.perf_counter() - t0) * 1000}

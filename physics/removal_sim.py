@@ -1,81 +1,138 @@
-"""The removal map's PyBullet runs.
+"""The removal map's PyBullet runs, on forked processes.
 
-The runs themselves (`simulate`) share one PyBullet client per process (emptied between runs: the same results
-as a fresh client), and go to a small pool of forked processes when there are several runs and more than one
-CPU: pybullet holds the GIL while it steps, so threads would not run side by side.
+The runs are handed over as they become known (`Runs.submit`): the map starts a removal's run as soon as the
+statics search has its answer, and goes on with the other removals' LPs meanwhile. Every process has one PyBullet
+client, emptied between runs: the same results as a fresh client. Processes, not threads: pybullet holds the GIL
+while it steps. The workers only simulate; they are forked before the search starts its threads.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
+from typing import Any
 
 from physics.dynamics import DynamicsResult, _import_pybullet, connect, disconnect
 from physics.model import Box
 from physics.statics import StaticsResult
 from physics.units import DEFAULT_MU
 
-#: Simulate on this many processes at most (forked; 1: in this process). The map's runs are independent.
+#: Work on this many processes at most (forked; 1: in this process). The map's runs are independent.
 PROCESSES = 2
-#: ... and only when there are at least this many runs (forking and collecting cost a few ms).
+#: ... and `simulate` only when there are at least this many runs (forking and collecting cost a few ms).
 PARALLEL_MIN_RUNS = 2
 
-#: One simulation of the map: the build without a box, its statics answer, the ids held immovable.
-Job = tuple[Sequence[Box], StaticsResult, Collection[str]]
+#: A piece of work: its argument and a PyBullet client to run in (this process's).
+Work = Callable[[Any, int], Any]
 
-_client: int | None = None  # this process's PyBullet client while `simulate` runs
-_settings: tuple[float, float] = (DEFAULT_MU, 2.0)
-
-
-def _run(job: Job) -> DynamicsResult:
-    from physics.verdict import judge_dynamics_checked  # noqa: PLC0415 - verdict imports dynamics, not this
-
-    boxes, statics, fixed = job
-    mu, seconds = _settings
-    return judge_dynamics_checked(boxes, statics, mu=mu, seconds=seconds, fixed=fixed, client=_client)
+_work: Work | None = None  # in a worker process: what it applies
+_client: int | None = None  # in a worker process: its PyBullet client
 
 
-def _start_worker(mu: float, seconds: float) -> None:
-    global _client, _settings
-    _client, _settings = connect(), (mu, seconds)
+def _start_worker(work: Work) -> None:
+    global _work, _client
+    _work, _client = work, connect()
 
 
-def _processes(runs: int) -> int:
-    if runs < PARALLEL_MIN_RUNS or PROCESSES < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
+def _apply(arg: Any) -> Any:
+    assert _work is not None and _client is not None
+    return _work(arg, _client)
+
+
+def cpus() -> int:
+    """The CPUs this process may run on."""
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(PROCESSES, cpus, runs))
+        return os.cpu_count() or 1
+
+
+def default_processes() -> int:
+    """PROCESSES where there are as many CPUs and fork is available, else 1."""
+    if PROCESSES < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(PROCESSES, cpus()))
+
+
+class Runs:
+    """`work(arg, client)` for each submitted argument, on a pool of forked processes (started at the first
+    submission) or, with one process, here at once. `results()` waits for all of them; use it as a context manager
+    so that the pool is closed, and its workers waited for, whatever happens (no process is left behind).
+
+    The work function reaches the workers through fork, not pickling: it may be a closure over the build."""
+
+    def __init__(self, work: Work, processes: int | None = None) -> None:
+        self.work = work
+        self.processes = default_processes() if processes is None else max(1, processes)
+        self.pool: Any = None
+        self.client: int | None = None
+        self.pending: dict[Hashable, Any] = {}
+        self.done: dict[Hashable, Any] = {}
+
+    def start(self) -> None:
+        """Fork the workers now (else at the first submission): before the caller starts threads of its own."""
+        if self.processes > 1 and self.pool is None:
+            _import_pybullet()  # once, before the fork, rather than in each worker
+            self.pool = multiprocessing.get_context("fork").Pool(self.processes, initializer=_start_worker,
+                                                                 initargs=(self.work,))
+
+    def submit(self, key: Hashable, arg: Any) -> None:
+        """Start work(arg) (here: do it now), its result to be found under `key`."""
+        if self.processes == 1:
+            if self.client is None:
+                self.client = connect()
+            self.done[key] = self.work(arg, self.client)
+            return
+        self.start()
+        self.pending[key] = self.pool.apply_async(_apply, (arg,))
+
+    def results(self) -> dict[Hashable, Any]:
+        """Every submission's result by its key."""
+        for key, handle in self.pending.items():
+            self.done[key] = handle.get()
+        self.pending.clear()
+        self.close()
+        return self.done
+
+    def close(self, failed: bool = False) -> None:
+        if self.pool is not None:
+            if failed:
+                self.pool.terminate()
+            else:
+                self.pool.close()  # the workers finish and exit
+            self.pool.join()
+            self.pool = None
+        if self.client is not None:
+            disconnect(self.client)
+            self.client = None
+
+    def __enter__(self) -> Runs:
+        return self
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        self.close(failed=kind is not None)
+
+
+#: One simulation: the build, its statics answer, the ids held immovable.
+Job = tuple[Sequence[Box], StaticsResult, Collection[str]]
 
 
 def simulate(jobs: Sequence[Job], mu: float = DEFAULT_MU, seconds: float = 2.0,
              processes: int | None = None) -> list[DynamicsResult]:
-    """`judge_dynamics_checked` of each job, in order (module docstring: one client per process, a pool of forked
-    processes when it pays). `processes`: force a count (1: here, serially); default `PROCESSES` where useful."""
-    global _client, _settings
+    """`judge_dynamics_checked` of each job, in order, on `Runs` (a pool of forked processes when there are
+    PARALLEL_MIN_RUNS runs or more and CPUs for them). `processes`: force a count (1: here, serially)."""
+    from physics.verdict import judge_dynamics_checked  # noqa: PLC0415 - verdict imports dynamics, not this
+
+    def run(job: Job, client: int) -> DynamicsResult:
+        boxes, statics, fixed = job
+        return judge_dynamics_checked(boxes, statics, mu=mu, seconds=seconds, fixed=fixed, client=client)
+
     jobs = list(jobs)
-    if not jobs:
-        return []
-    n = _processes(len(jobs)) if processes is None else max(1, min(processes, len(jobs)))
-    if n == 1:
-        saved = _client, _settings
-        _start_worker(mu, seconds)
-        try:
-            return [_run(job) for job in jobs]
-        finally:
-            disconnect(_client)
-            _client, _settings = saved
-    _import_pybullet()  # once, before the fork, rather than in each worker
-    pool = multiprocessing.get_context("fork").Pool(n, initializer=_start_worker, initargs=(mu, seconds))
-    try:
-        out = pool.map(_run, jobs, chunksize=1)
-        pool.close()  # the workers finish and exit
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()  # waited for either way: no process is left behind
-    return out
+    if processes is None:
+        processes = default_processes() if len(jobs) >= PARALLEL_MIN_RUNS else 1
+    with Runs(run, max(1, min(processes, len(jobs)))) as runs:
+        for k, job in enumerate(jobs):
+            runs.submit(k, job)
+        done = runs.results()
+    return [done[k] for k in range(len(jobs))]

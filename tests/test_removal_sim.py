@@ -3,6 +3,7 @@ give `judge`'s results bit for bit; the optional moving-part simulation holds th
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 
 import pytest
@@ -13,8 +14,15 @@ from physics.contacts import find_contacts
 from physics.dynamics import connect, disconnect
 from physics.moving_part import moving_part
 from physics.removal import VERDICT_WORDS
-from physics.removal_sim import simulate
-from physics.units import grid_box
+from physics.removal_lp import statics_without_each
+from physics.removal_sim import Runs, simulate
+from physics.statics import COM_INSET_M
+from physics.units import DEFAULT_MU, grid_box
+from tower.climbers.setup import random_start_tower
+
+
+def start_tower_boxes(seed: int) -> list[Box]:
+    return [grid_box(b.id, b.origin, b.size) for b in random_start_tower(seed).blocks]
 
 
 def _key(d):
@@ -110,3 +118,40 @@ def test_default_map_equals_judge_per_block(seed):
 def test_unknown_simulation_is_refused():
     with pytest.raises(ValueError, match="simulation"):
         removal_map(column(2), simulation="half")
+
+
+def test_statics_answers_are_handed_over_as_they_come_falling_first():
+    """`statics_without_each(..., answered=...)` reports every removal once, with the answer it returns; the ray
+    search's falling removals (judged by `judge_statics` itself) come before its standing ones, so that the map can
+    start their long PyBullet runs first."""
+    boxes = start_tower_boxes(3)
+    seen: list[tuple[int, object]] = []
+    out, info = statics_without_each(boxes, find_contacts(boxes), DEFAULT_MU, COM_INSET_M, list(range(len(boxes))),
+                                     answered=lambda i, res: seen.append((i, res)))
+    assert sorted(i for i, _ in seen) == list(range(len(boxes)))
+    assert all(out[i] is res for i, res in seen)
+    order = [out[i].stable for i, _ in seen]
+    assert not all(order) and any(order)
+    # after the first standing answer no falling one follows
+    first_standing = order.index(True)
+    assert all(order[first_standing:])
+    assert info["cold"] == order.count(False)
+
+
+def test_runs_leave_no_process_behind_when_the_caller_fails():
+    """A failure while the pool works (here: in the caller, after two submissions) terminates and joins the
+    workers."""
+    def work(arg, client):
+        return arg * 2
+
+    with pytest.raises(RuntimeError, match="caller"), Runs(work, processes=2) as runs:
+        runs.start()
+        runs.submit("a", 1)
+        runs.submit("b", 2)
+        raise RuntimeError("the caller failed")
+    assert multiprocessing.active_children() == []
+    with Runs(work, processes=2) as runs:
+        for k in range(5):
+            runs.submit(k, k)
+        assert runs.results() == {k: 2 * k for k in range(5)}
+    assert multiprocessing.active_children() == []
