@@ -281,13 +281,13 @@ def test_a_falling_build_names_the_blocks_that_fall_and_the_way(checks):
 
 def test_a_check_says_when_pybullet_re_ran_and_what_it_held_still(checks):
     """The double cube on edge lines: PyBullet's first run holds it, so the half-step run decides, moving only the
-    part of the build around the fall (the column 10 cm away is among the 11 blocks held still)."""
+    part of the build around the fall (the column 10 cm away is among the 11 blocks fixed in place)."""
     proc = checks["edge-text"]
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
     at = next(k for k, line in enumerate(lines) if line.startswith("  dynamics (PyBullet): collapses: b6 moved"))
     assert lines[at + 1].strip() == ("re-run at 1/960 s (judges disagree at 1/480 s, where it stood); "
-                                     "11 blocks far from the fall held still")
+                                     "11 blocks far from the fall fixed in place for it")
 
 
 def test_a_game_record_given_to_check_is_named_as_one(checks):

@@ -114,7 +114,8 @@ def with_removal_map(scene: Scene, removal: dict[str, Any]) -> Scene:
     klass = {e["block"]: e["class"] for e in removal["blocks"]}
     blocks = [replace(b, tint=klass.get(b.id, "neutral")) for b in scene.blocks]
     counts = {k: len(v) for k, v in removal["classes"].items()}
-    judges = "statics judge" if removal.get("dynamics") == "none" else "statics, PyBullet where in doubt"
+    judges = ("statics judge only; tower check adds PyBullet" if removal.get("dynamics") == "none"
+              else "statics, PyBullet where in doubt")
     legend = [SceneLegendEntry(k, f"{CLASS_TEXT[k]} ({counts.get(k, 0)})") for k in ("safe", "risky", "brings-down")]
     legend[0] = SceneLegendEntry("safe", f"{legend[0].text}; without each block ({judges})")
     return replace(scene, blocks=blocks, legend=scene.legend + legend)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tower.climbers.build import BUILD_FORMAT, Build, parse_build
-from tower.games.errors import BadInput
+from tower.games.errors import BadInput, unknown_id
 from tower.games.fileio import read_json
 
 RECORD_FORMAT = "game-record/1"
@@ -250,7 +250,7 @@ def view_file(path: str, screenshot: str | None = None, gltf: str | None = None,
         known = {b.id for b in build.blocks}
         for block_id in remove:
             if block_id not in known:
-                raise BadInput(f"--remove {block_id}: no block with that id", "", str(path))
+                raise BadInput(f"--remove {block_id}: {unknown_id('block', block_id, known)}", "", str(path))
         build = build.without(set(remove))
         title = Path(path).name + (f" without {', '.join(remove)}" if remove else "")
         scene = build_view_scene(build, title=title, physics=physics)

@@ -111,9 +111,10 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--edit", action="store_true", help="edit the build in the window (the lab; w saves to FILE)")
     s.add_argument("--rules", choices=("strict", "flag", "free"), default="strict",
                    help="with --edit: strict refuses illegal edits, flag outlines them, free judges physics only")
-    s.add_argument("--forces", action="store_true", help="draw the contact forces (arrows scaled by newtons)")
-    s.add_argument("--removal-map", action="store_true",
-                   help="colour each block by what taking it away does (safe, risky, brings others down)")
+    overlay = s.add_mutually_exclusive_group()  # one colouring of the blocks at a time, with its legend
+    overlay.add_argument("--forces", action="store_true", help="draw the contact forces (arrows scaled by newtons)")
+    overlay.add_argument("--removal-map", action="store_true",
+                         help="colour each block by what taking it away does (safe, risky, brings others down)")
 
     s = sub.add_parser("serve", help="play in the browser: one seat per screen, the server as the referee")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")

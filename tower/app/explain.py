@@ -4,9 +4,10 @@ parses the options and says the answers as a person reads them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from tower.games.errors import BadInput
+from tower.games.errors import BadInput, unknown_id
 
 #: The push directions `--push BLOCK:DIR` takes, and the words for them (seen from the front of the build).
 PUSH_DIRECTIONS = ("+x", "-x", "+y", "-y")
@@ -14,13 +15,15 @@ PUSH_WORDS = {"+x": "toward the right (+x)", "-x": "toward the left (-x)", "+y":
               "-y": "toward the front (-y)"}
 #: Contacts listed per heading in the text form (the JSON carries all).
 SHOWN = 5
+#: A push that moves at least this share of the blocks first moves the whole build (on the table).
+WHOLE_BUILD = 0.9
 
 
 def parse_push(text: str, block_ids: set[str], source: str) -> tuple[str, tuple[str, ...]]:
     """`BLOCK` or `BLOCK:DIR` -> (block, directions); BadInput names what is wrong."""
     block, colon, direction = text.partition(":")
     if block not in block_ids:
-        raise BadInput(f"--push {text}: no block with id {block!r}", "", source)
+        raise BadInput(f"--push {text}: {unknown_id('block', block, block_ids)}", "", source)
     if colon and direction not in PUSH_DIRECTIONS:
         raise BadInput(f"--push {text}: direction {direction!r} is not one of {', '.join(PUSH_DIRECTIONS)}", "",
                        source)
@@ -64,8 +67,11 @@ def forces_lines(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def removal_lines(doc: dict[str, Any]) -> list[str]:
-    """`--removal-map` in words: safe blocks, risky ones, the ones that bring others down, with counts."""
+def removal_lines(doc: dict[str, Any], hanging: Callable[[str, list[str]], bool] | None = None) -> list[str]:
+    """`--removal-map` in words: safe blocks, risky ones, the ones that bring others down, with counts.
+    `hanging(removed, ids)`: whether, once `removed` is gone, no face of another block is under the blocks `ids`
+    (then only side-face friction and zero-area edge contacts can hold them, which the statics model leaves out:
+    said so where PyBullet holds them up)."""
     blocks = {e["block"]: e for e in doc["blocks"]}
     classes = doc["classes"]
     judges = "statics" if doc["dynamics"] == "none" else "statics, PyBullet where statics sees a fall or < 1 deg"
@@ -81,9 +87,15 @@ def removal_lines(doc: dict[str, Any]) -> list[str]:
             why = f"stands with only {e['tilt_margin_deg']:.1f} deg of tilt to spare"
         elif e["tilt_margin_deg"] >= 0:
             why = "the judges disagree: statics finds it standing, PyBullet sees " + _list(dyn["moved"]) + " move"
+        elif e["falls"] and hanging is not None and hanging(b, e["falls"]):
+            them = "it" if len(e["falls"]) == 1 else "them"
+            why = (f"the judges disagree: nothing is left under {_list(e['falls'])}; PyBullet holds {them} up by "
+                   "side faces and edges alone (friction, edge-on-edge contacts), which the statics judge does not "
+                   "count")
         else:
-            why = ("the judges disagree: statics sees " + _list(e["falls"] or ["the build"]) + " fall, PyBullet "
-                   "sees it stay up")
+            falls = e["falls"] or ["the build"]
+            why = (f"the judges disagree: statics sees {_list(falls)} fall, PyBullet sees "
+                   f"{'it' if len(falls) == 1 else 'them'} stay up")
         lines.append(f"    {b}: {why}")
     down = classes["brings-down"]
     lines.append(f"  brings others down ({len(down)})" + (":" if down else ": none"))
@@ -94,8 +106,9 @@ def removal_lines(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def push_lines(results: list[dict[str, Any]]) -> list[str]:
-    """`--push` in words: per direction the force, and what happens."""
+def push_lines(results: list[dict[str, Any]], blocks: int | None = None) -> list[str]:
+    """`--push` in words: per direction the force, and what happens. `blocks`: how many the build has (then a
+    push that moves nearly all of them is said to move the whole build)."""
     if not results:
         return []
     lines = [f"push test on {results[0]['block']} (horizontal, at the middle of the face pushed):"]
@@ -110,6 +123,9 @@ def push_lines(results: list[dict[str, Any]]) -> list[str]:
         movers = r["moves_first"]
         verb = "slide" if r["mode"] == "slide" else "tip"
         s = "s" if len(movers) == 1 else ""
-        lines.append(f"  {where}: {r['force_n']:.3f} N (the weight of {r['force_n'] / 9.81 * 1000:.0f} g): "
-                     f"{_list(movers, 6)} {verb}{s} first")
+        weight = f"  {where}: {r['force_n']:.3f} N (the weight of {r['force_n'] / 9.81 * 1000:.0f} g)"
+        if blocks is not None and len(movers) >= WHOLE_BUILD * blocks:
+            lines.append(f"{weight}: the whole build {verb}s on the table ({len(movers)} of {blocks} blocks)")
+        else:
+            lines.append(f"{weight}: {_list(movers, 6)} {verb}{s} first")
     return lines

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class IllegalMove(ValueError):
     """A move that breaks a rule. `rule` names the rule; the state is left unchanged."""
@@ -49,3 +52,11 @@ def _shorten(line: str) -> str:
         return line
     keep = (MAX_LINE - 30) // 2
     return f"{line[:keep]} ... [{len(line) - 2 * keep} characters left out] ... {line[-keep:]}"
+
+
+def unknown_id(what: str, name: str, known: Iterable[str]) -> str:
+    """"no block with id 'D2' (did you mean 'd2'?)": the words for a name that is not there, with the nearest
+    known one (the same letters in another case first) when one is close."""
+    known = sorted(known)
+    near = [k for k in known if k.lower() == name.lower()] or difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f"no {what} with id {name!r}" + (f" (did you mean {near[0]!r}?)" if near else "")

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from tower.app.output import EXIT_FOUND, EXIT_OK, print_json
-from tower.games.errors import BadInput
+from tower.games.errors import BadInput, unknown_id
 
 RECORD_FORMAT = "game-record/1"
 CHECK_FORMAT = "tower-check/1"  # the `format` of the --json document, naming its schema (`tower schema tower-check`)
@@ -106,7 +106,7 @@ def fall_line(statics: dict[str, Any], build) -> str:
         return f"falls: {who} tip{'s' if len(mechanism) == 1 else ''} over toward {direction_words(dx, dy)}"
     way = lean(build, [i for i in mechanism if not i.startswith("figure-")]) if build is not None else None
     if way == (0.0, 0.0):
-        return f"falls: nothing holds up {who}: it drops"
+        return f"falls: nothing holds up {who}: {'it drops' if len(mechanism) == 1 else 'they drop'}"
     tail = "; no tilt of the table would hold it"
     if way is not None and math.hypot(*way) >= MIN_LEAN:
         return f"falls: {who} tip{'s' if len(mechanism) == 1 else ''} over toward {direction_words(*way)}{tail}"
@@ -153,7 +153,7 @@ def rerun_lines(settings: dict[str, Any]) -> list[str]:
     line = (f"{'':<23}re-run at 1/{1 / settings['time_step_s']:.0f} s ({settings['recheck']} at "
             f"1/{1 / first['time_step_s']:.0f} s, where it {'moved' if first['collapsed'] else 'stood'})")
     held = settings.get("fixed_boxes")
-    return [line + (f"; {held} blocks far from the fall held still" if held else "")]
+    return [line + (f"; {held} blocks far from the fall fixed in place for it" if held else "")]
 
 
 def _print_check(title: str, doc: dict[str, Any], detail: dict[str, Any] | None, build) -> None:
@@ -195,7 +195,7 @@ def run(args) -> int:
     known = {b.id for b in build.blocks}
     for block_id in args.remove:
         if block_id not in known:
-            raise BadInput(f"--remove {block_id}: no block with that id", "", args.file)
+            raise BadInput(f"--remove {block_id}: {unknown_id('block', block_id, known)}", "", args.file)
     build = build.without(set(args.remove))
     if getattr(args, "push", None):  # a bad --push is refused before any judging
         from tower.app.explain import parse_push
@@ -214,8 +214,9 @@ def run(args) -> int:
         if "forces" in extra:
             print("\n".join(explain.forces_lines(extra["forces"])))
         if "removal_map" in extra:
-            print("\n".join(explain.removal_lines(extra["removal_map"])))
+            print("\n".join(explain.removal_lines(extra["removal_map"], lambda gone, ids: lean(
+                build.without({gone}), [i for i in ids if not i.startswith("figure-")]) == (0.0, 0.0))))
         if "push" in extra:
-            print("\n".join(explain.push_lines(extra["push"])))
+            print("\n".join(explain.push_lines(extra["push"], len(build.blocks))))
     stable = doc["stability"] is None or doc["stability"]["verdict"] == "stable"
     return EXIT_OK if doc["legal"] and stable else EXIT_FOUND
