@@ -127,3 +127,22 @@ def test_view_overlay_of_a_game_record_is_bad_input(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "game record" in err[0]
     assert not (tmp_path / "x.png").exists()
+
+
+def test_load_shades_are_relative_to_the_most_loaded_block():
+    """A wide start tower: no block carries a quarter of the weight, yet its main carriers are shaded heavy (at least
+    half of what the most loaded block carries) and the legend names that load."""
+    build = random_start_tower(3)
+    forces = stability.forces(build).to_json()
+    scene = overlays.with_forces(build_scene(build), forces)
+    carried: dict[str, float] = {}
+    for c in forces["contacts"]:
+        if c["a"] != "table" and c["normal"][2] > 0.5:
+            carried[c["a"]] = carried.get(c["a"], 0.0) + c["normal_n"]
+    most = max(carried.values())
+    assert most < 0.25 * forces["weight_n"]
+    tint = {b.id: b.tint for b in scene.blocks}
+    assert {b for b, load in carried.items() if load >= overlays.LOAD_HEAVY * most} == \
+        {b for b, t in tint.items() if t == "load-heavy"}
+    assert any(t == "load-medium" for t in tint.values())
+    assert any(f"({most:.2f} N" in e.text for e in scene.legend)

@@ -27,8 +27,10 @@ CRITICAL_MIN = 0.9
 FORCE_BLOCK_OPACITY = 0.6
 #: Friction use from which a contact is drawn in the warning colour (physics.forces.FRICTION_CRITICAL).
 CRITICAL_USE = 0.8
-#: Shares of the build's weight a block carries from above, from which it is shaded heavy / medium.
-LOAD_HEAVY, LOAD_MEDIUM = 0.25, 0.08
+#: Shares of the most loaded block's load (the weight it carries from above) from which a block is shaded heavy /
+#: medium: relative to the build's own carriers, so a wide tower (where no block carries a quarter of the weight)
+#: still shows its main load paths.
+LOAD_HEAVY, LOAD_MEDIUM = 0.5, 0.2
 CLASS_TEXT = {"safe": "safe to take", "risky": "risky (marginal)", "brings-down": "brings others down"}
 
 
@@ -93,18 +95,20 @@ def with_forces(scene: Scene, forces: dict[str, Any]) -> Scene:
         if c["a"] != "table" and c["normal"][2] > 0.5:
             carried[c["a"]] = carried.get(c["a"], 0.0) + c["normal_n"]
     weight = forces["weight_n"]
+    most = max(carried.values(), default=0.0)
     bins = ((LOAD_HEAVY, "load-heavy"), (LOAD_MEDIUM, "load-medium"), (0.0, "load-light"))
 
     def shade(block_id: str) -> str:
         load = carried.get(block_id, 0.0)
         if load <= 1e-9 * weight:
             return "load-none"
-        return next(name for share, name in bins if load >= share * weight)
+        return next(name for share, name in bins if load >= share * most)
 
     blocks = [replace(b, tint=shade(b.id)) for b in scene.blocks]
-    legend += [SceneLegendEntry("load-heavy", f"carries >= {LOAD_HEAVY:.0%} of the weight from above"),
-               SceneLegendEntry("load-medium", f"carries {LOAD_MEDIUM:.0%}-{LOAD_HEAVY:.0%}"),
-               SceneLegendEntry("load-light", f"carries < {LOAD_MEDIUM:.0%}; white: nothing rests on it")]
+    legend += [SceneLegendEntry("load-heavy", f"carries >= {LOAD_HEAVY:.0%} of the most any block carries "
+                                              f"({most:.2f} N = {most / weight:.0%} of the weight)"),
+               SceneLegendEntry("load-medium", f"carries {LOAD_MEDIUM:.0%}-{LOAD_HEAVY:.0%} of that"),
+               SceneLegendEntry("load-light", f"carries < {LOAD_MEDIUM:.0%} of that; white: nothing rests on it")]
     return replace(scene, blocks=blocks, arrows=scene.arrows + arrows, labels=scene.labels + [label],
                    legend=scene.legend + legend, block_opacity=min(scene.block_opacity, FORCE_BLOCK_OPACITY))
 
