@@ -59,7 +59,7 @@ def moving_part(boxes: Sequence[Box], contacts: Iterable[Contact], seeds: Iterab
 
 def held_still(boxes: Sequence[Box], contacts: Iterable[Contact], seeds: Iterable[int]) -> list[str]:
     """Ids of the boxes outside the moving part of `seeds`, in the build's order: the ones a focused run holds
-    immovable. None when there are no seeds (nothing to focus on: the whole build moves)."""
+    immovable. Empty when there are no seeds (nothing to focus on: the whole build moves)."""
     part = moving_part(boxes, contacts, seeds)
     if not part:
         return []

@@ -185,18 +185,20 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
         if answered is not None:
             answered(i, res)
 
-    def cold_judge(i: int) -> None:
-        rest = [b for j, b in enumerate(boxes) if j != i]
-        judged(i, st.judge_statics(rest, mu=mu, com_inset=inset, contacts=rest_contacts(contacts, n, i)))
+    def rest_of(i: int) -> tuple[list[Box], list[Contact]]:
+        return [b for j, b in enumerate(boxes) if j != i], rest_contacts(contacts, n, i)
+
+    def cold_judge(i: int, rest: list[Box], sub: list[Contact]) -> None:
+        judged(i, st.judge_statics(rest, mu=mu, com_inset=inset, contacts=sub))
 
     warm = RemovalStatics(boxes, mu, inset, contacts) if n > 1 and st._highs() else None
     todo = []
     for i in which:
-        if warm is not None and not st._quick_fall([b for j, b in enumerate(boxes) if j != i],
-                                                   rest_contacts(contacts, n, i), inset):
+        rest, sub = rest_of(i)
+        if warm is not None and not st._quick_fall(rest, sub, inset):
             todo.append(i)
         else:
-            cold_judge(i)
+            cold_judge(i, rest, sub)
     phis = [2 * math.pi * k / st.INITIAL_DIRECTIONS for k in range(st.INITIAL_DIRECTIONS)]
     rays: dict[int, dict[float, float | None]] = {i: {} for i in todo}
     falling: set[int] = set()  # a ray found no equilibrium: judge_without would hand it to the judge
@@ -218,7 +220,7 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
         run(phis)
     for i in todo:  # the falling ones first: their PyBullet runs are the long ones
         if i in falling:
-            cold_judge(i)
+            cold_judge(i, *rest_of(i))
     for i in [i for i in todo if i not in falling]:
         res = warm.judge_without(i, rays[i])
         assert res is not None  # it hands a removal to the judge only for the rays `falling` caught

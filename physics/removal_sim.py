@@ -9,19 +9,14 @@ while it steps. The workers only simulate; they are forked before the search sta
 from __future__ import annotations
 
 import multiprocessing
-import os
-from collections.abc import Callable, Collection, Hashable, Sequence
+from collections.abc import Callable, Hashable
 from typing import Any
 
-from physics.dynamics import DynamicsResult, _import_pybullet, connect, disconnect
-from physics.model import Box
-from physics.statics import StaticsResult
-from physics.units import DEFAULT_MU
+from physics.dynamics import _import_pybullet, connect, disconnect
+from physics.statics import _cpus
 
 #: Work on this many processes at most (forked; 1: in this process). The map's runs are independent.
 PROCESSES = 2
-#: ... and `simulate` only when there are at least this many runs (forking and collecting cost a few ms).
-PARALLEL_MIN_RUNS = 2
 
 #: A piece of work: its argument and a PyBullet client to run in (this process's).
 Work = Callable[[Any, int], Any]
@@ -40,19 +35,11 @@ def _apply(arg: Any) -> Any:
     return _work(arg, _client)
 
 
-def cpus() -> int:
-    """The CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
 def default_processes() -> int:
     """PROCESSES where there are as many CPUs and fork is available, else 1."""
     if PROCESSES < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return 1
-    return max(1, min(PROCESSES, cpus()))
+    return max(1, min(PROCESSES, _cpus()))
 
 
 class Runs:
@@ -112,27 +99,3 @@ class Runs:
 
     def __exit__(self, kind: object, *_: object) -> None:
         self.close(failed=kind is not None)
-
-
-#: One simulation: the build, its statics answer, the ids held immovable.
-Job = tuple[Sequence[Box], StaticsResult, Collection[str]]
-
-
-def simulate(jobs: Sequence[Job], mu: float = DEFAULT_MU, seconds: float = 2.0,
-             processes: int | None = None) -> list[DynamicsResult]:
-    """`judge_dynamics_checked` of each job, in order, on `Runs` (a pool of forked processes when there are
-    PARALLEL_MIN_RUNS runs or more and CPUs for them). `processes`: force a count (1: here, serially)."""
-    from physics.verdict import judge_dynamics_checked  # noqa: PLC0415 - verdict imports dynamics, not this
-
-    def run(job: Job, client: int) -> DynamicsResult:
-        boxes, statics, fixed = job
-        return judge_dynamics_checked(boxes, statics, mu=mu, seconds=seconds, fixed=fixed, client=client)
-
-    jobs = list(jobs)
-    if processes is None:
-        processes = default_processes() if len(jobs) >= PARALLEL_MIN_RUNS else 1
-    with Runs(run, max(1, min(processes, len(jobs)))) as runs:
-        for k, job in enumerate(jobs):
-            runs.submit(k, job)
-        done = runs.results()
-    return [done[k] for k in range(len(jobs))]

@@ -1,4 +1,4 @@
-"""The removal map's simulations (physics.removal_sim): a client reused across runs and runs spread over processes
+"""The removal map's simulations (physics.removal_sim.Runs): a client reused across runs and runs spread over processes
 give `judge`'s results bit for bit; the optional moving-part simulation holds the rest of the build fixed."""
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from physics.dynamics import connect, disconnect
 from physics.moving_part import moving_part
 from physics.removal import VERDICT_WORDS
 from physics.removal_lp import statics_without_each
-from physics.removal_sim import Runs, simulate
+from physics.removal_sim import Runs
 from physics.statics import COM_INSET_M
 from physics.units import DEFAULT_MU, grid_box
+from physics.verdict import judge_dynamics_checked
 from tower.climbers.setup import random_start_tower
 
 
@@ -64,13 +65,22 @@ def test_a_reused_client_gives_the_same_runs_bit_for_bit():
     assert [_key(r) for r in reused] == [_key(judge_dynamics(b, seconds=0.5)) for b in builds]
 
 
+def _checked_runs(builds: list[list[Box]], processes: int) -> list:
+    """judge_dynamics_checked of each build on `Runs`, in the builds' order."""
+    jobs = [(b, judge_statics(b)) for b in builds]
+    with Runs(lambda job, client: judge_dynamics_checked(*job, client=client), processes) as runs:
+        for k, job in enumerate(jobs):
+            runs.submit(k, job)
+        done = runs.results()
+    return [done[k] for k in range(len(jobs))]
+
+
 def test_runs_on_two_processes_equal_runs_here():
-    """simulate() on a pool of two forked processes returns, in order, what it returns serially."""
+    """`Runs` on a pool of two forked processes returns, by key, what it returns serially."""
     rng = random.Random(11)
     builds = [random_build(rng, 8) for _ in range(4)] + [overhang()]
-    jobs = [(b, judge_statics(b), ()) for b in builds]
-    here = simulate(jobs, processes=1)
-    there = simulate(jobs, processes=2)
+    here = _checked_runs(builds, processes=1)
+    there = _checked_runs(builds, processes=2)
     assert [_key(d) for d in there] == [_key(d) for d in here]
     assert any(d.collapsed for d in here) and not all(d.collapsed for d in here)
 
