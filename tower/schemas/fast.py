@@ -33,7 +33,7 @@ SUPPORTED = frozenset({
     "type", "enum", "const", "oneOf", "$ref",
     "properties", "required", "additionalProperties", "patternProperties", "propertyNames",
     "minProperties", "maxProperties", "if", "then", "else",
-    "items", "minItems", "maxItems",
+    "items", "minItems", "maxItems", "contains",
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
     "minLength", "maxLength", "pattern",
 })
@@ -268,12 +268,14 @@ class _Compiler:
         return check
 
     def array(self, s: dict[str, Any], where: str, typed: bool) -> Check | None:
-        """minItems, maxItems, items; `typed`: the node's type is "array", so anything else is refused."""
+        """minItems, maxItems, items, contains; `typed`: the node's type is "array", so anything else is
+        refused."""
         lo, hi = s.get("minItems"), s.get("maxItems")
         if "items" in s and not isinstance(s["items"], dict | bool):
             raise SchemaNotCompiled(f"{where}: items must be one schema (draft 2020-12), not a list")
         item = self.node(s["items"], f"{where}/items") if "items" in s else None
-        if lo is None and hi is None and item is None:
+        contains = self.node(s["contains"], f"{where}/contains") if "contains" in s else None
+        if lo is None and hi is None and item is None and contains is None:
             return None
         other = not typed
         lo = 0 if lo is None else lo
@@ -284,6 +286,8 @@ class _Compiler:
                 return other
             n = len(x)
             if n < lo or n > hi:
+                return False
+            if contains is not None and not any(map(contains, x)):
                 return False
             return item is None or all(map(item, x))
         return check
