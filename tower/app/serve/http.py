@@ -80,7 +80,8 @@ async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        return _error(exc.status, exc.reason)
+        allow = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None  # a 405 names the methods
+        return _error(exc.status, exc.reason, allow)
     except (ConnectionError, asyncio.CancelledError) as exc:
         log.info("%s %s: the client went away (%s)", request.method, request.path[:80], type(exc).__name__)
         raise
@@ -105,6 +106,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _number(text: str) -> float | int:
+    """A JSON number with a fraction or exponent: an int when it is a whole number (JSON Schema's number model,
+    which the OpenAPI document's `integer` follows: 6.0 is the integer 6)."""
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
 async def read_json(request: web.Request) -> Any:
     """The request body as JSON; BadInput (400) for anything else, 413 past the body limit (from its
     Content-Length, before reading it), 415 for another content type, 408 for a body sent too slowly."""
@@ -119,7 +127,7 @@ async def read_json(request: web.Request) -> Any:
     except TimeoutError:
         raise Refused(408, "slow-body", f"the body did not arrive within {server.limits.body_seconds:g} s") from None
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant, parse_float=_number)
     except UnicodeDecodeError:
         raise BadInput("the body is not UTF-8 text", "$") from None
     except (ValueError, RecursionError) as exc:
@@ -131,10 +139,14 @@ def _token(request: web.Request) -> str:
 
 
 def _no_body(request: web.Request) -> None:
-    """A POST without a body may come from any page of any site (a form): only this server's pages and scripts
-    send `application/json`, so any other POST is refused before it does anything."""
+    """A POST whose body is optional may come without one, and then without a content type; a body (even an
+    empty form's, which always names its type) must be `application/json`. A form of another site is refused
+    so, before it does anything; a script of another site can send no body without preflight, but these
+    requests need a seat's token or a lab's id, which such a script does not have."""
+    if "Content-Type" not in request.headers and not request.body_exists:
+        return
     if request.content_type != "application/json":
-        raise Refused(415, "not-json", "a POST must be sent as Content-Type: application/json")
+        raise Refused(415, "not-json", "a POST body must be sent as Content-Type: application/json")
 
 
 async def no_body(request: web.Request) -> None:
