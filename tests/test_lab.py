@@ -178,7 +178,6 @@ def test_malformed_edits_are_bad_input_and_change_nothing() -> None:
                       ({"op": "add", "kind": "cube", "origin": [0, 0]}, "$.origin"),
                       ({"op": "add", "kind": "cube", "origin": [0, 0, 0.5]}, "$.origin"),
                       ({"op": "add", "kind": "cube", "origin": [6, 6, 0], "size": [2, 2, 4]}, "$.size"),
-                      ({"op": "move", "block": "zz", "origin": [0, 0, 0]}, "$.block"),
                       ({"op": "jump"}, "$.op"),
                       ({"op": "move", "block": "c1", "origin": [0, 0, 0], "speed": 3}, "$.speed"),
                       ({"op": "load", "build": {"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0]}]}},
@@ -186,6 +185,14 @@ def test_malformed_edits_are_bad_input_and_change_nothing() -> None:
         with pytest.raises(BadInput) as err:
             lab.edit(op)
         assert err.value.where == where, (op, err.value)
+    for op, rule in [({"op": "move", "block": "zz", "origin": [0, 0, 0]}, "no-block"),  # what the build holds
+                     ({"op": "add", "kind": "cube", "origin": [6, 6, 0], "id": "c1"}, "id-taken"),
+                     ({"op": "load", "build": {"format": "tower-build/1", "blocks": [
+                         {"id": "x", "origin": [0, 0, 0], "size": [2, 2, 2]},
+                         {"id": "x", "origin": [4, 0, 0], "size": [2, 2, 2]}]}}, "bad-build")]:
+        with pytest.raises(IllegalMove) as refused:
+            lab.edit(op)
+        assert refused.value.rule == rule, (op, refused.value)
     assert lab.build is before
 
 

@@ -1,11 +1,14 @@
 """`tower serve`'s OpenAPI 3.1 document (`/api/openapi.json`, docs/serve.md), checked by tools no one here wrote:
 openapi-spec-validator says it is a valid OpenAPI 3.1 document, and schemathesis fuzzes a loopback server from it
-(every operation, at most EXAMPLES generated requests each) with its server-error and response-conformance checks:
-no 5xx, every status, content type, header and body as the document says; and what the document says is invalid
-(a generated request that breaks it) is refused with a 4xx.
+(every operation, at most EXAMPLES generated requests each, its coverage cases besides) with every check it has
+(its command line's `--checks all`): no 5xx; every status, content type, header and body as the document says;
+what the document calls invalid refused with a 4xx, and what it calls valid accepted (or refused by the rules:
+409, or 404 for what does not exist); a 405 naming the allowed methods for a method the document does not list.
 
 Half of the requests go to real games and a real lab (their ids and a seat's token put into the generated
-request), so the fuzzer reaches the referee, not only the 404 of an unknown id.
+request), so the fuzzer reaches the referee, not only the 404 of an unknown id. A move's text is a string to the
+document (its grammar is the game's, and an unknown text is refused with 400, docs/serve.md): a generated valid
+move sent to a real game is one of its legal moves.
 """
 
 from __future__ import annotations
@@ -19,14 +22,8 @@ from hypothesis import HealthCheck, Phase, settings
 
 schemathesis = pytest.importorskip("schemathesis")
 
-from schemathesis.checks import not_a_server_error  # noqa: E402
-from schemathesis.specs.openapi.checks import (  # noqa: E402
-    content_type_conformance,
-    negative_data_rejection,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
+from schemathesis.checks import CHECKS as REGISTERED  # noqa: E402
+from schemathesis.checks import load_all_checks  # noqa: E402
 from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import Client  # noqa: E402
@@ -36,8 +33,9 @@ from tower.games import game_names  # noqa: E402
 
 #: Generated requests per operation (the issue's bound is 100; this keeps the whole run near a minute here).
 EXAMPLES = 25
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_headers_conformance,
-          response_schema_conformance, negative_data_rejection]
+load_all_checks()
+#: Every check schemathesis has (its command line's `--checks all`).
+CHECKS = REGISTERED.get_all()
 
 
 @pytest.fixture(scope="module")
@@ -101,9 +99,9 @@ def test_every_route_of_the_server_is_in_the_document(served):
                for r in responses.values())
 
 
-def _real(case, real: dict) -> None:
+def _real(case, real: dict, url: str) -> None:
     """Point half of the cases (chosen by a hash of the generated id, so the choice is reproducible) at a real
-    game or lab, with a real seat's token."""
+    game or lab, with a real seat's token; a valid move sent to a real game is one of its legal moves."""
     generated = case.path_parameters.get("id") if case.path_parameters else None
     if generated is None or hashlib.sha256(str(generated).encode()).digest()[0] % 2:
         return
@@ -115,6 +113,11 @@ def _real(case, real: dict) -> None:
     case.path_parameters["id"] = game_id
     if case.query is not None and "token" in case.query:
         case.query["token"] = token
+        positive = case.meta is None or case.meta.generation.mode.is_positive
+        if path.endswith("/moves") and positive and isinstance(case.body, dict) and "move" in case.body:
+            legal = Client(url).state(game_id, token).get("legal_moves")
+            if legal:
+                case.body["move"] = legal[0]
 
 
 @schema.parametrize()
@@ -123,7 +126,7 @@ def _real(case, real: dict) -> None:
 def test_the_server_answers_as_its_document_says(case, served):
     if case.operation.path == "/api/games/{id}/ws":
         pytest.skip("a WebSocket: its plain-GET refusal is checked in test_serve_api.py")
-    _real(case, served.real)
+    _real(case, served.real, served.url)
     case.call_and_validate(base_url=served.url, checks=CHECKS, timeout=60)
 
 

@@ -34,9 +34,10 @@ from tower.climbers.blocks import (
     orientations,
     rotate,
 )
-from tower.climbers.build import Block, Build, Figure, Stone, parse_build
+from tower.climbers.build import BUILD_FORMAT, Block, Build, Figure, Stone, parse_build
 from tower.climbers.legality import Violation, check_build
 from tower.games.errors import BadInput, IllegalMove
+from tower.schemas import validate
 
 RULE_SETS = ("strict", "flag", "free")
 #: Rules an edit may never break, whatever the rule set: no real table allows them.
@@ -170,7 +171,7 @@ class LabController:
         for b in self.build.blocks:
             if b.id == block_id:
                 return b
-        raise BadInput(f"no block {block_id!r} in the build"[:200], "$.block")
+        raise IllegalMove("no-block", f"no block {block_id!r} in the build"[:200])
 
     def surface_z(self, x: int, y: int, size: Sequence[int] = (1, 1), without: str | None = None) -> int:
         """The height a footprint of `size` at (x, y) rests at: the top of whatever is under it, or the table."""
@@ -322,6 +323,9 @@ class LabController:
         rule broken) or BadInput (malformed); nothing changes then."""
         if not isinstance(op, dict) or not isinstance(op.get("op"), str):
             raise BadInput('an edit is an object with "op"', "$.op")
+        for key, value in op.items():
+            if value is None:  # leave a key out for its default; null is no value of any of them
+                raise BadInput(f"{key} must not be null (leave it out for its default)"[:200], f"$.{key}")
         kind = op["op"]
         handler = {"add": self._add, "move": self._move, "turn": self._turn, "delete": self._delete,
                    "figure": self._figure, "unfigure": self._unfigure, "stone": self._stone,
@@ -381,10 +385,12 @@ class LabController:
                            f"{', '.join('x'.join(map(str, s)) for s in sizes)})", "$.size")
         origin = _int3(op.get("origin"), "$.origin")
         faces = _faces_of(op["faces"], size) if "faces" in op else default_faces(size, op.get("top"))
-        block_id = op.get("id") or self._new_id(op["kind"])
-        if not isinstance(block_id, str) or not block_id or len(block_id) > 64 or \
-                any(b.id == block_id for b in self.build.blocks):
-            raise BadInput(f"id {block_id!r} is taken or not a short name"[:200], "$.id")
+        block_id = op.get("id", "")
+        if not isinstance(block_id, str) or len(block_id) > 64:
+            raise BadInput(f"id {block_id!r} is not a short name"[:200], "$.id")
+        block_id = block_id or self._new_id(op["kind"])
+        if any(b.id == block_id for b in self.build.blocks):
+            raise IllegalMove("id-taken", f"the build has a block {block_id!r} already"[:200])
         b = Block(block_id, origin, size, faces)
         build = self.build
         return (Build([*build.blocks, b], list(build.figures), list(build.stones)),
@@ -405,8 +411,8 @@ class LabController:
             if "top" in op:
                 turned = [(s, f) for s, f in turned if COLOURS[f[TOP]] == op["top"]]
             if not turned:
-                raise BadInput(f"block {b.id} cannot be turned to size {list(size)}"
-                               + (f" with {op['top']} on top" if "top" in op else ""), "$.size")
+                raise IllegalMove("cannot-turn", f"block {b.id} cannot be turned to size {list(size)}"
+                                  + (f" with {op['top']} on top" if "top" in op else ""))
             faces = turned[0][1]
         return self._replace(replace(b, origin=origin, size=size, faces=faces)), \
             f"moved {b.id} to {list(origin)}", b.id
@@ -423,6 +429,8 @@ class LabController:
     def _recolour(self, op: dict[str, Any]) -> tuple[Build, str, str]:
         _only(op, {"op", "block", "top", "faces"})
         b = self.block(op.get("block"))  # type: ignore[arg-type]
+        if op.get("top") in COLOUR_INDEX and op["top"] != "grey" and not kind_of(b.size).coloured:  # type: ignore
+            raise IllegalMove("face-colouring", f"a grey block is grey on every face, not {op['top']}")
         faces = _faces_of(op["faces"], b.size) if "faces" in op else default_faces(b.size, op.get("top"))
         return self._replace(replace(b, faces=faces)), f"recoloured {b.id}", b.id
 
@@ -475,8 +483,7 @@ class LabController:
 
     def _load(self, op: dict[str, Any]) -> tuple[Build, str, None]:
         _only(op, {"op", "build"})
-        build = parse_build(op.get("build"))
-        return build, f"loaded a build of {len(build.blocks)} blocks", None
+        return load_build_doc(op.get("build")), f"loaded a build of {len(op['build']['blocks'])} blocks", None
 
     # --- keeping an edit -------------------------------------------------------------------------------------------
     def _check_limits(self, build: Build) -> None:
@@ -508,6 +515,16 @@ class LabController:
         if len(self.history) > HISTORY:
             del self.history[0]
         self.cursor = len(self.history) - 1
+
+
+def load_build_doc(doc: Any) -> Build:
+    """A `tower-build/1` document for the lab: BadInput where it breaks the format's schema, IllegalMove
+    (`bad-build`) where it breaks what the loader checks beyond it (ids repeat, a stone on no block, ...)."""
+    validate(doc, BUILD_FORMAT)
+    try:
+        return parse_build(doc)
+    except BadInput as exc:
+        raise IllegalMove("bad-build", f"at {exc.where}: {exc.what}"[:280]) from None
 
 
 def _only(op: dict[str, Any], allowed: set[str]) -> None:

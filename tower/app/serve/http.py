@@ -156,8 +156,13 @@ async def no_body(request: web.Request) -> None:
     if request.content_length is not None and request.content_length > 64:
         raise BadInput("this request takes no body (or {})", "$")
     raw = (await request.read()).strip()
-    if raw and raw.replace(b" ", b"") != b"{}":
-        raise BadInput("this request takes no body (or {})", "$")
+    if raw:
+        try:
+            empty = json.loads(raw) == {}
+        except (ValueError, UnicodeDecodeError):
+            empty = False
+        if not empty:
+            raise BadInput("this request takes no body (or {})", "$")
 
 
 def _origin(request: web.Request) -> str:

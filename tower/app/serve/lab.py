@@ -6,8 +6,8 @@ same build after a restart. The edit history lives in memory only. Edits of one 
 lock), in a thread: the statics judge takes tens of milliseconds and the event loop keeps answering meanwhile.
 
 Errors follow the server's contract: 400 a malformed request or build file (one line naming the place), 404 no
-such lab, 409 an edit the rules refuse (`rule` names the rule), 413 a body over the limit or a build over the
-lab's block cap.
+such lab, 409 an edit the rules refuse (`rule` names the rule: also a block the build does not have, a build
+whose ids repeat, the lab's block cap), 413 a body over the limit.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tower.app.lab.controller import MAX_LAB_BLOCKS, LabController, kind_sizes, top_colours
+from tower.app.lab.controller import MAX_LAB_BLOCKS, LabController, kind_sizes, load_build_doc, top_colours
 from tower.app.serve.errors import Refused
 from tower.climbers.blocks import KINDS
 from tower.climbers.build import build_to_json, dumps_build, parse_build
@@ -56,7 +56,7 @@ def _log_failed_save(fut: Any) -> None:
 
 
 def _refusal(exc: IllegalMove) -> Refused:
-    return Refused(413 if exc.rule == "too-many-blocks" else 409, exc.rule, exc.message)
+    return Refused(409, exc.rule, exc.message)
 
 
 class Labs:
@@ -145,7 +145,10 @@ class Labs:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise BadInput("seed must be a whole number from 0", "$.seed")
         if "build" in body:
-            build = parse_build(body["build"])
+            try:
+                build = load_build_doc(body["build"])
+            except IllegalMove as exc:
+                raise _refusal(exc) from None
         else:
             if start == "random":
                 from tower.climbers.setup import random_start_tower
@@ -171,7 +174,7 @@ class Labs:
 
     async def change(self, lab_id: str, what: str, body: Any = None) -> dict[str, Any]:
         """An edit (`what` = "edit", body: the edit), "undo", "redo" or "rules" (body {"rules"}); the new state.
-        A refused change changes nothing (409/413 naming the rule)."""
+        A refused change changes nothing (409 naming the rule)."""
         lab = await self.get(lab_id)
         async with lab.lock:
             def run() -> dict[str, Any]:
@@ -362,9 +365,12 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
             if w not in ("forces", "removal"):
                 raise BadInput(f"show takes forces and removal, not {w!r}"[:200], "$.show")
         pushes = []
-        for text in [p for p in request.query.get("push", "").split(",") if p][:4]:
+        for text in [p for p in request.query.get("push", "").split(",") if p]:
             block, _, direction = text.rpartition(":")
+            if direction not in ("+x", "-x", "+y", "-y") or not block:
+                raise BadInput(f"push takes BLOCK:DIR with DIR +x, -x, +y or -y, not {text!r}"[:200], "$.push")
             pushes.append((block, direction))
+        pushes = pushes[:4]  # the first four are drawn
         resp = web.json_response(await labs.overlays(request.match_info["id"], show, pushes))
         resp.enable_compression()
         return resp

@@ -267,7 +267,10 @@ class GameServer:
         if wait:
             raise Refused(429, "too-many-games", f"at most {self.limits.games_per_minute:g} new games a minute "
                                                  f"from one address", retry_after=wait)
-        state = await asyncio.to_thread(new_game, ng.game, ng.players, ng.seed, ng.options, judge=self.judge)
+        try:
+            state = await asyncio.to_thread(new_game, ng.game, ng.players, ng.seed, ng.options, judge=self.judge)
+        except BadInput as exc:  # an option of the right type that the game refuses (OpenAPI: 409, not 400)
+            raise Refused(409, "option", f"at {exc.where}: {exc.what}") from None
         game_id = secrets.token_urlsafe(GAME_ID_BYTES)
         seat_tokens = {p: secrets.token_urlsafe(TOKEN_BYTES) for p, kind in enumerate(ng.seats) if kind == "human"}
         watch = secrets.token_urlsafe(TOKEN_BYTES)
@@ -323,7 +326,7 @@ class GameServer:
         if len(body["move"]) > 200:
             raise BadInput("a move's text is at most 200 characters", "$.move")
         expect = body.get("n")
-        if expect is not None and (not isinstance(expect, int) or isinstance(expect, bool)):
+        if "n" in body and (not isinstance(expect, int) or isinstance(expect, bool)):
             raise BadInput("n must be a whole number", "$.n")
         return await self._change(game_id, token, lambda t, seat: (t.play, seat, body["move"], expect))
 

@@ -27,15 +27,14 @@ NAME_MAX = 24  # characters of a seat's name
 
 
 def clean_name(text: Any) -> str:
-    """A seat's name as people typed it, made plain: printable characters only, spaces squeezed, at most NAME_MAX
-    characters; BadInput for anything but text. The pages show it as text, never as markup."""
+    """A seat's name as people typed it (at most NAME_MAX characters), made plain: printable characters only,
+    spaces squeezed; BadInput for anything else. The pages show it as text, never as markup."""
     if not isinstance(text, str):
         raise BadInput(f"a name is text, got {text!r}", "$.name")
+    if len(text) > NAME_MAX:  # as sent, before squeezing: the OpenAPI document's maxLength
+        raise BadInput(f"a name has at most {NAME_MAX} characters, got {len(text)}", "$.name")
     plain = "".join(c if c.isprintable() else " " for c in text)
-    name = " ".join(plain.split())
-    if len(name) > NAME_MAX:
-        raise BadInput(f"a name has at most {NAME_MAX} characters, got {len(name)}", "$.name")
-    return name
+    return " ".join(plain.split())
 
 
 @dataclass(frozen=True)
