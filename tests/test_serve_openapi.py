@@ -169,3 +169,56 @@ def test_the_websocket_feed_sends_what_the_asyncapi_document_says(served):
         assert not errors, (message["type"], errors[0].message[:300])
     broken = dict(messages[2], event={"kind": "teleport", "player": 0, "n": 1, "label": "P0"})
     assert list(feed.iter_errors(broken))  # the schema can fail
+
+
+def test_what_the_strict_checks_found_stays_fixed(served):
+    """405 names the allowed methods; 6.0 is the integer 6; a POST whose body is optional needs none (and then no
+    content type), while a form's body is still refused."""
+    api = Client(served.url)
+    conn = api._connection()
+    conn.request("TRACE", "/api/lab")
+    resp = conn.getresponse()
+    resp.read()
+    assert resp.status == 405 and {"GET", "POST"} <= set(resp.getheader("Allow", "").split(","))
+    status, made = api.request("POST", "/api/games", {"game": "diabolo", "players": 3.0, "seed": 5.0})
+    assert status == 201
+    token = made["seats"][0]["token"]
+    status, raw = api.raw("POST", f"/api/games/{made['id']}/undo?token={token}")  # no body, no content type
+    assert status == 409 and json.loads(raw)["rule"] != "not-json"  # refused by the undo rule, not the type
+    status, raw = api.raw("POST", f"/api/games/{made['id']}/abandon?token={token}", b"",
+                          headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 415
+    status, raw = api.raw("POST", f"/api/games/{made['id']}/abandon?token={token}")
+    assert status == 200 and json.loads(raw)["abandoned"]
+
+
+def test_the_documents_grammars_are_the_servers():
+    """Where the document writes a server's rule as a pattern (an AI seat within the bounds on `time` and
+    `iters`; the numbers in a text option), the pattern takes exactly what the server takes."""
+    import re
+
+    from tower.app.serve.lobby import check_option_sizes
+    from tower.app.serve.workers import check_ai_spec
+    from tower.games.errors import BadInput
+
+    def takes(check, *args) -> bool:
+        try:
+            check(*args)
+        except BadInput:
+            return False
+        return True
+
+    doc = openapi_document(ROOMY)
+    seat = re.compile(doc["components"]["schemas"]["SeatSpec"]["pattern"])
+    times = ["0", "00", "0.0", "0.000", "0.001", "0.01", "0.1", "00.5", "1", "01", "9.999", "10", "10.0", "10.001",
+             "10.5", "11", "99", "0.5"]
+    iters = ["0", "1", "000001", "9", "99", "100", "9999", "10000", "49999", "50000", "050000", "50001", "99999",
+             "000000"]
+    specs = [f"ai:mcts:time={t}" for t in times] + [f"ai:ismcts:c=1,time={t}" for t in times] + \
+        [f"ai:mcts:iters={i}" for i in iters] + ["human", "ai:greedy", "ai:random:x", "ai:mcts:rollout=12"]
+    for spec in specs:
+        assert bool(seat.fullmatch(spec)) == (spec == "human" or takes(check_ai_spec, spec)), spec
+    text = re.compile(doc["components"]["schemas"]["DiaboloOptions"]["properties"]["values"]["pattern"])
+    for value in ["1,1,2,3,5", "40,40", "41", "1,41,1", "0040", "0000040", "x", "", "12a40b", "99999999"]:
+        sized = takes(check_option_sizes, {"values": value}, {"values": ""}, ROOMY)
+        assert bool(text.fullmatch(value)) == sized, value
