@@ -137,6 +137,34 @@ def large_free_build(i: int) -> list[Box]:
     return boxes
 
 
+INTERLOCKED_KINDS = ("wall", "pyramid", "arch", "column", "bonded")
+
+
+def interlocked_build(i: int) -> tuple[str, list[Box]]:
+    """Build i of the interlocked set (issue 31), 20-400 blocks, the kinds in turn: a running-bond wall of doubles
+    (1-2 deep), a brick pyramid, a corbelled arch, a column of cubes, a random bonded wall (physics.builds)."""
+    from physics.builds import brick_pyramid, corbelled_arch, random_bond, running_bond_wall  # noqa: PLC0415
+
+    rng = random.Random(31_000 + i)
+    kind = INTERLOCKED_KINDS[i % len(INTERLOCKED_KINDS)]
+    if kind == "wall":
+        depth = rng.choice([1, 1, 2])
+        courses = rng.randint(3, int((400 / depth) ** 0.5))
+        length = rng.randint(max(2, 20 // (courses * depth) + 1), max(3, 400 // (courses * depth)))
+        return f"wall {courses}x{length}x{depth}", running_bond_wall(courses, length, depth)
+    if kind == "pyramid":
+        courses = rng.randint(6, 27)
+        return f"pyramid of {courses} courses", brick_pyramid(courses)
+    if kind == "arch":
+        courses, pier = rng.randint(2, 16), rng.randint(2, 5)
+        return f"arch of {courses} courses, piers {pier} wide", corbelled_arch(courses, pier)
+    if kind == "column":
+        n = rng.randint(20, 400)
+        return f"column of {n} cubes", column(n)
+    n = rng.randint(20, 400)
+    return f"bonded wall {i}", random_bond(rng, n)
+
+
 def towers_in_a_row(i: int) -> list[Box]:
     """Several random start-like builds side by side (some touching, some apart): many sub-assemblies."""
     rng = random.Random(27_000 + i)
@@ -171,6 +199,8 @@ def _case(spec: tuple[str, int]) -> dict:
         return compare_one(f"large free build {i}", large_free_build(i))
     if kind == "row":
         return compare_one(f"towers in a row {i}", towers_in_a_row(i))
+    if kind == "interlocked":
+        return compare_one(*interlocked_build(i))
     raise ValueError(kind)
 
 

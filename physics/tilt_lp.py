@@ -38,6 +38,9 @@ WARM_START = True
 #: the second chain runs on a worker thread while the first runs here (HiGHS releases the GIL while it solves),
 #: when the process may use more than one CPU. Same LPs, same order within each chain: same results either way.
 PARALLEL_RAYS = True
+#: How the ray and feasibility LPs are solved (physics.lp.LP): "auto" starts each on HiGHS's (warm) simplex and
+#: hands a degenerate one to the interior-point method.
+LP_METHOD = "auto"
 #: Cap on the load multiplier (tan 89.4 deg): keeps every LP bounded; no real build reaches it.
 LAMBDA_CAP = 100.0
 #: lambda >= -STABLE_TOL counts as standing: solver noise on the normalised (order-1) problem is ~1e-9.
@@ -93,6 +96,7 @@ class TiltProblem:
         self._load_rows = np.column_stack([6 * np.arange(n), 6 * np.arange(n) + 1]).ravel().astype(np.int32)
         self._gen: dict[float, Columns] = {}
         self._models: dict[float, LP] = {}
+        self.method = LP_METHOD
         self.lps = 0
         self._lock = threading.Lock()
 
@@ -144,8 +148,8 @@ class TiltProblem:
         lambda m g d on every block)."""
         return np.column_stack([self.m * d[0], self.m * d[1]]).ravel()
 
-    def load_column(self, d: tuple[float, float]) -> Columns:
-        return Columns.single(6 * self.n, self._load_rows, self.load(d))
+    def load_column(self, d: tuple[float, float], keep_zeros: bool = False) -> Columns:
+        return Columns.single(6 * self.n, self._load_rows, self.load(d), keep_zeros)
 
     def ray(self, phi: float) -> tuple[float | None, np.ndarray | None]:
         """Largest lambda with the load lambda * (cos phi, sin phi) in equilibrium (None: infeasible) and the
@@ -164,7 +168,9 @@ class TiltProblem:
             lo = np.zeros(k + 1)
             hi = np.full(k + 1, _INF)
             lo[k], hi[k] = -LAMBDA_CAP, LAMBDA_CAP
-            lp = LP(Columns.hstack([G, self.load_column(d)]), c, lo, hi, self.b_eq, self.b_eq)
+            # (every load entry kept, zeros too: an interior-point model keeps its solver while the pattern holds)
+            lp = LP(Columns.hstack([G, self.load_column(d, keep_zeros=True)]), c, lo, hi, self.b_eq, self.b_eq,
+                    method=self.method)
             if WARM_START:
                 self._models[key] = lp
         else:
@@ -185,7 +191,7 @@ class TiltProblem:
         hi = np.full(k + 1, _INF)
         lo[k], hi[k] = -LAMBDA_CAP, LAMBDA_CAP
         x, _ = LP(Columns.hstack([G, self.load_column((math.cos(phi), math.sin(phi)))]), c, lo, hi,
-                   self.b_eq, self.b_eq).solve()
+                   self.b_eq, self.b_eq, method=self.method).solve()
         with self._lock:
             self.lps += 1
         return None if x is None else float(x[k])
