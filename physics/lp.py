@@ -33,9 +33,12 @@ LINPROG_OPTIONS: dict[str, Any] = {"output_flag": False, "presolve": "on", "simp
 #: reports margins to 1e-6 degrees: the duality gap and the residuals are driven to 1e-10, two orders below. A
 #: model whose solve ends in any other state than solved (numerical trouble, too many iterations) is solved again
 #: by HiGHS's simplex. Iterative refinement of each Newton step is off: it cost 40 % of the time and changed no
-#: ray by more than 3e-9 (measured on walls and pyramids of 189-210 blocks); presolve finds nothing to remove.
+#: ray by more than 3e-9 (measured on walls and pyramids of 189-1,008 blocks); presolve finds nothing to remove.
+#: The factorisation is QDLDL's, single-threaded: Clarabel's default picks faer with a thread per core, which on
+#: two cores already busy with the two ray chains took a 1,008-block wall's ray from 2 s to 71 s.
 IPM_SETTINGS: dict[str, Any] = {"verbose": False, "tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
-                                "iterative_refinement_enable": False, "presolve_enable": False}
+                                "iterative_refinement_enable": False, "presolve_enable": False,
+                                "direct_solve_method": "qdldl", "max_threads": 1}
 #: A simplex solve of `method="auto"` may take this many pivots per row before the interior-point method takes
 #: over. Start towers and random piles take 0.5-2 per ray (cold or warm); regular interlocked builds, whose many
 #: equivalent force paths make every vertex degenerate, 4-40 (a 95-block running-bond wall: up to 22,900 pivots on
