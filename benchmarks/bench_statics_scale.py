@@ -10,7 +10,8 @@ Growth table: slabs of cubes two layers high (the issue's builds), one cold `jud
 time), PyBullet (`judge_dynamics`), the old statics judge, and `tower check` (both judges, whole command) on the
 2,000-block slab, each beside the 35-block start tower's statics verdict timed in the same run.
 Agreement: the same stands/falls and the tilt margin within 1e-6 degrees on 500 random start towers, the edge builds
-of the test suite (alone, and beside a slab so that they are judged by parts), and 100 random large free builds.
+of the test suite (alone, and beside a slab so that they are judged by parts), 100 random large free builds and 60
+interlocked builds of 20-400 blocks (issue 31: walls, pyramids, corbelled arches, columns, random bonded walls).
 """
 
 from __future__ import annotations
@@ -228,11 +229,14 @@ def _run_bounded(specs: list[tuple[str, int]], jobs: int, timeout: float) -> tup
     return rows, slow
 
 
-def verify(towers: int, large: int, jobs: int) -> bool:
+def verify(towers: int, large: int, jobs: int, interlocked: int = 0, only: str | None = None) -> bool:
     n_edge = len(edge_builds())
     sets = {"start towers": [("tower", i) for i in range(towers)],
             "edge builds": [("edge", i) for i in range(n_edge)] + [("edge+slab", i) for i in range(n_edge)],
-            "large free builds": [("large", i) for i in range(large)] + [("row", i) for i in range(large // 4)]}
+            "large free builds": [("large", i) for i in range(large)] + [("row", i) for i in range(large // 4)],
+            "interlocked builds": [("interlocked", i) for i in range(interlocked)]}
+    if only:
+        sets = {k: v for k, v in sets.items() if k.startswith(only)}
     ok = True
     for label, specs in sets.items():
         t = time.perf_counter()
@@ -347,18 +351,21 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--towers", type=int, default=500)
     ap.add_argument("--large", type=int, default=100)
+    ap.add_argument("--interlocked", type=int, default=60,
+                    help="interlocked builds of 20-400 blocks (walls, pyramids, arches, columns, bonded walls)")
+    ap.add_argument("--only", help="verify one set only: start, edge, large or interlocked")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--dynamics-max", type=int, default=400, help="PyBullet only on slabs up to this many blocks")
     ap.add_argument("--check-timeout", type=float, default=120.0)
     ap.add_argument("--no-check", action="store_true", help="skip `tower check` on the 2,000-block slab")
     args = ap.parse_args()
     if args.quick:
-        args.runs, args.towers, args.large = 3, 50, 20
+        args.runs, args.towers, args.large, args.interlocked = 3, 50, 20, 10
     ok = True
     if not args.verify:
         growth(args.runs, args.dynamics_max, not args.no_check, args.check_timeout)
     if not args.growth:
-        ok = verify(args.towers, args.large, args.jobs)
+        ok = verify(args.towers, args.large, args.jobs, args.interlocked, args.only)
     return 0 if ok else 1
 
 

@@ -39,12 +39,14 @@ LINPROG_OPTIONS: dict[str, Any] = {"output_flag": False, "presolve": "on", "simp
 IPM_SETTINGS: dict[str, Any] = {"verbose": False, "tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
                                 "iterative_refinement_enable": False, "presolve_enable": False,
                                 "direct_solve_method": "qdldl", "max_threads": 1}
-#: A simplex solve of `method="auto"` may take this many pivots per row before the interior-point method takes
-#: over. Start towers and random piles take 0.5-2 per ray (cold or warm); regular interlocked builds, whose many
-#: equivalent force paths make every vertex degenerate, 4-40 (a 95-block running-bond wall: up to 22,900 pivots on
-#: 570 rows for one warm ray), where the interior-point method needs 20-30 iterations.
+#: A simplex solve of `method="auto"` may take this many pivots per row (warm; cold: COLD_PIVOTS_PER_ROW) before
+#: it starts again cold, or the interior-point method takes over. Start towers take 0.6-3.7 per ray warm and up to
+#: 3.2 cold (measured over 16 of them), so theirs all stay on the simplex, pivots and vertices unchanged; regular
+#: interlocked builds, whose many equivalent force paths make every vertex degenerate, take 4-40 (a 95-block
+#: running-bond wall: up to 22,900 pivots on 570 rows for one warm ray), where the interior-point method needs
+#: 15-30 iterations.
 PIVOTS_PER_ROW = 4
-COLD_PIVOTS_PER_ROW = 1.5
+COLD_PIVOTS_PER_ROW = 3.5
 #: From this many rows (6 per box: 50 boxes) `method="auto"` goes straight to the interior-point method. The
 #: simplex's pivots cost more the larger the model (~0.02 ms at 210 rows, ~1 ms at 2,340), so its budget would be
 #: a loss there, and even random piles (1 pivot per row) are no faster on it from about this size (measured).
