@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,16 +33,14 @@ from tower.schemas import FORMATS, problem, schema
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hypothesis_compat import patch_hypothesis_jsonschema  # noqa: E402
+from node_tools import NODE, node_modules  # noqa: E402
 from test_schemas_fast import mutate  # noqa: E402
 
 patch_hypothesis_jsonschema()
 
-ROOT = Path(__file__).resolve().parents[1]
-AJV_DIR = ROOT / ".tools" / "ajv"
 #: The ajv `.ci/run` installs (and this test, when it is missing).
 AJV_VERSION = "8.20.0"
 CHECK_JS = Path(__file__).resolve().parent / "schema_tools" / "ajv_check.js"
-NODE, NPM = shutil.which("node"), shutil.which("npm")
 BEAM = {"format": "tower-build/1", "blocks": [
     {"id": "a", "origin": [0, 0, 0], "size": [2, 2, 2],
      "faces": {"+x": "purple", "-x": "grey", "+y": "red", "-y": "yellow", "+z": "dark-blue", "-z": "light-blue"}},
@@ -54,16 +51,7 @@ BEAM = {"format": "tower-build/1", "blocks": [
 @pytest.fixture(scope="module")
 def ajv_modules() -> Path:
     """node_modules holding ajv (the project-local .tools/, not committed), installed from npm if missing."""
-    if NODE is None:
-        pytest.skip("node is not installed (.ci/run installs nodejs and npm)")
-    modules = AJV_DIR / "node_modules"
-    if not (modules / "ajv").is_dir():
-        if NPM is None:
-            pytest.skip("npm is not installed (.ci/run installs it)")
-        proc = subprocess.run([NPM, "install", "--prefix", str(AJV_DIR), "--no-audit", "--no-fund",
-                               f"ajv@{AJV_VERSION}"], capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-    return modules
+    return node_modules("ajv", "ajv", f"ajv@{AJV_VERSION}")
 
 
 def ajv(modules: Path, cases: list[tuple[str, str | None, Any]], tmp_path: Path) -> dict[str, Any]:
