@@ -204,6 +204,8 @@ def test_malformed_edits_are_bad_input_and_change_nothing() -> None:
                       ({"op": "add", "kind": "cube", "origin": [0, 0, 0.5]}, "$.origin"),
                       ({"op": "add", "kind": "cube", "origin": [6, 6, 0], "size": [2, 2, 4]}, "$.size"),
                       ({"op": "jump"}, "$.op"),
+                      ({"op": "move", "block": "c1", "origin": [6, 6, 0], "top": {}}, "$.top"),  # even unused
+                      ({"op": "add", "kind": "cube", "origin": [6, 6, 0], "id": None}, "$.id"),
                       ({"op": "move", "block": "c1", "origin": [0, 0, 0], "speed": 3}, "$.speed"),
                       ({"op": "load", "build": {"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0]}]}},
                        "$.blocks[0]")]:

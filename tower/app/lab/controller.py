@@ -339,6 +339,8 @@ class LabController:
         for key, value in op.items():
             if value is None:  # leave a key out for its default; null is no value of any of them
                 raise BadInput(f"{key} must not be null (leave it out for its default)"[:200], f"$.{key}")
+        if "top" in op and (not isinstance(op["top"], str) or op["top"] not in COLOUR_INDEX):  # even where unused
+            raise BadInput(f"unknown colour {op['top']!r} (one of: {', '.join(COLOURS)})"[:200], "$.top")
         kind = op["op"]
         handler = {"add": self._add, "move": self._move, "turn": self._turn, "delete": self._delete,
                    "figure": self._figure, "unfigure": self._unfigure, "stone": self._stone,
