@@ -10,16 +10,19 @@ lines an arch admits: a contact whose least normal force is above zero carries a
 build can stand; one whose least is zero may carry nothing; one whose bounds meet is determinate.
 
 Cost: two LPs per contact at most, all on one model (only the objective changes; HiGHS re-solves warm), fewer
-by three shortcuts. A contact that is the only link between a group of blocks and the rest (a bridge of the
-contact graph) carries exactly that group's weight, straight up: no LP. Every distribution solved on the way shows
-which contacts it leaves unloaded, proving their least normal force is zero without an LP of their own. And the
-least normal force is sought with the contact's friction held at zero: when that constraint costs nothing (its
-duals vanish) the same LP also gives the least resultant (the normal force alone).
+by three shortcuts. Side contacts carry no weight, so a horizontal contact that alone links a group of blocks to the
+table through horizontal contacts (a bridge of that graph) carries exactly the group's weight in every
+distribution: determinate, no LP. Every distribution solved on the way proves something for all contacts at once:
+a contact it leaves unloaded may carry nothing (least normal force 0), one that carries everything resting on it
+carries its greatest. And the least normal force is sought with the contact's friction held at zero: when that
+constraint costs nothing (its duals vanish) the same LP gives the least resultant too (the normal force alone).
 
-The resultant's greatest magnitude is at most sqrt(1 + mu^2) times the greatest normal force (friction at its
-limit); that bound is attained where a self-balancing friction squeeze can ride on the greatest normal force,
-which a few LPs along the octagon's vertex directions test. Where none attains it, the greatest value found is
-reported with that bound beside it (`resultant_bounds`).
+The resultant's magnitude |F| = sqrt(N^2 + |f_t|^2) is convex, so its greatest value over the set is not an LP.
+It is at most sqrt(1 + mu^2) times the greatest normal force (friction at its limit), which a self-balancing friction
+squeeze riding on the greatest normal force often reaches; the greatest resultant reported is the largest among
+all distributions solved (attained, with its witness), with that bound beside it (`resultant_bounds_n`). The least
+resultant is exact where a distribution carries the least normal force without friction at the contact (nearly
+always); elsewhere the least found is reported, with the least normal force as its lower bound.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from physics.admissible import ANGLES, GeneratorSet
+from physics.admissible import GeneratorSet
 from physics.contacts import TABLE
 from physics.equilibrium import EquilibriumSystem
 
@@ -39,11 +42,6 @@ from physics.equilibrium import EquilibriumSystem
 ZERO = 1e-9
 #: Bounds closer than this (mean block weights) meet: the contact is determinate.
 DETERMINATE = 1e-7
-#: The greatest resultant counts as reaching its bound sqrt(1 + mu^2) N when within this fraction of it.
-REACH_REL = 1e-7
-#: Directions (octagon vertices, in steps of 45 degrees from +x) along which a friction squeeze is tried at the
-#: greatest normal force: the one nearest the friction already there first, then the four axes.
-SQUEEZE_TRIES = 5
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ MODE_REL = 0.02
 
 @dataclass(frozen=True)
 class BlockMotion:
-    """One moving block's virtual motion: `velocity` of its centre (relative: the fastest block's is 1),
+    """One moving block's virtual motion: `velocity` of its centre (relative: the fastest centre's is 1),
     `spin` (radians per metre travelled by the fastest centre, a vector along the axis, right-handed) and, when it
     turns, `axis_point`: the point of the rotation axis nearest its centre (metres)."""
 
@@ -153,8 +153,9 @@ def failure_mode(boxes: Sequence[Box], contacts: list[Contact], inset: float, du
     moving = np.flatnonzero(strength > MOVING_REL * strength.max())
     moving = moving[np.argsort(-strength[moving], kind="stable")]
     half_diag = np.linalg.norm(size, axis=1) / 2
-    speed = max(float(np.linalg.norm(v[moving], axis=1).max()),
-                float((np.linalg.norm(w[moving], axis=1) * half_diag[moving]).max()), 1e-300)
+    speed = float(np.linalg.norm(v[moving], axis=1).max())
+    if speed <= 1e-9 * float((np.linalg.norm(w[moving], axis=1) * half_diag[moving]).max()):
+        speed = float((np.linalg.norm(w[moving], axis=1) * half_diag[moving]).max())  # turning in place
     v, w = v / speed, w / speed
     turning = np.linalg.norm(w, axis=1) * half_diag > MODE_REL
     motions = []

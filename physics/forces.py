@@ -27,15 +27,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from physics.bounds import ForceBounds, force_bounds
 from physics.contacts import TABLE
 from physics.equilibrium import OCTAGON, EquilibriumSystem
+from physics.friction_need import CRITICAL_USE, FrictionNeed, friction_need
 from physics.model import Box
 from physics.statics import COM_INSET_M, stands
 from physics.units import DEFAULT_MU, GRAVITY
 
-#: A contact whose friction use |f_t| / (mu f_n) is at least this is "friction-critical" (drawn in a warning
-#: colour): it would slip first if the table were nudged.
-FRICTION_CRITICAL = 0.8
+#: A contact is "friction-critical" when every admissible distribution uses at least this share of its friction
+#: (physics.friction_need; one distribution's friction use says nothing about that).
+FRICTION_CRITICAL = CRITICAL_USE
 #: The Newton solve stops when every equilibrium row balances to this fraction of the mean weight (moments: of the
 #: mean weight times the mean box size).
 SOLVE_TOL = 1e-10
@@ -67,10 +69,6 @@ class ContactForce:
     edge_distance_m: float
     rect: tuple[float, float, float, float, float, float]
 
-    @property
-    def friction_critical(self) -> bool:
-        return self.friction_use >= FRICTION_CRITICAL
-
     def to_json(self) -> dict:
         return {"a": self.a, "b": self.b, "normal": list(self.normal), "normal_n": round(self.normal_n, 6),
                 "friction_n": round(self.friction_n, 6), "friction_use": round(self.friction_use, 4),
@@ -81,7 +79,10 @@ class ContactForce:
 
 @dataclass(frozen=True)
 class ContactForces:
-    """The answer of `contact_forces`: `stands` False (and no contacts) when no distribution exists."""
+    """The answer of `contact_forces`: `stands` False (and no contacts) when no distribution exists. `contacts`:
+    the minimum-norm distribution, one example; with bounds asked for, `bounds` (what every admissible
+    distribution has in common, per contact in the same order, physics.bounds) and `friction` (the least friction
+    coefficient and the friction-critical contacts, physics.friction_need)."""
 
     stands: bool
     contacts: tuple[ContactForce, ...]
@@ -91,6 +92,8 @@ class ContactForces:
     status: str = "optimal"
     ms: float = 0.0
     extra: dict = field(default_factory=dict)
+    bounds: ForceBounds | None = field(default=None, repr=False)
+    friction: FrictionNeed | None = field(default=None, repr=False)
 
     def most_loaded(self, k: int = 5) -> list[ContactForce]:
         return sorted(self.contacts, key=lambda c: -c.normal_n)[:k]
@@ -106,18 +109,37 @@ class ContactForces:
                 out[c.a] = out.get(c.a, 0.0) + c.normal_n
         return out
 
-    def to_json(self) -> dict:
-        return {"stands": self.stands, "method": self.method, "mu": self.mu, "weight_n": round(self.weight_n, 6),
-                "friction_critical_at": FRICTION_CRITICAL, "status": self.status,
-                "contacts": [c.to_json() for c in self.contacts]}
+    def to_json(self, witnesses: bool = False) -> dict:
+        """The JSON form (docs/formats.md); `witnesses`: every distribution a bound names, in full (large)."""
+        out = {"stands": self.stands, "method": self.method, "mu": self.mu, "weight_n": round(self.weight_n, 6),
+               "friction_critical_at": FRICTION_CRITICAL, "status": self.status,
+               "contacts": [c.to_json() for c in self.contacts]}
+        if self.bounds is not None:
+            critical = set(self.friction.critical) if self.friction is not None else set()
+            for k, (c, b) in enumerate(zip(out["contacts"], self.bounds.contacts, strict=True)):
+                c["bounds"] = b.to_json() | {"friction_critical": k in critical}
+        if self.friction is not None:
+            out["least_mu"] = self.friction.to_json() | {"witness": self.extra.get("least_mu_witness", -1)}
+        if witnesses and self.bounds is not None:
+            out["distributions"] = [[_compact(c) for c in self.bounds.distribution(i)]
+                                    for i in range(len(self.bounds.distributions))]
+        return out
 
 
-def contact_forces(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M) -> ContactForces:
-    """The minimum-norm contact force distribution of a build (module docstring), per contact rectangle.
+def _compact(c: ContactForce) -> list[float]:
+    """One contact of a witness distribution: the resultant on b (N), its point (m) and the torsion (N m)."""
+    return [round(v, 9) + 0.0 for v in (*c.force, *c.point, c.torsion_nm)]
 
-    Uses the same contacts and inset corners as the statics judge, with the exact friction cone (which contains
-    the judge's pyramids), so a build the judge finds standing always has a distribution here; one it finds
-    falling gets `stands=False` and none.
+
+def contact_forces(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M,
+                   bounds: bool = False) -> ContactForces:
+    """The minimum-norm contact force distribution of a build (module docstring), per contact rectangle; with
+    `bounds`, also the bounds of every contact's force over all admissible distributions (physics.bounds) and the
+    friction the build needs (physics.friction_need; for a falling build, the coefficient that would hold it).
+
+    Uses the same contacts and inset corners as the statics judge, with the friction octagon (which contains the
+    judge's pyramids), so a build the judge finds standing always has a distribution here; one it finds falling
+    gets `stands=False` and none.
     """
     t0 = time.perf_counter()
     boxes = list(boxes)
@@ -125,7 +147,9 @@ def contact_forces(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: floa
     if not boxes:
         return ContactForces(True, (), mu, 0.0)
     if not stands(boxes, mu=mu, com_inset=com_inset):
-        return ContactForces(False, (), mu, weight, status="falls", ms=(time.perf_counter() - t0) * 1000)
+        need = friction_need(EquilibriumSystem(boxes, mu, com_inset), stands=False) if bounds else None
+        return ContactForces(False, (), mu, weight, status="falls", ms=(time.perf_counter() - t0) * 1000,
+                             friction=need)
     sys_ = EquilibriumSystem(boxes, mu, com_inset)
     x, iterations = min_norm_forces(sys_)
     method, status = "minimum-norm", "optimal"
@@ -134,8 +158,17 @@ def contact_forces(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: floa
         x, method, status = sol.x, "feasible (LP vertex)", "newton-not-converged"
         if x is None:
             return ContactForces(False, (), mu, weight, status=sol.status, ms=(time.perf_counter() - t0) * 1000)
+    found = need = None
+    extra_w = -1
+    if bounds:
+        found = force_bounds(sys_, [x])
+        need = friction_need(sys_, stands=True)
+        if need.witness is not None and found is not None:
+            found.distributions.append(need.witness)
+            extra_w = len(found.distributions) - 1
     return ContactForces(True, tuple(per_contact(sys_, x)), mu, weight, method, status,
-                         (time.perf_counter() - t0) * 1000, {"newton_iterations": iterations})
+                         (time.perf_counter() - t0) * 1000, {"newton_iterations": iterations, "least_mu_witness": extra_w},
+                         found, need)
 
 
 def _octagon_geometry(mu: float) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tower.app.commands.check import direction_words, fall_line
+from tower.app.commands.check import direction_words, fall_line, tilt_words
 from tower.climbers.build import Build
 from tower.climbers.legality import Violation, is_legal
 
@@ -30,7 +30,7 @@ def verdict_words(stability: dict[str, Any] | None, build: Build) -> list[str]:
         dx, dy = s["weakest_direction"]
         toward = f" toward {direction_words(dx, dy)}" if math.hypot(dx, dy) > 0 else ""
         return [f"stability: {stability['verdict'].upper()}: it stands; a table tilted by "
-                f"{s['tilt_margin_deg']:.1f} deg would tip it over{toward}"]
+                f"{s['tilt_margin_deg']:.1f} deg would {tilt_words(s)}{toward}"]
     return [f"stability: {stability['verdict'].upper()}: {fall_line(s, build)}"]
 
 
