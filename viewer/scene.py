@@ -51,6 +51,13 @@ EXTRA_RGB: dict[str, tuple[int, int, int]] = {
     "load-medium": (120, 150, 215),
     "load-heavy": (55, 85, 180),
     "force-critical": (255, 110, 0),
+    # the force bounds: what a contact may carry (a thin dark grey shaft beyond the thick certain part); the minimum-norm
+    # example as thin green lines; a falling build's motion (crimson arrows, violet rotation axes, moving blocks pink)
+    "force-possible": (70, 70, 84),
+    "force-example": (30, 150, 40),
+    "motion": (200, 20, 60),
+    "motion-axis": (120, 40, 200),
+    "moving": (246, 176, 176),
     "push": (200, 0, 160),
     "tilt": (20, 150, 150),
     "neutral": (215, 215, 215),

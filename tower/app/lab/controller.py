@@ -198,7 +198,13 @@ class LabController:
         ghost of a block about to be placed, the weakest tilt direction on the table, the words of the analysis
         as overlay text; with `show` ("forces", "removal") and `pushes` ((block, direction), ...) the physics
         overlays of `viewer.overlays` (asked of the physics here, once per build)."""
-        from viewer.overlays import with_forces, with_pushes, with_removal_map, with_weakest_tilt
+        from viewer.overlays import (
+            with_failure,
+            with_forces,
+            with_pushes,
+            with_removal_map,
+            with_weakest_tilt,
+        )
         from viewer.scene import SceneGhost, build_scene, face_names
 
         ghosts = [SceneGhost(ghost.id, ghost.origin, ghost.size, face_names(ghost), True, "ghost")] if ghost else []
@@ -207,6 +213,7 @@ class LabController:
                             lines=analysis["words"])
         if analysis["stability"] is not None:
             scene = with_weakest_tilt(scene, analysis["stability"]["statics"])
+            scene = with_failure(scene, analysis["stability"]["statics"])
         if "forces" in show:
             scene = with_forces(scene, self.forces()["forces"])
         if "removal" in show:
