@@ -121,14 +121,15 @@ class ContactForces:
         if self.friction is not None:
             out["least_mu"] = self.friction.to_json() | {"witness": self.extra.get("least_mu_witness", -1)}
         if witnesses and self.bounds is not None:
-            out["distributions"] = [[_compact(c) for c in self.bounds.distribution(i)]
-                                    for i in range(len(self.bounds.distributions))]
+            out["distributions"] = [_compact(self.bounds.system, x) for x in self.bounds.distributions]
         return out
 
 
-def _compact(c: ContactForce) -> list[float]:
-    """One contact of a witness distribution: the resultant on b (N), its point (m) and the torsion (N m)."""
-    return [round(v, 9) + 0.0 for v in (*c.force, *c.point, c.torsion_nm)]
+def _compact(sys_: EquilibriumSystem, x: np.ndarray) -> list[list[float]]:
+    """A witness distribution, one row per contact: the resultant on b (N), its point (m), the torsion (N m)."""
+    a = contact_arrays(sys_, x)
+    rows = np.concatenate([a["force"], a["point"], a["torsion_nm"][:, None]], axis=1)
+    return (np.round(rows, 9) + 0.0).tolist()
 
 
 def contact_forces(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M,
@@ -290,45 +291,58 @@ def dual_newton(sys_: EquilibriumSystem, y0: np.ndarray, metric: np.ndarray | No
     return None, y, max_iter
 
 
-def per_contact(sys_: EquilibriumSystem, x: np.ndarray) -> list[ContactForce]:
-    """Sum a solution's corner forces per contact rectangle: resultant, centre of pressure, torsion, edge gap."""
+def contact_arrays(sys_: EquilibriumSystem, x: np.ndarray) -> dict[str, np.ndarray]:
+    """A solution's corner forces summed per contact rectangle, for all contacts at once (SI units): `normal_n`,
+    `force` (the resultant on b), `point` (the centre of pressure of the normal forces; the rectangle's middle when
+    unloaded), `torsion_nm` (about the normal), `friction_n`, `edge_m` (from the point to the nearest edge)."""
+    K = len(sys_.contacts)
     unit = sys_.unit_force_n
-    ids = [b.id for b in sys_.boxes]
     x = x[:sys_.ncol] * unit
     corner_force = np.zeros((len(sys_.corner_contact), 3))
     np.add.at(corner_force, sys_.col_corner, x[:, None] * sys_.col_force)
+    f = corner_force.reshape(K, 4, 3)  # contact_corners gives every contact its 4 corners, in contact order
+    p = sys_.corner_point.reshape(K, 4, 3)
+    axis = np.array([c.axis for c in sys_.contacts], dtype=np.int64)
+    rows = np.arange(K)
+    fn = f[rows, :, axis]  # (K, 4)
+    N = fn.sum(axis=1)
+    F = f.sum(axis=1)
     total_weight = float(sum(b.mass for b in sys_.boxes)) * GRAVITY
+    loaded = N > UNLOADED_REL * total_weight
+    point = p.mean(axis=1)  # the middle of the inset rectangle is the middle of the rectangle
+    point[loaded] = (fn[loaded, :, None] * p[loaded]).sum(axis=1) / N[loaded, None]
+    torsion = np.cross(p - point[:, None, :], f).sum(axis=1)[rows, axis]
+    ft = F.copy()
+    ft[rows, axis] = 0.0
+    fric = np.linalg.norm(ft, axis=1)
+    rect = np.array([c.rect for c in sys_.contacts], dtype=float).reshape(K, 4)
+    first = np.where(axis == 0, 1, 0)  # the two in-plane coordinates, ascending (contacts.Contact.rect)
+    second = np.where(axis == 2, 1, 2)
+    pu, pv = point[rows, first], point[rows, second]
+    edge = np.maximum(0.0, np.minimum.reduce([pu - rect[:, 0], rect[:, 1] - pu, pv - rect[:, 2], rect[:, 3] - pv]))
+    return {"normal_n": N, "force": F, "point": point, "torsion_nm": torsion, "friction_n": fric, "edge_m": edge,
+            "loaded": loaded, "axis": axis, "rect": rect}
+
+
+def per_contact(sys_: EquilibriumSystem, x: np.ndarray) -> list[ContactForce]:
+    """Sum a solution's corner forces per contact rectangle: resultant, centre of pressure, torsion, edge gap."""
+    ids = [b.id for b in sys_.boxes]
+    a = contact_arrays(sys_, x)
     out = []
     for k, c in enumerate(sys_.contacts):
-        corners = np.flatnonzero(sys_.corner_contact == k)
-        f = corner_force[corners]
-        p = sys_.corner_point[corners]
         axis = c.axis
-        normal = np.eye(3)[axis]
-        fn = f[:, axis]
-        N = float(fn.sum())
-        F = f.sum(axis=0)
+        N = float(a["normal_n"][k])
+        fric = float(a["friction_n"][k])
+        use = fric / (sys_.mu * N) if a["loaded"][k] and sys_.mu > 0 else 0.0
         others = [i for i in range(3) if i != axis]
         u0, u1, v0, v1 = c.rect
-        if N > UNLOADED_REL * total_weight:
-            point = (fn[:, None] * p).sum(axis=0) / N
-        else:
-            point = p.mean(axis=0)
-            point[others[0]], point[others[1]] = (u0 + u1) / 2, (v0 + v1) / 2
-        point[axis] = c.plane
-        torsion = float(np.cross(p - point, f)[:, axis].sum())
-        ft = F.copy()
-        ft[axis] = 0.0
-        fric = float(np.linalg.norm(ft))
-        use = fric / (sys_.mu * N) if N > UNLOADED_REL * total_weight and sys_.mu > 0 else 0.0
-        pu, pv = point[others[0]], point[others[1]]
-        edge = max(0.0, min(pu - u0, u1 - pu, pv - v0, v1 - pv))
         rect = [0.0] * 6
         rect[2 * others[0]], rect[2 * others[0] + 1] = u0, u1
         rect[2 * others[1]], rect[2 * others[1] + 1] = v0, v1
         rect[2 * axis] = rect[2 * axis + 1] = c.plane
-        out.append(ContactForce("table" if c.a == TABLE else ids[c.a], ids[c.b], tuple(float(v) for v in normal),
-                                N, fric, min(use, 1.0) if math.isfinite(use) else 0.0,
-                                tuple(float(v) for v in F), tuple(float(v) for v in point), torsion, edge,
-                                tuple(float(v) for v in rect)))
+        out.append(ContactForce("table" if c.a == TABLE else ids[c.a], ids[c.b],
+                                tuple(float(v) for v in np.eye(3)[axis]), N, fric,
+                                min(use, 1.0) if math.isfinite(use) else 0.0,
+                                tuple(float(v) for v in a["force"][k]), tuple(float(v) for v in a["point"][k]),
+                                float(a["torsion_nm"][k]), float(a["edge_m"][k]), tuple(float(v) for v in rect)))
     return out
