@@ -37,6 +37,7 @@ import numpy as np
 from physics.admissible import GeneratorSet
 from physics.contacts import TABLE
 from physics.equilibrium import EquilibriumSystem
+from physics.per_contact import per_contact
 
 #: A normal force below this (mean block weights) is zero: the contact carries nothing.
 ZERO = 1e-9
@@ -90,9 +91,7 @@ class ForceBounds:
     ms: float = 0.0
 
     def distribution(self, i: int) -> list:
-        """Distribution i per contact (physics.forces.ContactForce: resultant, point, torsion)."""
-        from physics.forces import per_contact  # noqa: PLC0415 - forces imports this module
-
+        """Distribution i per contact (physics.per_contact.ContactForce: resultant, point, torsion)."""
         return per_contact(self.system, self.distributions[i])
 
 

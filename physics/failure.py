@@ -103,12 +103,12 @@ def initial_motion(boxes: Sequence[Box], contacts: list[Contact], inset: float, 
     physics.equilibrium, whose associated flow lets a slipping corner lift by mu per unit slid), the real one
     maximises the work of gravity minus half the kinetic energy rate it costs (sum m |a|^2 + w.I w). That is the
     dual of balancing the blocks as well as the contacts can (the unbalanced force, weighted by the inverse
-    inertia, is least), solved here as the minimum-norm forces are (physics.forces.dual_newton), with the
+    inertia, is least), solved here as the minimum-norm forces are (physics.newton.dual_newton), with the
     blocks' inertia as the metric. Unlike an LP's dual, whose vertex may set blocks that merely ride along in
     motion at any speed, this motion is unique and weighs each block by its inertia: it is the one PyBullet's first
     steps follow (tests/test_physics_failure.py)."""
-    from physics.equilibrium import EquilibriumSystem  # noqa: PLC0415
-    from physics.forces import dual_newton  # noqa: PLC0415 - forces imports the judge, which imports this module
+    from physics.equilibrium import EquilibriumSystem  # noqa: PLC0415 - only for falling builds, when asked
+    from physics.newton import dual_newton  # noqa: PLC0415
 
     sys_ = EquilibriumSystem(boxes, mu, inset, contacts)
     size = np.array([b.size for b in sys_.boxes], dtype=float) / sys_.L
