@@ -124,7 +124,8 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
     wait_until(lambda: "forces" in (body(page, "overlays") or ""), 60, "the forces")
     assert "contacts carry" in page.text_content("#explain")
     kinds = page.evaluate("() => window.towerLab.overlay.scene.arrows.map((a) => a.kind)")
-    assert kinds.count("force") >= 3 and "tilt" in kinds
+    assert kinds.count("force-certain") >= 3 and "tilt" in kinds  # what every contact must carry
+    assert "in every distribution" in page.text_content("#explain")
     shot(page, "forces", tmp_path)
     page.uncheck("#show-forces")
     wait_until(lambda: not body(page, "overlays") or page.evaluate("() => window.towerLab.overlay") is None, 30,
@@ -141,6 +142,10 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
     assert body(page, "verdict") == "collapses" and body(page, "legal") == "false"
     assert "unsupported" in page.text_content("#problems")
     assert "falls" in page.text_content("#verdict")
+    # how it starts to fall: d1 tinted, an arrow from its centre, the axis it turns about, and what they mean
+    kinds = page.evaluate("() => window.towerLab.state.scene.arrows.map((a) => a.kind)")
+    assert "motion" in kinds and "motion-axis" in kinds
+    assert "how each starts to move" in page.text_content("#explain")
     page.mouse.move(*AWAY)
     shot(page, "overhang", tmp_path)
 

@@ -24,7 +24,7 @@ FORCE_ARROW_MIN = 0.12
 #: Friction-critical contacts (physics.friction_need) are drawn at least this long (grid units), whatever their force.
 CRITICAL_MIN = 0.9
 #: Blocks are drawn this opaque under the force overlay, so arrows inside the tower show through.
-FORCE_BLOCK_OPACITY = 0.6
+FORCE_BLOCK_OPACITY = 0.4
 #: The minimum-norm example's arrows are this thin (grid units), drawn this far aside of their point of
 #: application (+x, or +z on side contacts) so that the bounds' arrows do not hide them.
 EXAMPLE_RADIUS, EXAMPLE_ASIDE = 0.035, 0.3

@@ -102,14 +102,14 @@ def lean(build, ids: list[str]) -> tuple[float, float] | None:
 
 #: The failure modes of physics.failure as verbs (one block, several).
 MODE_VERBS = {"tip": ("tips over", "tip over"), "slide": ("slides", "slide"),
-              "tip-and-slide": ("tips over, slipping,", "tip over, slipping,"), "drop": ("drops", "drop")}
+              "tip-and-slide": ("tips over, partly sliding,", "tip over, partly sliding,"), "drop": ("drops", "drop")}
 
 
 def tilt_words(statics: dict[str, Any]) -> str:
     """What the weakest table tilt does to a standing build: "tip it over" or "make it slide" (the failure mode
     of the critical LP's dual, physics.failure)."""
     mode = (statics.get("failure") or {}).get("mode", "tip")
-    return {"slide": "make it slide", "tip-and-slide": "tip it over, slipping,"}.get(mode, "tip it over")
+    return {"slide": "make it slide", "tip-and-slide": "tip it over, partly sliding,"}.get(mode, "tip it over")
 
 
 def fall_line(statics: dict[str, Any], build) -> str:

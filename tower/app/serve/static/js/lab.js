@@ -210,7 +210,8 @@ async function explain() {
 
 // the words of the overlays and what their colours mean (the scene's legend), for people and screen readers
 function legend(words) {
-  const scene = page.overlay ? page.overlay.scene : null;
+  // without overlays, the build's own scene: a falling build's motion has a legend of its own
+  const scene = page.overlay ? page.overlay.scene : (page.state && page.state.scene);
   const items = words.map((w) => item('li', w.trim()));
   for (const e of scene ? scene.legend : []) {
     const li = item('li', e.text, 'legend');
