@@ -105,7 +105,7 @@ def stands(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_
     for phi in (0.0, math.pi / FRICTION_SIDES):
         G = prob.generators(phi)
         k = G.cols
-        x, _ = LP(G, np.zeros(k), np.zeros(k), np.full(k, math.inf), prob.b_eq, prob.b_eq).solve()
+        x, _ = LP(G, np.zeros(k), np.zeros(k), np.full(k, math.inf), prob.b_eq, prob.b_eq, method=prob.method).solve()
         if x is None:
             return False
     return True

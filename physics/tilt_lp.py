@@ -18,6 +18,7 @@ import numpy as np
 from physics.contacts import TABLE, Contact, contact_corners, find_contacts
 from physics.lp import LINPROG_OPTIONS, LP, ZERO_COEFF, Columns, cpus, highs
 from physics.model import Box
+from physics.symmetry import orbit_representatives, symmetries
 from physics.threads import side_by_side
 
 #: Sides of the friction pyramid (inscribed in the Coulomb cone). It is turned for each LP so that generators
@@ -38,6 +39,11 @@ WARM_START = True
 #: the second chain runs on a worker thread while the first runs here (HiGHS releases the GIL while it solves),
 #: when the process may use more than one CPU. Same LPs, same order within each chain: same results either way.
 PARALLEL_RAYS = True
+#: How the ray and feasibility LPs are solved (physics.lp.LP): "auto" starts each on HiGHS's (warm) simplex and
+#: hands a degenerate one to the interior-point method.
+LP_METHOD = "auto"
+#: Rays that a symmetry of the build maps onto each other are solved once (physics.symmetry).
+USE_SYMMETRY = True
 #: Cap on the load multiplier (tan 89.4 deg): keeps every LP bounded; no real build reaches it.
 LAMBDA_CAP = 100.0
 #: lambda >= -STABLE_TOL counts as standing: solver noise on the normalised (order-1) problem is ~1e-9.
@@ -93,6 +99,7 @@ class TiltProblem:
         self._load_rows = np.column_stack([6 * np.arange(n), 6 * np.arange(n) + 1]).ravel().astype(np.int32)
         self._gen: dict[float, Columns] = {}
         self._models: dict[float, LP] = {}
+        self.method = LP_METHOD
         self.lps = 0
         self._lock = threading.Lock()
 
@@ -144,8 +151,8 @@ class TiltProblem:
         lambda m g d on every block)."""
         return np.column_stack([self.m * d[0], self.m * d[1]]).ravel()
 
-    def load_column(self, d: tuple[float, float]) -> Columns:
-        return Columns.single(6 * self.n, self._load_rows, self.load(d))
+    def load_column(self, d: tuple[float, float], keep_zeros: bool = False) -> Columns:
+        return Columns.single(6 * self.n, self._load_rows, self.load(d), keep_zeros)
 
     def ray(self, phi: float) -> tuple[float | None, np.ndarray | None]:
         """Largest lambda with the load lambda * (cos phi, sin phi) in equilibrium (None: infeasible) and the
@@ -164,7 +171,9 @@ class TiltProblem:
             lo = np.zeros(k + 1)
             hi = np.full(k + 1, _INF)
             lo[k], hi[k] = -LAMBDA_CAP, LAMBDA_CAP
-            lp = LP(Columns.hstack([G, self.load_column(d)]), c, lo, hi, self.b_eq, self.b_eq)
+            # (every load entry kept, zeros too: an interior-point model keeps its solver while the pattern holds)
+            lp = LP(Columns.hstack([G, self.load_column(d, keep_zeros=True)]), c, lo, hi, self.b_eq, self.b_eq,
+                    method=self.method)
             if WARM_START:
                 self._models[key] = lp
         else:
@@ -185,7 +194,7 @@ class TiltProblem:
         hi = np.full(k + 1, _INF)
         lo[k], hi[k] = -LAMBDA_CAP, LAMBDA_CAP
         x, _ = LP(Columns.hstack([G, self.load_column((math.cos(phi), math.sin(phi)))]), c, lo, hi,
-                   self.b_eq, self.b_eq).solve()
+                   self.b_eq, self.b_eq, method=self.method).solve()
         with self._lock:
             self.lps += 1
         return None if x is None else float(x[k])
@@ -194,11 +203,15 @@ class TiltProblem:
         """The INITIAL_DIRECTIONS rays, as two chains (one per friction-pyramid turn, each on its own model) run
         side by side when PARALLEL_RAYS allows. A chain stops at its first ray that shows the build cannot stand
         unloaded (r < 0 or infeasible): the margin then comes from rescue(), not from the rays. Each chain's LPs
-        and their order do not depend on the threads, so neither do the results."""
+        and their order do not depend on the threads, so neither do the results. A ray whose direction is the
+        image of an earlier one under a symmetry of the build (physics.symmetry) is not solved but copied, after
+        both chains."""
+        phis = [2 * math.pi * k / INITIAL_DIRECTIONS for k in range(INITIAL_DIRECTIONS)]
+        derived = orbit_representatives(phis, symmetries(self.boxes)) if USE_SYMMETRY else {}
         chains: dict[float, list[float]] = {}
-        for k in range(INITIAL_DIRECTIONS):
-            phi = 2 * math.pi * k / INITIAL_DIRECTIONS
-            chains.setdefault(self._key(phi), []).append(phi)
+        for phi in phis:
+            if phi not in derived:
+                chains.setdefault(self._key(phi), []).append(phi)
         rays: dict[float, tuple[float | None, np.ndarray | None]] = {}
 
         def run(chain: list[float]) -> None:
@@ -214,7 +227,11 @@ class TiltProblem:
         else:
             for chain in todo:
                 run(chain)
-        return rays
+        for phi, (psi, g) in derived.items():
+            if psi in rays:  # (not when its chain stopped before it: the build falls either way)
+                r, duals = rays[psi]
+                rays[phi] = (r, g.duals(duals))
+        return dict(sorted(rays.items()))
 
     def rescue(self) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The smallest horizontal load (lx, ly) (polygon norm) that holds a falling build, or None, and duals.
