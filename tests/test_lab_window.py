@@ -83,7 +83,7 @@ def test_blocks_are_placed_by_pointing_and_clicking_then_undone_turned_and_delet
     assert share(img, PALETTE["dark-blue"]) > 0.002 and share(img, (255, 0, 60)) > 0.0005  # d1's problem outlined
     # the contact forces and the removal map, drawn from the physics' answers (the scene's arrows and tints)
     press(win, "f")
-    assert sum(a.kind == "force" for a in win.shown.arrows) >= 3 and any(a.kind == "tilt" for a in win.shown.arrows)
+    assert sum(a.kind == "force-certain" for a in win.shown.arrows) >= 3 and any(a.kind == "tilt" for a in win.shown.arrows)
     win.r.iren.InvokeEvent("LeaveEvent")
     if SHOTS:
         win.r.screenshot(SHOTS / "lab-window-forces.png")

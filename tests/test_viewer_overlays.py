@@ -152,7 +152,8 @@ def test_view_forces_screenshot_shows_arrows_over_the_blocks(tmp_path, capsys):
 
     img = np.asarray(Image.open(out).convert("RGB"))
     assert _fraction(img, ALL_RGB["force"], 30) > 0.004  # the near-black arrows
-    assert _fraction(img, ALL_RGB["tilt"], 40) > 0.0005  # the weakest-direction arrow on the table
+    # the weakest-direction arrow on the table (toward +y: partly behind the tower from the front camera)
+    assert _fraction(img, ALL_RGB["tilt"], 40) > 0.0002
 
 
 def test_view_overlay_of_a_game_record_is_bad_input(tmp_path, capsys):
