@@ -54,6 +54,11 @@ EXTRA_RGB: dict[str, tuple[int, int, int]] = {
     "push": (200, 0, 160),
     "tilt": (20, 150, 150),
     "neutral": (215, 215, 215),
+    # card games played by pointing (viewer.cards.pointing): where the chosen card can go (green), the place
+    # under the pointer (the hover blue), and a choice already made (gold)
+    "lit": (60, 205, 95),
+    "lit-hover": (0, 170, 255),
+    "picked": (255, 200, 40),
 }
 ALL_RGB: dict[str, tuple[int, int, int]] = {**EXTRA_RGB, **PALETTE}
 TABLE_RGB = (214, 196, 168)  # light wood: neutral, so no face colour is mistaken for the table

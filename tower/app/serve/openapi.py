@@ -249,6 +249,9 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                 "construction": {"type": "boolean"}, "perfect_information": {"type": "boolean"},
                 "moves": strings, "blocks": strings,
                 "cells": {"type": "array", "items": {"type": "object"}},
+                "pointing": {"type": ["object", "null"],
+                             "description": "a card game, the seat to move: the click path of every legal move "
+                                            "and the spots they click (viewer/cards/pointing.py CardTable)"},
                 "log": {"type": "array"}, "undo": {"type": "boolean"}, "scene": scene,
             },
         },
