@@ -20,6 +20,8 @@ const page = {
   aim: null,           // ... its placements and where the pointer aims (placement.js: Aim over BlockPlacements)
   pointer: null,       // a card game, your turn: the walk over the click paths (cardpoint.js: CardPointer)
   chosen: null,        // the move chosen in the list or the scene, waiting for a second click or Play
+  sending: null,       // a move on its way to the server
+  sent: 0,             // moves sent
   hinted: null,
   connected: false,
   updates: 0,          // snapshots received
@@ -92,6 +94,7 @@ function receive(snap, event) {
   const moved = !prev || (!quiet && (prev.n !== snap.n || prev.rev !== snap.rev || prev.your_turn !== snap.your_turn));
   page.snapshot = snap;
   page.updates += 1;
+  page.sending = null;
   if (moved) {
     page.block = null;
     page.aim = null;
@@ -253,12 +256,18 @@ function message(text) {
 // --- acting ------------------------------------------------------------------------------------------------------
 async function play(text) {
   const snap = page.snapshot;
-  if (!snap || !snap.your_turn) return;
+  if (!snap || !snap.your_turn || page.sending) return;
   message('');
   el('aim-status').textContent = 'placing...';
+  page.sending = text;   // until the answer: the pointer is still, a second click sends nothing
+  page.sent += 1;
+  document.body.dataset.sent = String(page.sent);
   const answer = await call('POST', `${base}/moves?${q}`, { move: text, n: snap.n });
+  if (page.snapshot === snap) page.sending = null;
   if (!answer.ok) {
+    page.sending = null;
     message(errorText(answer));
+    if (page.pointer) pointerStatus(page.pointer.status());
     return;
   }
   if (!page.connected) receive(await refresh(), null);
@@ -338,7 +347,7 @@ function spotAt(clientX, clientY) {
 }
 
 function pointAt(clientX, clientY) {
-  if (!page.pointer.point(spotAt(clientX, clientY))) return;
+  if (page.sending || !page.pointer.point(spotAt(clientX, clientY))) return;
   draw(null);
   pointerStatus(page.pointer.words() || page.pointer.message || page.pointer.status());
 }
@@ -388,7 +397,8 @@ function onPick(hit, e) {
   const snap = page.snapshot;
   if (!snap) return;
   if (!snap.construction && page.pointer && snap.your_turn) {
-    cardClick(hit);
+    if (page.sending) pointerStatus(`playing: ${words(page.sending)} (wait for the answer)`);
+    else cardClick(hit);
     return;
   }
   if (!snap.your_turn) {
