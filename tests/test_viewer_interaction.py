@@ -33,6 +33,23 @@ def click(win, x: float, y: float, drag: int = 0) -> None:
     iren.InvokeEvent("LeftButtonReleaseEvent")
 
 
+def drag(win, start, end, steps: int = 6, during=None) -> None:
+    """Press the left button at `start`, move in `steps` to `end` with it down, release there (display pixels);
+    `during()` is called at each step."""
+    iren = win.r.iren
+    iren.SetEventInformation(int(round(start[0])), int(round(start[1])), 0, 0, "\0", 0, "")
+    iren.InvokeEvent("LeftButtonPressEvent")
+    for k in range(1, steps + 1):
+        x = start[0] + (end[0] - start[0]) * k / steps
+        y = start[1] + (end[1] - start[1]) * k / steps
+        iren.SetEventInformation(int(round(x)), int(round(y)), 0, 0, "\0", 0, "")
+        iren.InvokeEvent("MouseMoveEvent")
+        if during is not None:
+            during()
+    iren.SetEventInformation(int(round(end[0])), int(round(end[1])), 0, 0, "\0", 0, "")
+    iren.InvokeEvent("LeftButtonReleaseEvent")
+
+
 def hover(win, x: float, y: float) -> None:
     iren = win.r.iren
     iren.SetEventInformation(int(round(x)), int(round(y)), 0, 0, "\0", 0, "")

@@ -53,8 +53,9 @@ class ClickOrDrag:
     def click(self, x: int, y: int) -> None:
         raise NotImplementedError
 
-    def _on_press(self, *_: Any) -> None:
+    def _on_press(self, *_: Any) -> bool | None:
         self.press = self.r.event_position()
+        return None  # the camera may orbit with this press
 
     def _on_release(self, *_: Any) -> None:
         if self.press is None:

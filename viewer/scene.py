@@ -59,6 +59,8 @@ EXTRA_RGB: dict[str, tuple[int, int, int]] = {
     "lit": (60, 205, 95),
     "lit-hover": (0, 170, 255),
     "picked": (255, 200, 40),
+    # the lab's ghost where the rules would refuse the block (the problems' signal colour)
+    "refused": (255, 0, 60),
 }
 ALL_RGB: dict[str, tuple[int, int, int]] = {**EXTRA_RGB, **PALETTE}
 TABLE_RGB = (214, 196, 168)  # light wood: neutral, so no face colour is mistaken for the table
@@ -252,6 +254,8 @@ def build_scene(build: Build, violations: Iterable[Any] | None = None, *,
     markers: list[SceneMarker] = []
     problem_figures: set[tuple[int, int, int]] = set()
     for v in violations or ():
+        if (v.get("level") if isinstance(v, dict) else getattr(v, "level", "error")) not in (None, "error"):
+            continue  # a warning (more blocks than the box holds) is said in words, not outlined as a problem
         rule, blocks, cells = _violation_parts(v)
         for b in blocks:
             problems.setdefault(b, []).append(rule)
