@@ -339,3 +339,20 @@ def test_free_placement_rests_where_the_pointer_is_and_stays_in_front_of_a_side_
     assert aim.ps.spot((150.0, 0.0, 0.0), (0, 0, 1)) is None  # off the lab's table
     back = BlockPlacements.from_json(aim.ps.to_json())
     assert back.free and back.lo == -100
+
+
+def test_a_warning_is_said_as_a_warning_and_not_outlined_as_a_problem() -> None:
+    lab = LabController(rules="strict")
+    for x in range(3):  # three grey blocks: the game has two; a warning, not a refusal
+        lab.add_block("grey", (4 * x, 0, 0), size=(2, 2, 6))
+    lab.add_block("cube", (0, 4, 0))
+    words = lab.analysis()["words"]
+    assert "legal (1 warning)" in words and any(w.startswith("  warning: block-count:") for w in words), words
+    assert not any(w.startswith("ILLEGAL") for w in words)
+    scene = lab.scene()
+    assert not scene.problem_blocks  # no red outline for a warning
+    lab.set_rules("flag")
+    lab.add_block("cube", (9, 4, 2))  # floating: an error beside the warning
+    words = lab.analysis()["words"]
+    assert words[1] == "ILLEGAL: 1 problem(s), 1 warning" and words[2].startswith("  unsupported:")
+    assert lab.scene().problem_blocks == [lab.build.blocks[-1].id]

@@ -95,7 +95,7 @@ def _cards(view: dict[str, Any], name: str) -> list[str]:
 
 # --- In 7th Heaven ------------------------------------------------------------------------------------------------
 def _seventh(state: Any, player: int, view: dict[str, Any], moves: list[Any]):
-    from cardgames.seventh_heaven.moves import card_words
+    from cardgames.seventh_heaven.moves import TEXT_CARD_WORDS, card_words
     from viewer.cards.seventh_heaven import BESIDE, seventh_card_colour, seventh_partner_cards, seventh_pawns
 
     colours = list(view.get("pawns", {}))
@@ -103,7 +103,11 @@ def _seventh(state: Any, player: int, view: dict[str, Any], moves: list[Any]):
     def probes(card: str) -> list[str]:
         return [f"play {card}"] + ([f"play {card} {colours[0]}"] if card.startswith("white") and colours else [])
 
-    spots = _hand(view, lambda c: f"your {card_words(c)}", probes)
+    def named(card: str) -> str:  # "your red +3", "your card: the three cards"
+        text = TEXT_CARD_WORDS.get(card)
+        return f"your card: {text.split(':')[0]}" if text else f"your {card_words(card)}"
+
+    spots = _hand(view, named, probes)
     length = int(view.get("track_length", 20))
     for i, (colour, *_xyz) in enumerate(seventh_pawns(view)):
         space = int(view["pawns"][colour])
@@ -216,7 +220,7 @@ def _partners(state: Any, player: int, view: dict[str, Any], moves: list[Any]):
     hint = ("the exchange: click a card, then your partner's base, to hand it over" if phase == "exchange"
             else "no card can be used: click a card, then the middle, to throw the hand away" if discard
             else "click a card of your hand: the pawns it can move light up")
-    return spots, path, hint, (-9.0, -25.6, 0.0, 2.6, 2.0)
+    return spots, path, hint, (-10.5, 3.6, 0.3, 3.0, 2.6)  # chips: across the middle of the board
 
 
 def _partner(view: dict[str, Any], player: int) -> int | None:

@@ -36,6 +36,7 @@ LIFT = 1.2  # grid units a chosen card of the hand rises
 HOVER_LABEL = 2.2  # grid units above the place pointed at where the words of a click there are written
 HALO = 0.32  # how far a halo reaches beyond what it rings
 CHIP_HEIGHT = 0.2  # a chip is a small square card this thick
+SLOT_HEIGHT = 0.1  # an empty place lit: a plate, thinner than a card, so it never reads as one
 #: palette names (viewer.scene.EXTRA_RGB) of a lit spot, the one under the pointer, and a chosen one
 LIT, LIT_HOVER, PICKED = "lit", "lit-hover", "picked"
 
@@ -260,7 +261,7 @@ class CardPointer:
                     return f"click to play: {said}"
                 spot = self.table.spots.get(key)
                 return said if spot is not None and spot.chip else f"{self._label(key)}: {said}"
-            return f"{self._label(key)}: {len(moves)} moves, choose on the table"
+            return f"{self._label(key)}: then choose on the table ({len(moves)} ways)"
         root = self._next([])
         if key in root:
             moves = self._moves(root[key])
@@ -303,15 +304,15 @@ class CardPointer:
                                         ("card",) * 4 + (colour, "card")))
                 labels.append(SceneLabel((x0 + width / 2, y + width / 2, z + CHIP_HEIGHT + 0.05), spot.text))
                 continue
-            if spot.box:  # an empty place: drawn itself, in the lit colour
-                x, y, z, sx, sy, sz = spot.box
-                extra.append(SceneBlock(f"spot:{key}:slot", (x, y, z), (sx, sy, sz), (colour,) * 6))
+            if spot.box:  # an empty place: a flat plate where the card would lie, in the lit colour
+                x, y, z, sx, sy, _sz = spot.box
+                extra.append(SceneBlock(f"spot:{key}:slot", (x, y, z), (sx, sy, SLOT_HEIGHT), (colour,) * 6))
             boxes = [(b.origin, b.size) for i in spot.items if (b := by_id.get(i)) is not None
                      and i not in lifted]
             for f in spot.figures:
                 if 0 <= f < len(scene.figures):
                     fig = scene.figures[f]
-                    r = 0.34 * fig.scale
+                    r = 0.45 * fig.scale  # wider than the pawn's foot: the ring shows round it
                     boxes.append(((fig.cell[0] + 0.5 - r, fig.cell[1] + 0.5 - r, fig.cell[2]), (2 * r, 2 * r, 0.1)))
             for n, (origin, size) in enumerate(boxes):
                 extra.append(SceneBlock(f"spot:{key}:{n}",
@@ -324,7 +325,8 @@ class CardPointer:
             # what a click there does, in words, beside the place pointed at
             at = next((b for b in extra if b.id.startswith(f"spot:{self.hover}:")), None)
             said = self.words()
-            if at is not None and said:
+            if at is not None and said:  # above a chip a little higher: the other chips stay readable
+                rise = HOVER_LABEL * (2 if spot is not None and spot.chip else 1)
                 labels.append(SceneLabel((at.origin[0] + at.size[0] / 2, at.origin[1] + at.size[1] / 2,
-                                          at.origin[2] + HOVER_LABEL), said))
+                                          at.origin[2] + rise), said))
         return replace(scene, blocks=blocks + extra, labels=scene.labels + labels, hover=hover)

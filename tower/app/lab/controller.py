@@ -491,6 +491,11 @@ class LabController:
             raise BadInput(exc.what, exc.where) from None
         return build, f"loaded a build of {len(build.blocks)} blocks", None
 
+    def snapshot(self) -> LabController:
+        """A controller of the current build alone (same rules and cap, no history, no physics): long questions
+        such as `refusals` are asked of it outside the lab's lock, so an edit never waits for them."""
+        return LabController(self.build, rules=self.rules, max_blocks=self.max_blocks, check=False)
+
     def refusal(self, op: dict[str, Any]) -> IllegalMove | None:
         """What `edit(op)` would refuse (the rule, worded as the edit's refusal would be), without changing
         anything; None when it would be kept. BadInput for a malformed edit, as `edit` raises it."""

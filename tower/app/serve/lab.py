@@ -206,16 +206,16 @@ class Labs:
 
         lab = await self.get(lab_id)
         shapes, area, block, kind = _hand(body)
-        async with lab.lock:
-            def run() -> dict[str, Any]:
-                ctl = lab.ctl
-                if block != "new":
-                    ctl.block(block)
-                elif kind not in ctl.kinds():
-                    raise BadInput(f"unknown kind {kind!r}"[:100], "$.kind")
-                refused = ctl.refusals(block, [Shape(*s) for s in shapes], area, kind)
-                return {"edits": ctl.cursor, "refused": refused}
-            return await asyncio.to_thread(run)
+        async with lab.lock:  # the build as it is now; the question is answered outside the lock
+            ctl, edits = lab.ctl.snapshot(), lab.ctl.cursor
+
+        def run() -> dict[str, Any]:
+            if block != "new":
+                ctl.block(block)
+            elif kind not in ctl.kinds():
+                raise BadInput(f"unknown kind {kind!r}"[:100], "$.kind")
+            return {"edits": edits, "refused": ctl.refusals(block, [Shape(*s) for s in shapes], area, kind)}
+        return await asyncio.to_thread(run)
 
     async def state(self, lab_id: str) -> dict[str, Any]:
         lab = await self.get(lab_id)

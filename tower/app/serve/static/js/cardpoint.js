@@ -13,6 +13,7 @@ const LIFT = 1.2;
 const HALO = 0.32;
 const HOVER_LABEL = 2.2;
 const CHIP_HEIGHT = 0.2;
+const SLOT_HEIGHT = 0.1;
 
 const same = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
 
@@ -192,7 +193,7 @@ export class CardPointer {
         if (this.chosen.length) return `click to play: ${said}`;
         return this._chip(key) ? said : `${this._label(key)}: ${said}`;
       }
-      return `${this._label(key)}: ${moves.length} moves, choose on the table`;
+      return `${this._label(key)}: then choose on the table (${moves.length} ways)`;
     }
     const root = this._next([]);
     if (root.has(key)) {
@@ -240,8 +241,8 @@ export class CardPointer {
         continue;
       }
       if (spot.box.length) {
-        const [x, y, z, sx, sy, sz] = spot.box;
-        extra.push(block(`spot:${key}:slot`, [x, y, z], [sx, sy, sz], Array(6).fill(colour)));
+        const [x, y, z, sx, sy] = spot.box;
+        extra.push(block(`spot:${key}:slot`, [x, y, z], [sx, sy, SLOT_HEIGHT], Array(6).fill(colour)));
       }
       const boxes = [];
       for (const i of spot.items) {
@@ -251,7 +252,7 @@ export class CardPointer {
       for (const f of spot.figures) {
         if (f >= 0 && f < out.figures.length) {
           const fig = out.figures[f];
-          const r = 0.34 * fig.scale;
+          const r = 0.45 * fig.scale;
           boxes.push([[fig.cell[0] + 0.5 - r, fig.cell[1] + 0.5 - r, fig.cell[2]], [2 * r, 2 * r, 0.1]]);
         }
       }
@@ -269,8 +270,9 @@ export class CardPointer {
       const at = extra.find((b) => b.id.startsWith(`spot:${this.hover}:`));
       const said = this.words();
       if (at && said) {
+        const rise = HOVER_LABEL * (this._chip(this.hover) ? 2 : 1);
         labels.push({ position: [at.origin[0] + at.size[0] / 2, at.origin[1] + at.size[1] / 2,
-          at.origin[2] + HOVER_LABEL], text: said });
+          at.origin[2] + rise], text: said });
       }
     }
     out.blocks = [...out.blocks, ...extra];
