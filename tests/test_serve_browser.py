@@ -69,6 +69,8 @@ def test_two_seats_play_a_diabolo_game_to_the_end_by_clicking(browser, server, t
     lobby.select_option("select[name=seat0]", "human")
     lobby.select_option("select[name=seat1]", "human")
     lobby.select_option("select[name=seat2]", "ai:greedy")
+    lobby.select_option("[name='option-hand_size']", "3")  # a shorter game: the suite's time is shared
+    lobby.fill("[name='option-values']", "1,2,3,4,5")
     lobby.click("#create")
     lobby.wait_for_selector("#links:not([hidden])")
     links = [a.get_attribute("href") for a in lobby.query_selector_all("#seat-links a")]
