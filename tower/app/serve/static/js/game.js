@@ -405,7 +405,8 @@ function onPick(hit, e) {
     // a click out of turn says so, rather than nothing
     if (hit && !snap.over) {
       const p = snap.players[snap.to_move];
-      pointerStatus(p ? `wait: it is ${p.label}'s turn` : '');
+      if (snap.seat === null) pointerStatus('you are watching: only the players play');
+      else pointerStatus(p ? `wait: it is ${p.label}'s turn` : '');
     }
     return;
   }
