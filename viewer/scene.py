@@ -61,6 +61,13 @@ EXTRA_RGB: dict[str, tuple[int, int, int]] = {
     "push": (200, 0, 160),
     "tilt": (20, 150, 150),
     "neutral": (215, 215, 215),
+    # card games played by pointing (viewer.cards.pointing): where the chosen card can go (green), the place
+    # under the pointer (the hover blue), and a choice already made (gold)
+    "lit": (60, 205, 95),
+    "lit-hover": (0, 170, 255),
+    "picked": (255, 200, 40),
+    # the lab's ghost where the rules would refuse the block (the problems' signal colour)
+    "refused": (255, 0, 60),
 }
 ALL_RGB: dict[str, tuple[int, int, int]] = {**EXTRA_RGB, **PALETTE}
 TABLE_RGB = (214, 196, 168)  # light wood: neutral, so no face colour is mistaken for the table
@@ -254,6 +261,8 @@ def build_scene(build: Build, violations: Iterable[Any] | None = None, *,
     markers: list[SceneMarker] = []
     problem_figures: set[tuple[int, int, int]] = set()
     for v in violations or ():
+        if (v.get("level") if isinstance(v, dict) else getattr(v, "level", "error")) not in (None, "error"):
+            continue  # a warning (more blocks than the box holds) is said in words, not outlined as a problem
         rule, blocks, cells = _violation_parts(v)
         for b in blocks:
             problems.setdefault(b, []).append(rule)
