@@ -68,7 +68,7 @@ def test_the_notebook_runs_top_to_bottom_with_an_inline_3d_view(tmp_path):
     pytest.importorskip("ipywidgets")
     outputs, elapsed = run(tmp_path)
     views = [o for o in outputs if o.output_type in ("execute_result", "display_data") and "text/html" in o.data]
-    assert len(views) == 3  # the build, its forces, its removal map
+    assert len(views) == 4  # the build, its forces, its removal map, a fall
     for view in views:
         html = view.data["text/html"]
         assert "<iframe" in html and "vtk" in html.lower()  # the vtk.js page, inline: nothing to fetch
@@ -91,6 +91,6 @@ def test_without_the_html_extra_the_3d_cells_show_a_still_picture_and_say_how_to
     outputs, _ = run(work, env)
     assert not [o for o in outputs if "text/html" in getattr(o, "data", {})]  # no 3D view
     pictures = [o for o in outputs if "image/png" in getattr(o, "data", {})]
-    assert len(pictures) == 4  # the build, its forces, its removal map, the sweep's margins
+    assert len(pictures) == 5  # the build, its forces, its removal map, a fall, the sweep's margins
     notes = [line for o in outputs if o.output_type == "stream" for line in o.text.splitlines() if line == STILL_NOTE]
-    assert len(notes) == 3 and "pip install 'tower-sim[html]'" in STILL_NOTE
+    assert len(notes) == 4 and "pip install 'tower-sim[html]'" in STILL_NOTE

@@ -280,6 +280,9 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                 "how_to_play": {"type": "string"}, "rematch": NULLABLE_STR,
                 "blocks": {**STRINGS, "description": "The Climbers: the blocks the seat may move now"},
                 "cells": {"type": "array", "items": ref("SnapshotCell")},
+                "pointing": {"type": ["object", "null"],
+                             "description": "a card game, the seat to move: the click path of every legal move "
+                                            "and the spots they click (viewer/cards/pointing.py CardTable)"},
                 "log": {"type": "array", "items": ref("LogEntry")}, "undo": {"type": "boolean"}, "scene": scene,
             },
         },
@@ -394,6 +397,7 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                                    "statics": ANY_OBJECT, "dynamics": {"type": ["object", "null"]}}},
     })
     schemas.update(_lab_edits(ref("LabBuild")))
+    schemas.update(_lab_hand())
     return {"schemas": schemas, "record": record, "build": build, "scene": scene}
 
 
@@ -401,6 +405,45 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
 #: (`tower.app.serve.workers`), written into its grammar; tests/test_serve_openapi.py holds them to the server.
 TIME = r"time=(?:10(?:\.0{1,3})?|0?[1-9](?:\.[0-9]{1,3})?|0{1,2}\.(?:[1-9][0-9]{0,2}|0[1-9][0-9]?|00[1-9]))"
 ITERS = r"iters=(?:0{0,5}[1-9]|0{0,4}[1-9][0-9]|0{0,3}[1-9][0-9]{2}|0{0,2}[1-9][0-9]{3}|0?[1-4][0-9]{4}|0?50000)"
+
+
+def _lab_hand() -> dict[str, Any]:
+    """The block in hand of the lab's `refusals` question (tower/app/serve/lab.py `_hand`), and its answer."""
+    from tower.app.lab.controller import KIND_BY_NAME, kind_sizes
+
+    size = {"type": "array", "minItems": 3, "maxItems": 3, "items": {"type": "integer", "minimum": 1, "maximum": 6}}
+    per_kind = [{"if": {"required": ["kind"], "properties": {"block": {"const": "new"}, "kind": {"const": name}}},
+                 "then": {"properties": {"shapes": {"items": {"properties": {
+                     "size": {"enum": [list(s) for s in kind_sizes(name)]}}}}}}} for name in KIND_BY_NAME]
+    return {
+        "LabHand": {
+            "type": "object", "required": ["shapes", "area"], "additionalProperties": False,
+            "description": "the block in hand: `new` (the default: a block of `kind`, `shapes` the ways it may lie, "
+                           "orientations of the kind) or the id of the block being moved (409 if the build has none); "
+                           "`area` the columns the page's pointing offers [x0, y0, x1, y1], half-open (an empty one "
+                           "offers none)",
+            "properties": {
+                "block": {"type": "string", "maxLength": 64}, "kind": {"type": "string"},
+                "shapes": {"type": "array", "minItems": 1, "maxItems": 6, "items": ref("LabShape")},
+                "area": {"type": "array", "minItems": 4, "maxItems": 4,
+                         "items": {"type": "integer", "minimum": -100, "maximum": 100}},
+            },
+            "allOf": [{"if": {"properties": {"block": {"const": "new"}}},
+                       "then": {"required": ["kind"], "properties": {"kind": {"enum": list(KIND_BY_NAME)}}}},
+                      *per_kind],
+        },
+        "LabShape": {"type": "object", "required": ["size", "top", "faces"], "additionalProperties": False,
+                     "description": "a way the block may lie: its size, the colour on top and the faces' colours "
+                                    "+x, -x, +y, -y, +z, -z",
+                     "properties": {"size": size, "top": ref("Build_colour"),
+                                    "faces": {"type": "array", "minItems": 6, "maxItems": 6,
+                                              "items": ref("Build_colour")}}},
+        "LabRefusals": {"type": "object", "required": ["edits", "refused"],
+                        "description": "the placements (by their text) that the rules would refuse, with the rule "
+                                       "and its words, for the build after `edits` edits",
+                        "properties": {"edits": {"type": "integer", "minimum": 0},
+                                       "refused": {"type": "object", "additionalProperties": {"type": "string"}}}},
+    }
 
 
 def _seat_spec() -> dict[str, Any]:

@@ -101,7 +101,7 @@ class Labs:
         if row is None:
             return None
         ctl = LabController(parse_build(json.loads(row[0])), rules=row[1], max_blocks=self.max_blocks,
-                            physics=self.physics)
+                            physics=self.physics, check=False)
         return Lab(lab_id, ctl)
 
     def close(self) -> None:
@@ -199,6 +199,26 @@ class Labs:
 
             return await asyncio.to_thread(run)
 
+    async def refusals(self, lab_id: str, body: Any) -> dict[str, Any]:
+        """The placements of the block in hand the rules would refuse (`LabController.refusals`), so the page's
+        ghost says so before the click: `{"block": "new" | ID, "kind", "shapes": [{"size", "top", "faces"}],
+        "area": [x0, y0, x1, y1]}` -> `{"edits", "refused": {placement text: "rule: words"}}`."""
+        from viewer.placement import Shape
+
+        lab = await self.get(lab_id)
+        shapes, area, block, kind = _hand(body)
+        async with lab.lock:  # the build as it is now; the question is answered outside the lock
+            ctl, edits = lab.ctl.snapshot(), lab.ctl.cursor
+
+        def run() -> dict[str, Any]:
+            if block == "new" and kind not in ctl.kinds():
+                raise BadInput(f"unknown kind {kind!r}"[:100], "$.kind")
+            try:
+                return {"edits": edits, "refused": ctl.refusals(block, [Shape(*s) for s in shapes], area, kind)}
+            except IllegalMove as exc:  # a block the build does not have
+                raise _refusal(exc) from None
+        return await asyncio.to_thread(run)
+
     async def state(self, lab_id: str) -> dict[str, Any]:
         lab = await self.get(lab_id)
         async with lab.lock:
@@ -265,6 +285,37 @@ class Labs:
     async def build_file(self, lab_id: str) -> str:
         lab = await self.get(lab_id)
         return dumps_build(lab.ctl.build)
+
+
+def _hand(body: Any) -> tuple[list[tuple[tuple[int, ...], str, tuple[str, ...]]], tuple[int, ...], str, str]:
+    """The block in hand of a `refusals` request, checked: (shapes as (size, top, faces), area, block, kind)."""
+    from tower.climbers.blocks import COLOUR_INDEX
+
+    if not isinstance(body, dict) or not set(body) <= {"block", "kind", "shapes", "area"}:
+        raise BadInput('expected {"block", "kind", "shapes", "area"}', "$")
+    block, kind = body.get("block", "new"), body.get("kind", "")
+    if not isinstance(block, str) or not isinstance(kind, str) or len(block) > 64:
+        raise BadInput("block and kind are short texts", "$.block")
+    shapes = body.get("shapes")
+    if not isinstance(shapes, list) or not 1 <= len(shapes) <= 6:
+        raise BadInput("shapes: 1 to 6 ways the block can lie", "$.shapes")
+    out = []
+    for i, sh in enumerate(shapes):
+        if not isinstance(sh, dict) or set(sh) != {"size", "top", "faces"}:
+            raise BadInput('a shape is {"size", "top", "faces"}', f"$.shapes[{i}]")
+        size, faces = sh["size"], sh["faces"]
+        if not isinstance(size, list) or len(size) != 3 or \
+                any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6 for v in size):
+            raise BadInput("a size is three whole numbers 1-6", f"$.shapes[{i}].size")
+        if not isinstance(faces, list) or len(faces) != 6 or \
+                any(not isinstance(f, str) or f not in COLOUR_INDEX for f in [*faces, sh["top"]]):
+            raise BadInput("faces are six colour names, top one of them", f"$.shapes[{i}].faces")
+        out.append((tuple(size), sh["top"], tuple(faces)))
+    area = body.get("area")
+    if not isinstance(area, list) or len(area) != 4 or \
+            any(isinstance(v, bool) or not isinstance(v, int) or abs(v) > 100 for v in area):
+        raise BadInput("area is [x0, y0, x1, y1], whole numbers within the lab's table (|v| <= 100)", "$.area")
+    return out, tuple(area), block, kind
 
 
 def palette_json() -> dict[str, Any]:
@@ -336,6 +387,14 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
         lab_id = request.match_info["id"]
         await labs.get(lab_id)
         return web.json_response(await labs.change(lab_id, "rules", await read_json(request)))
+
+    @routes.post("/api/lab/{id}/refusals")
+    async def lab_refusals(request: web.Request) -> web.Response:
+        lab_id = request.match_info["id"]
+        await labs.get(lab_id)
+        resp = web.json_response(await labs.refusals(lab_id, await read_json(request)))
+        resp.enable_compression()
+        return resp
 
     @routes.post("/api/lab/{id}/drop")
     async def lab_drop(request: web.Request) -> web.Response:

@@ -256,6 +256,9 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
     p["/api/lab/{id}/rules"] = {"post": _op(
         "labRules", "lab", "strict, flag or free: how the game's rules apply", _json(_ref("LabState"), "the lab"),
         lab_changes, [LAB_ID], _body("LabRules"))}
+    p["/api/lab/{id}/refusals"] = {"post": _op(
+        "labRefusals", "lab", "where the block in hand would be refused: the ghost says it before the click",
+        _json(_ref("LabRefusals"), "the refused placements"), lab_changes, [LAB_ID], _body("LabHand"))}
     p["/api/lab/{id}/drop"] = {"post": _op(
         "dropLab", "lab", "PyBullet's run of the build, for the drop animation", _json(_ref("LabDrop"), "the run"),
         lab_changes, [LAB_ID], IGNORED_BODY)}
