@@ -143,6 +143,10 @@ def test_a_game_and_a_lab_through_the_generated_client_every_answer_parsed(gener
     assert api.call("redoLab", "LabState", id=lab.id).edits == 1
     assert api.call("labRules", "LabState", id=lab.id, body=api.model("LabRules", {"rules": "strict"})).rules.value == \
         "strict"
+    hand = api.model("LabHand", {"kind": "cube", "area": [-4, -4, 10, 4], "shapes": [
+        {"size": [2, 2, 2], "top": "purple", "faces": ["red", "yellow", "dark-blue", "light-blue", "purple", "grey"]}]})
+    refused = api.call("labRefusals", "LabRefusals", id=lab.id, body=hand).refused.additional_properties
+    assert any(text.startswith("block new ") for text in refused)  # half over a column: unsupported
     analysis = api.call("getLab", "LabState", id=lab.id).analysis
     assert analysis.stability.verdict.value == "stable" and analysis.violations  # the beam bridges a gap
     assert api.call("labForces", "LabExplained", id=lab.id).words

@@ -130,8 +130,10 @@ def test_the_places_the_rules_refuse_are_told_before_the_edit(api):
     # the block moved: the cube itself, its own place left out
     status, got = api.call("POST", f"/api/lab/{lab['id']}/refusals", {**hand, "block": "c1", "kind": ""})
     assert status == 200 and not got["refused"]  # alone on the table: it may go anywhere
+    status, answer = api.call("POST", f"/api/lab/{lab['id']}/refusals", {**hand, "block": "zz"})
+    assert status == 409 and answer["rule"] == "no-block"  # as an edit of it would be refused
     for bad, where in [({**hand, "area": [0, 0, 500, 2]}, "$.area"), ({**hand, "shapes": []}, "$.shapes"),
-                       ({**hand, "block": "zz"}, "$.block"), ({**hand, "kind": "beam"}, "$.kind"),
+                       ({**hand, "kind": "beam"}, "$.kind"),
                        ({**hand, "shapes": [{"size": [2, 2, 2], "top": "red", "faces": ["red"] * 5}]},
                         "$.shapes[0].faces")]:
         status, answer = api.call("POST", f"/api/lab/{lab['id']}/refusals", bad)
