@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 import sqlite3
 import threading
 import time
@@ -27,6 +26,7 @@ from aiohttp import web
 
 from tower.app.lab.controller import MAX_LAB_BLOCKS, LabController, kind_sizes, load_build_doc, top_colours
 from tower.app.serve.errors import Refused
+from tower.app.serve.store import new_id
 from tower.climbers.blocks import KINDS
 from tower.climbers.build import build_to_json, dumps_build, parse_build
 from tower.games.errors import BadInput, IllegalMove
@@ -162,7 +162,7 @@ class Labs:
             ctl = LabController(build, rules=rules, max_blocks=self.max_blocks, physics=self.physics)
         except IllegalMove as exc:
             raise _refusal(exc) from None
-        lab = Lab(secrets.token_urlsafe(LAB_ID_BYTES), ctl)
+        lab = Lab(new_id(LAB_ID_BYTES), ctl)
         async with lab.lock:
             state = await asyncio.to_thread(self._state_saved, lab)
         self._keep(lab)

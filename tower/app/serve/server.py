@@ -21,7 +21,7 @@ from typing import Any
 from tower.app.serve.errors import Refused
 from tower.app.serve.limits import Bucket, Limits
 from tower.app.serve.lobby import parse_new_game
-from tower.app.serve.store import GameRow, Store, StoreError, token_hash
+from tower.app.serve.store import GameRow, Store, StoreError, new_id, token_hash
 from tower.app.serve.table import Change, Table, render, render_messages
 from tower.app.serve.workers import HINT_AI, WorkerPool
 from tower.games.errors import BadInput
@@ -271,7 +271,7 @@ class GameServer:
             state = await asyncio.to_thread(new_game, ng.game, ng.players, ng.seed, ng.options, judge=self.judge)
         except BadInput as exc:  # an option of the right type that the game refuses (OpenAPI: 409, not 400)
             raise Refused(409, "option", f"at {exc.where}: {exc.what}") from None
-        game_id = secrets.token_urlsafe(GAME_ID_BYTES)
+        game_id = new_id(GAME_ID_BYTES)
         seat_tokens = {p: secrets.token_urlsafe(TOKEN_BYTES) for p, kind in enumerate(ng.seats) if kind == "human"}
         watch = secrets.token_urlsafe(TOKEN_BYTES)
         row = GameRow(game_id, ng.game, ng.players, ng.seed, ng.options, ng.seats, time.time(), False)
