@@ -66,8 +66,10 @@ class Lane:
         self.cond = threading.Condition()
         self.jobs = 0  # jobs run (for tests and figures)
 
-    def run(self, client: str, what: str, fn: Callable, args: tuple, cpu_seconds: float) -> Any:
-        """`fn(*args)` in a worker of this lane, waited for in the calling thread (see the module's docstring)."""
+    def run(self, client: str, what: str, fn: Callable, args: tuple, cpu_seconds: float,
+            ready: Callable[[], None] = lambda: None) -> Any:
+        """`fn(*args)` in a worker of this lane, waited for in the calling thread (see the module's docstring);
+        `ready()` is called once it is the job's turn (it may refuse it after all)."""
         with self.cond:
             if client in self.clients:
                 raise Refused(429, "lab-busy", f"a {what} of yours is being worked out (one lab job per client at "
@@ -92,6 +94,7 @@ class Lane:
             self.jobs += 1
             self.cond.notify_all()
         try:
+            ready()
             return pool.call(fn, *args, cpu_seconds=cpu_seconds)
         finally:
             with self.cond:
@@ -142,14 +145,18 @@ class LabJobs:
         Refused with 413 if it is over `lab_cpu_seconds` (now or before)."""
         what = WHAT.get(name, name)
         key = (name, tuple(build.blocks), tuple(build.figures), args)
-        with self._lock:
-            known = self._too_big.get(key)
-        if known is not None:
-            raise Refused(413, "lab-cpu-seconds", known)
+
+        def known() -> None:  # the same job was over budget before (perhaps while this one waited): refused now
+            with self._lock:
+                message = self._too_big.get(key)
+            if message is not None:
+                raise Refused(413, "lab-cpu-seconds", message)
+
+        known()
         lane = self.quick if quick else self.heavy
         seconds = self.limits.lab_cpu_seconds
         try:
-            return lane.run(client, what, fn, (build, *args), seconds)
+            return lane.run(client, what, fn, (build, *args), seconds, known)
         except OverBudget:
             message = (f"this build is too big for this server: its {what} needs more than {seconds:g} CPU seconds "
                        f"(the server's limit lab_cpu_seconds)")

@@ -190,14 +190,14 @@ class Table:
         names the blocks that may be placed, and `placements` gives one block's (as the page asks for them)."""
         st = self.state
         cur = None if self.abandoned else st.current_player
-        legal = self.legal() if seat is not None and cur == seat else []
+        others, blocks = self.split_legal() if seat is not None and cur == seat else ([], [])
         out = {
             "id": self.id,
             "game": st.name,
             "seat": seat,
             "view": self.view_for(seat),
             "to_move": cur,
-            "legal_moves": [str(m) for m in legal if not _placement(m)],
+            "legal_moves": [str(m) for m in others],
             "n": self.n,
             "over": self.over,
             "abandoned": self.abandoned,
@@ -205,8 +205,18 @@ class Table:
             "outcome": self.outcome(),
         }
         if st.construction:
-            out["blocks"] = sorted({m.block for m in legal if _placement(m)})
+            out["blocks"] = blocks
         return out
+
+    def split_legal(self) -> tuple[list[Move], list[str]]:
+        """The legal moves that are not block placements, and the blocks that have placements. A block step's
+        move list answers without building its moves (`MoveList.blocks`): iterating hundreds of thousands of
+        them would hold the interpreter for a second."""
+        legal = self.legal()
+        blocks = getattr(legal, "blocks", None)
+        if callable(blocks):
+            return [], blocks()
+        return [m for m in legal if not _placement(m)], sorted({m.block for m in legal if _placement(m)})
 
     def result(self) -> dict[str, Any] | None:
         if self.state.is_over:
@@ -246,22 +256,19 @@ class Table:
         cells: list[dict[str, Any]] = []
         words: dict[str, str] = {}
         if mine:
-            legal = self.legal()
+            legal, blocks = self.split_legal()
             # every move the page lists, in words a newcomer understands (block placements: `placements`)
-            words = {str(m): st.move_words(m) for m in legal if not _placement(m)}
+            words = {str(m): st.move_words(m) for m in legal}
+            moves = [str(m) for m in legal]
             if st.construction:
                 # a construction game lists thousands of block placements: the page asks for one block's
                 # placements when that block is clicked (`placements`), and gets the other moves here
-                blocks = sorted({m.block for m in legal if _placement(m)})
                 by_cell: dict[tuple, list[str]] = {}
                 for m in legal:
                     if getattr(m, "kind", None) == "fig":
                         by_cell.setdefault(tuple(m.cell), []).append(str(m))
                 cells = [{"cell": list(c), "moves": ms} for c, ms in sorted(by_cell.items())]
-                moves = [str(m) for m in legal if not _placement(m)]
                 overlays = {"movable": blocks, "targets": list(by_cell)}
-            else:
-                moves = [str(m) for m in legal]
         first = max(0, self.n - LOG_TAIL)
         log = []
         for k, (m, p) in enumerate(zip(st.history[first:], self.movers[first:], strict=True)):
