@@ -30,11 +30,14 @@ ERRORS: dict[int, tuple[str, str]] = {
     409: ("Conflict", "refused by the referee: out of turn, an illegal move (the rule broken), the game is over, a "
                       "stale `n`, an undo the rule refuses, the record of a game still running; in the lab an edit "
                       "the rules forbid or nothing to undo"),
-    413: ("TooLarge", "the body is larger than the limit `body_bytes`, or a record or build past its size limits"),
+    413: ("TooLarge", "the body is larger than the limit `body_bytes`, or a record or build past its size limits, "
+                      "or a lab job past `lab_cpu_seconds` (the build is too big for this server)"),
     415: ("NotJson", "a POST not sent as `Content-Type: application/json`"),
     429: ("TooMany", "the client is over one of its limits (requests a second, games a minute, running games, replays "
-                     "at a time); `Retry-After` says when to ask again"),
-    503: ("Unavailable", "the database refused the write (locked past `db_lock_seconds`): nothing was changed"),
+                     "at a time, labs, a lab job or hint at a time, open feeds); `Retry-After` says when to ask "
+                     "again"),
+    503: ("Unavailable", "the database refused the write (locked past `db_lock_seconds`): nothing was changed; or "
+                         "the lab's or the hints' line is full (`Retry-After`)"),
 }
 
 
@@ -219,7 +222,10 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                 "view": {"type": "object", "description": "exactly `state.view(seat)` (a spectator's: the "
                                                           "public view); its fields are the game's"},
                 "to_move": {**nullable_int, "description": "the seat to move; null once the game is over"},
-                "legal_moves": {**strings, "description": "text forms; only for the seat to move, else empty"},
+                "legal_moves": {**strings, "description": "text forms; only for the seat to move, else empty; "
+                                                          "a construction game's block placements are not listed"},
+                "blocks": {**strings, "description": "construction games: the blocks the seat to move may place "
+                                                     "(each one's placements: `/placements?block=`)"},
                 "n": {"type": "integer", "minimum": 0, "description": "moves played"},
                 "over": {"type": "boolean"}, "abandoned": {"type": "boolean"},
                 "result": {"type": ["object", "null"]}, "outcome": nullable_str,
@@ -426,7 +432,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                     _json(_ref("LabState"), "the lab"), (400, 408, 413, 415, 429, 503),
                     body={"required": True, "content": {JSON: {"schema": _ref("NewLab")}}}, ok_status=201)}
     p["/api/lab/{id}"] = {"get": _op("getLab", "lab", "the lab: its build, analysis and scene",
-                                     _json(_ref("LabState"), "the lab"), (404, 429, 503), [LAB_ID])}
+                                     _json(_ref("LabState"), "the lab"), (404, 413, 429, 503), [LAB_ID])}
     p["/api/lab/{id}/edits"] = {"post": _op(
         "editLab", "lab", "one edit of the build (refused when the rules forbid it)",
         _json(_ref("LabState"), "the lab after the edit"), lab_changes, [LAB_ID],
@@ -442,7 +448,8 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         lab_changes, [LAB_ID], IGNORED_BODY)}
     for name, what in (("forces", "the contact forces"), ("removal", "the removal map")):
         p[f"/api/lab/{{id}}/{name}"] = {"get": _op(
-            f"lab{name.title()}", "lab", what, _json(_ref("LabExplained"), what), (404, 409, 429, 503), [LAB_ID])}
+            f"lab{name.title()}", "lab", what, _json(_ref("LabExplained"), what), (404, 409, 413, 429, 503),
+            [LAB_ID])}
     p["/api/lab/{id}/push"] = {"post": _op(
         "labPush", "lab", "the push a block takes before it moves", _json(_ref("LabExplained"), "the push"),
         lab_changes, [LAB_ID], {"required": True, "content": {JSON: {"schema": _ref("LabPush")}}})}
@@ -451,7 +458,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         _json({"type": "object", "required": ["scene", "words", "edits"],
                "properties": {"scene": scene, "words": strings, "edits": {"type": "integer", "minimum": 0}}},
               "the scene with its overlays, and their words"),
-        (400, 404, 409, 429, 503),
+        (400, 404, 409, 413, 429, 503),
         [LAB_ID, _param("show", "query", "overlays, comma-separated: `forces`, `removal`",
                         {"type": "string", "pattern": "^((forces|removal)(,(forces|removal))*)?$"}),
          _param("push", "query", "push tests, comma-separated `BLOCK:DIR` (DIR `+x`, `-x`, `+y`, `-y`; at most 4 "
