@@ -146,6 +146,25 @@ def test_removal_maps_of_one_address_run_one_at_a_time_in_a_budgeted_worker_and_
         assert int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[16]) == 19
 
 
+def test_a_job_whose_client_went_away_is_stopped(server):
+    api = Client(server.url, source=fresh())
+    lab = api.request("POST", "/api/lab", {"build": column(80), "rules": "free"})[1]  # its map: seconds
+    host, port = server.url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=5, source_address=(fresh(), 0))
+    sock.sendall(f"GET /api/lab/{lab['id']}/removal HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    heavy = server.runner.app[_labs_key()].jobs.heavy
+    deadline = time.monotonic() + 30
+    while not heavy.clients and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pids = set(heavy.pids())
+    assert heavy.clients and pids  # the map is being worked out
+    sock.close()  # the client hangs up: nobody waits for the map any more
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{p}").exists() for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(Path(f"/proc/{p}").exists() for p in pids) and not heavy.clients
+
+
 def _labs_key():
     from tower.app.serve.lab import LABS_KEY
 

@@ -30,7 +30,7 @@ from aiohttp import web
 
 from tower.app.lab.controller import LabController, kind_sizes, top_colours
 from tower.app.serve.errors import Refused
-from tower.app.serve.labjobs import LabJobs, lab_threads
+from tower.app.serve.labjobs import Asker, LabJobs, lab_threads
 from tower.app.serve.limits import Bucket, Limits
 from tower.climbers.blocks import KINDS
 from tower.climbers.build import build_to_json, dumps_build, parse_build
@@ -49,6 +49,8 @@ SWEEP_SECONDS = 5.0
 EXPIRE_SECONDS = 600.0
 SCHEMA = ("CREATE TABLE IF NOT EXISTS labs (id TEXT PRIMARY KEY, build TEXT NOT NULL, rules TEXT NOT NULL, "
           "created REAL NOT NULL, updated REAL NOT NULL)")
+#: Who asks when nobody in particular does (a lab used from Python, not over HTTP).
+NOBODY = Asker("")
 #: What a new lab may start from.
 STARTS = ("empty", "random")
 
@@ -97,9 +99,9 @@ class Labs:
         return LabController(build, rules=rules, max_blocks=self.max_blocks,
                              max_history_bytes=self.limits.lab_history_bytes)
 
-    def _serve(self, lab: Lab, client: str) -> LabController:
-        """The lab's controller, its physics now working for `client` (call holding the lab's lock)."""
-        lab.ctl.physics = self.jobs.physics(client) if self.jobs is not None else None
+    def _serve(self, lab: Lab, asker: Asker) -> LabController:
+        """The lab's controller, its physics now working for `asker` (call holding the lab's lock)."""
+        lab.ctl.physics = self.jobs.physics(asker) if self.jobs is not None else None
         return lab.ctl
 
     # --- the database --------------------------------------------------------------------------------------------
@@ -198,7 +200,7 @@ class Labs:
             raise Refused(429, "too-many-labs", f"at most {self.limits.labs_per_minute:g} new labs a minute from "
                                                 f"one address (labs_per_minute)", retry_after=wait)
 
-    async def create(self, body: Any, client: str = "") -> dict[str, Any]:
+    async def create(self, body: Any, asker: Asker = NOBODY) -> dict[str, Any]:
         """A new lab from `{"start": "empty"|"random", "seed", "build", "rules"}` (all optional)."""
         if not isinstance(body, dict):
             raise BadInput("expected a JSON object", "$")
@@ -228,11 +230,11 @@ class Labs:
             ctl = self._controller(build, rules)
         except IllegalMove as exc:
             raise _refusal(exc) from None
-        self._quota(client)
+        self._quota(asker.client)
         self.warm()
         lab = Lab(secrets.token_urlsafe(LAB_ID_BYTES), ctl)
         async with lab.lock:
-            self._serve(lab, client)
+            self._serve(lab, asker)
             state = await self._thread(self._state_saved, lab)
         self._keep(lab)
         return state
@@ -241,12 +243,12 @@ class Labs:
         self._save(lab, wait)
         return state_json(lab)
 
-    async def change(self, lab_id: str, what: str, body: Any = None, client: str = "") -> dict[str, Any]:
+    async def change(self, lab_id: str, what: str, body: Any = None, asker: Asker = NOBODY) -> dict[str, Any]:
         """An edit (`what` = "edit", body: the edit), "undo", "redo" or "rules" (body {"rules"}); the new state.
         A refused change changes nothing (409/413 naming the rule)."""
         lab = await self.get(lab_id)
         async with lab.lock:
-            ctl = self._serve(lab, client)
+            ctl = self._serve(lab, asker)
 
             def run() -> dict[str, Any]:
                 try:
@@ -269,20 +271,20 @@ class Labs:
 
             return await self._thread(run)
 
-    async def state(self, lab_id: str, client: str = "") -> dict[str, Any]:
+    async def state(self, lab_id: str, asker: Asker = NOBODY) -> dict[str, Any]:
         lab = await self.get(lab_id)
         async with lab.lock:
-            self._serve(lab, client)
+            self._serve(lab, asker)
             return await self._thread(state_json, lab)
 
-    async def drop(self, lab_id: str, client: str = "") -> dict[str, Any]:
+    async def drop(self, lab_id: str, asker: Asker = NOBODY) -> dict[str, Any]:
         """PyBullet's run of the build: the scene with the trajectory as its `frames` and the blocks that moved,
         and the verdict of both judges (`tower check`'s)."""
         from viewer.scene_json import scene_to_json
 
         lab = await self.get(lab_id)
         async with lab.lock:
-            ctl = self._serve(lab, client)
+            ctl = self._serve(lab, asker)
 
             def run() -> dict[str, Any]:
                 try:
@@ -294,7 +296,7 @@ class Labs:
                         "stability": dropped["stability"], "words": dropped["words"]}
             return await self._thread(run)
 
-    async def explain(self, lab_id: str, what: str, body: Any = None, client: str = "") -> dict[str, Any]:
+    async def explain(self, lab_id: str, what: str, body: Any = None, asker: Asker = NOBODY) -> dict[str, Any]:
         """The contact forces ("forces"), the removal map ("removal") or a push test ("push", body {"block",
         "direction"}) of the lab's current build."""
         lab = await self.get(lab_id)
@@ -302,7 +304,7 @@ class Labs:
             if not isinstance(body, dict) or set(body) != {"block", "direction"}:
                 raise BadInput('expected {"block": ID, "direction": "+x" | "-x" | "+y" | "-y"}', "$")
         async with lab.lock:
-            ctl = self._serve(lab, client)
+            ctl = self._serve(lab, asker)
 
             def run() -> dict[str, Any]:
                 try:
@@ -315,14 +317,14 @@ class Labs:
         return {**out, "unit_m": UNIT_M, "edits": lab.ctl.cursor}
 
     async def overlays(self, lab_id: str, show: list[str], pushes: list[tuple[str, str]],
-                       client: str = "") -> dict[str, Any]:
+                       asker: Asker = NOBODY) -> dict[str, Any]:
         """The lab's scene with the physics overlays asked for (`show`: forces, removal; `pushes`: (block,
         direction)) and their words: what the page's toggles and push test draw."""
         from viewer.scene_json import scene_to_json
 
         lab = await self.get(lab_id)
         async with lab.lock:
-            ctl = self._serve(lab, client)
+            ctl = self._serve(lab, asker)
 
             def run() -> dict[str, Any]:
                 try:
@@ -376,6 +378,11 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
     `client_of(request)` is the client a request counts for)."""
     labs = Labs(server.store, server.limits, LabJobs(server.limits))
     app[LABS_KEY] = labs
+
+    def asker(request: web.Request) -> Asker:
+        """The request's client, and whether its connection is gone (then its physics job is stopped)."""
+        return Asker(client_of(request), lambda: request.transport is None or request.transport.is_closing())
+
     routes.get("/lab")(page("lab"))
     routes.get("/lab/{id}")(page("lab"))
 
@@ -386,54 +393,54 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
 
     @routes.post("/api/lab")
     async def lab_create(request: web.Request) -> web.Response:
-        return web.json_response(await labs.create(await read_json(request), client_of(request)), status=201)
+        return web.json_response(await labs.create(await read_json(request), asker(request)), status=201)
 
     @routes.get("/api/lab/{id}")
     async def lab_state(request: web.Request) -> web.Response:
-        return web.json_response(await labs.state(request.match_info["id"], client_of(request)))
+        return web.json_response(await labs.state(request.match_info["id"], asker(request)))
 
     @routes.post("/api/lab/{id}/edits")
     async def lab_edit(request: web.Request) -> web.Response:
         lab_id = request.match_info["id"]
         await labs.get(lab_id)  # no such lab: 404 whatever the body holds
-        return web.json_response(await labs.change(lab_id, "edit", await read_json(request), client_of(request)))
+        return web.json_response(await labs.change(lab_id, "edit", await read_json(request), asker(request)))
 
     @routes.post("/api/lab/{id}/undo")
     async def lab_undo(request: web.Request) -> web.Response:
         no_body(request)
-        return web.json_response(await labs.change(request.match_info["id"], "undo", client=client_of(request)))
+        return web.json_response(await labs.change(request.match_info["id"], "undo", asker=asker(request)))
 
     @routes.post("/api/lab/{id}/redo")
     async def lab_redo(request: web.Request) -> web.Response:
         no_body(request)
-        return web.json_response(await labs.change(request.match_info["id"], "redo", client=client_of(request)))
+        return web.json_response(await labs.change(request.match_info["id"], "redo", asker=asker(request)))
 
     @routes.post("/api/lab/{id}/rules")
     async def lab_rules(request: web.Request) -> web.Response:
         lab_id = request.match_info["id"]
         await labs.get(lab_id)
-        return web.json_response(await labs.change(lab_id, "rules", await read_json(request), client_of(request)))
+        return web.json_response(await labs.change(lab_id, "rules", await read_json(request), asker(request)))
 
     @routes.post("/api/lab/{id}/drop")
     async def lab_drop(request: web.Request) -> web.Response:
         no_body(request)
-        resp = web.json_response(await labs.drop(request.match_info["id"], client_of(request)))
+        resp = web.json_response(await labs.drop(request.match_info["id"], asker(request)))
         resp.enable_compression()
         return resp
 
     @routes.get("/api/lab/{id}/forces")
     async def lab_forces(request: web.Request) -> web.Response:
-        return web.json_response(await labs.explain(request.match_info["id"], "forces", client=client_of(request)))
+        return web.json_response(await labs.explain(request.match_info["id"], "forces", asker=asker(request)))
 
     @routes.get("/api/lab/{id}/removal")
     async def lab_removal(request: web.Request) -> web.Response:
-        return web.json_response(await labs.explain(request.match_info["id"], "removal", client=client_of(request)))
+        return web.json_response(await labs.explain(request.match_info["id"], "removal", asker=asker(request)))
 
     @routes.post("/api/lab/{id}/push")
     async def lab_push(request: web.Request) -> web.Response:
         lab_id = request.match_info["id"]
         await labs.get(lab_id)
-        return web.json_response(await labs.explain(lab_id, "push", await read_json(request), client_of(request)))
+        return web.json_response(await labs.explain(lab_id, "push", await read_json(request), asker(request)))
 
     @routes.get("/api/lab/{id}/overlays")
     async def lab_overlays(request: web.Request) -> web.Response:
@@ -445,7 +452,7 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
         for text in [p for p in request.query.get("push", "").split(",") if p][:4]:
             block, _, direction = text.rpartition(":")
             pushes.append((block, direction))
-        resp = web.json_response(await labs.overlays(request.match_info["id"], show, pushes, client_of(request)))
+        resp = web.json_response(await labs.overlays(request.match_info["id"], show, pushes, asker(request)))
         resp.enable_compression()
         return resp
 

@@ -28,6 +28,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from tower.app.serve.errors import Refused
@@ -51,6 +52,15 @@ def lab_threads(limits: Limits) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(1 + limits.lab_workers + 2 * limits.lab_queue + 4, thread_name_prefix="tower-lab")
 
 
+@dataclass(frozen=True)
+class Asker:
+    """Who asks for a lab job: the client (an address) and whether its connection is gone meanwhile (its job is
+    then stopped: nobody waits for the answer)."""
+
+    client: str
+    gone: Callable[[], bool] = lambda: False
+
+
 class Lane:
     """Worker processes of one kind and the line of jobs waiting for them."""
 
@@ -66,10 +76,12 @@ class Lane:
         self.cond = threading.Condition()
         self.jobs = 0  # jobs run (for tests and figures)
 
-    def run(self, client: str, what: str, fn: Callable, args: tuple, cpu_seconds: float,
+    def run(self, asker: Asker, what: str, fn: Callable, args: tuple, cpu_seconds: float,
             ready: Callable[[], None] = lambda: None) -> Any:
         """`fn(*args)` in a worker of this lane, waited for in the calling thread (see the module's docstring);
-        `ready()` is called once it is the job's turn (it may refuse it after all)."""
+        `ready()` is called once it is the job's turn (it may refuse it after all). A job whose asker went away
+        leaves the line, or is stopped (ConnectionResetError)."""
+        client = asker.client
         with self.cond:
             if client in self.clients:
                 raise Refused(429, "lab-busy", f"a {what} of yours is being worked out (one lab job per client at "
@@ -83,7 +95,9 @@ class Lane:
             self.clients.add(client)
             try:
                 while self.line[0] is not ticket or not self.free:
-                    self.cond.wait()
+                    self.cond.wait(0.5)
+                    if asker.gone():
+                        raise ConnectionResetError("the client went away while its job waited")
             except BaseException:
                 self.line.remove(ticket)
                 self.clients.discard(client)
@@ -95,7 +109,7 @@ class Lane:
             self.cond.notify_all()
         try:
             ready()
-            return pool.call(fn, *args, cpu_seconds=cpu_seconds)
+            return pool.call(fn, *args, cpu_seconds=cpu_seconds, gone=asker.gone)
         finally:
             with self.cond:
                 self.used[pool] = time.monotonic()
@@ -136,12 +150,12 @@ class LabJobs:
         self._too_big: OrderedDict[Any, str] = OrderedDict()
         self._lock = threading.Lock()
 
-    def physics(self, client: str) -> LabPhysics:
-        """The physics a lab's controller uses while it serves a request of `client`."""
-        return LabPhysics(self, client)
+    def physics(self, asker: Asker) -> LabPhysics:
+        """The physics a lab's controller uses while it serves a request of `asker`."""
+        return LabPhysics(self, asker)
 
-    def run(self, client: str, name: str, build: Any, fn: Callable, *args: Any, quick: bool = False) -> Any:
-        """The job `fn(build, *args)` of `client` (`name`: which of the judges it is, for the words), in its lane;
+    def run(self, asker: Asker, name: str, build: Any, fn: Callable, *args: Any, quick: bool = False) -> Any:
+        """The job `fn(build, *args)` of `asker` (`name`: which of the judges it is, for the words), in its lane;
         Refused with 413 if it is over `lab_cpu_seconds` (now or before)."""
         what = WHAT.get(name, name)
         key = (name, tuple(build.blocks), tuple(build.figures), args)
@@ -156,7 +170,7 @@ class LabJobs:
         lane = self.quick if quick else self.heavy
         seconds = self.limits.lab_cpu_seconds
         try:
-            return lane.run(client, what, fn, (build, *args), seconds, known)
+            return lane.run(asker, what, fn, (build, *args), seconds, known)
         except OverBudget:
             message = (f"this build is too big for this server: its {what} needs more than {seconds:g} CPU seconds "
                        f"(the server's limit lab_cpu_seconds)")
@@ -182,36 +196,36 @@ class LabJobs:
 
 
 class LabPhysics:
-    """`tower.app.stability`'s judges as the lab's controller calls them, each a job of `jobs` for `client`:
+    """`tower.app.stability`'s judges as the lab's controller calls them, each a job of `jobs` for `asker`:
     the same answers, computed in the lab's workers (a statics verdict of a small build in the quick lane)."""
 
-    def __init__(self, jobs: LabJobs, client: str) -> None:
+    def __init__(self, jobs: LabJobs, asker: Asker) -> None:
         self.jobs = jobs
-        self.client = client
+        self.asker = asker
 
     def judge_build(self, build: Any, statics_only: bool = False, engine: str = "pybullet") -> Any:
         from tower.app import stability
 
         small = len(build.blocks) + len(build.figures) <= self.jobs.limits.lab_quick_blocks
-        return self.jobs.run(self.client, "judge_build", build, stability.judge_build, statics_only, engine,
+        return self.jobs.run(self.asker, "judge_build", build, stability.judge_build, statics_only, engine,
                              quick=statics_only and small)
 
     def fall(self, build: Any, seconds: float = 2.0) -> Any:
         from tower.app import stability
 
-        return self.jobs.run(self.client, "fall", build, stability.fall, seconds)
+        return self.jobs.run(self.asker, "fall", build, stability.fall, seconds)
 
     def forces(self, build: Any) -> Any:
         from tower.app import stability
 
-        return self.jobs.run(self.client, "forces", build, stability.forces)
+        return self.jobs.run(self.asker, "forces", build, stability.forces)
 
     def removal(self, build: Any, statics_only: bool = False) -> Any:
         from tower.app import stability
 
-        return self.jobs.run(self.client, "removal", build, stability.removal, statics_only)
+        return self.jobs.run(self.asker, "removal", build, stability.removal, statics_only)
 
     def push(self, build: Any, block: str, directions: tuple[str, ...]) -> list[Any]:
         from tower.app import stability
 
-        return self.jobs.run(self.client, "push", build, stability.push, block, tuple(directions))
+        return self.jobs.run(self.asker, "push", build, stability.push, block, tuple(directions))

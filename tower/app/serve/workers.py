@@ -185,15 +185,22 @@ class WorkerPool:
                     raise
         raise AssertionError("unreachable")
 
-    def call(self, fn, *args: Any, cpu_seconds: float) -> Any:
+    def call(self, fn, *args: Any, cpu_seconds: float, gone: Any = None) -> Any:
         """`fn(*args)` in the worker of a one-worker pool, waited for in the calling thread, with `cpu_seconds` of
         CPU time (`_budgeted`). Past it the worker is stopped and OverBudget raised; the next call starts a new
-        worker. Not tried again: a job that killed its worker would kill the next one too."""
+        worker. Not tried again: a job that killed its worker would kill the next one too. If `gone()` turns true
+        meanwhile (nobody waits for the answer any more), the worker is stopped and ConnectionResetError raised."""
         pool = self._executor()
         future = pool.submit(_budgeted, cpu_seconds, fn, args)
         procs = list((pool._processes or {}).values())
         try:
-            return future.result()
+            while True:
+                try:
+                    return future.result(timeout=None if gone is None else 0.5)
+                except TimeoutError:
+                    if gone():
+                        self.close()
+                        raise ConnectionResetError("the client went away; its job was stopped") from None
         except BrokenProcessPool:
             if self._pool is pool:
                 self._pool = None
