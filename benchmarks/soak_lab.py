@@ -242,7 +242,7 @@ async def soak(url: str, args, pid: int) -> tuple[Honest, dict, list[tuple[float
 
     async def sample() -> None:
         while time.monotonic() < until:
-            main, kids, _ = tree_rss(pid)
+            main, kids, _ = await asyncio.to_thread(tree_rss, pid)  # a scan of /proc: not on the clients' loop
             rss.append((time.monotonic(), main, kids))
             await asyncio.sleep(1)
         honest.processes = sorted((round(_rss_mib(p)), nice_of(p)) for p in descendants(pid))
