@@ -339,3 +339,48 @@ def test_no_lab_worker_outlives_its_server(tmp_path):
     while any(Path(f"/proc/{p}").exists() for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(Path(f"/proc/{p}").exists() for p in pids)
+
+
+def test_an_edit_whose_verdict_the_workers_refuse_changes_nothing(tmp_path):
+    from tower.app import stability
+    from tower.app.serve.errors import Refused
+    from tower.app.serve.lab import Labs
+    from tower.app.serve.store import Store
+
+    class Refusing:
+        """Lab jobs whose verdict of a build of more than three blocks is over budget."""
+
+        def physics(self, _asker):
+            return self
+
+        def start(self) -> None:
+            pass
+
+        def judge_build(self, build, statics_only=False, engine="pybullet"):
+            if len(build.blocks) > 3:
+                raise Refused(413, "lab-cpu-seconds", "this build is too big for this server")
+            return stability.judge_build(build, statics_only, engine)
+
+    async def scenario() -> None:
+        store = Store(tmp_path / "g.sqlite")
+        labs = Labs(store, LIMITS, Refusing())
+        try:
+            made = await labs.create({"build": column(3), "rules": "free"})
+            with pytest.raises(Refused) as refused:
+                await labs.change(made["id"], "edit", {"op": "add", "kind": "half-cube", "origin": [0, 0, 3]})
+            assert refused.value.status == 413
+            state = await labs.state(made["id"])
+            assert state["edits"] == 0 and not state["can_undo"] and len(state["build"]["blocks"]) == 3
+            with pytest.raises(Refused):  # nor is a new lab of such a build made
+                await labs.create({"build": column(4), "rules": "free"})
+        finally:
+            labs.close()
+            store.close()
+        store = Store(tmp_path / "g.sqlite")
+        try:
+            rows = store._rows("SELECT build FROM labs")
+            assert [len(json.loads(b)["blocks"]) for (b,) in rows] == [3]  # the stored build is the one before
+        finally:
+            store.close()
+
+    asyncio.run(scenario())

@@ -240,17 +240,22 @@ class Labs:
         return state
 
     def _state_saved(self, lab: Lab, wait: bool = True) -> dict[str, Any]:
+        """The lab's state, then its build stored (a build the physics refuses, e.g. over `lab_cpu_seconds`, is
+        not stored)."""
+        state = state_json(lab)
         self._save(lab, wait)
-        return state_json(lab)
+        return state
 
     async def change(self, lab_id: str, what: str, body: Any = None, asker: Asker = NOBODY) -> dict[str, Any]:
         """An edit (`what` = "edit", body: the edit), "undo", "redo" or "rules" (body {"rules"}); the new state.
-        A refused change changes nothing (409/413 naming the rule)."""
+        A refused change changes nothing (409/413 naming the rule), nor does one whose verdict the lab's workers
+        refuse (413 over `lab_cpu_seconds`, 429, 503)."""
         lab = await self.get(lab_id)
         async with lab.lock:
             ctl = self._serve(lab, asker)
 
             def run() -> dict[str, Any]:
+                before = (list(ctl.history), ctl.cursor, ctl.selected, ctl.rules)
                 try:
                     if what == "edit":
                         words = ctl.edit(body)
@@ -265,7 +270,11 @@ class Labs:
                         words = f"rules: {ctl.rules}"
                 except IllegalMove as exc:
                     raise _refusal(exc) from None
-                state = self._state_saved(lab, wait=False)
+                try:
+                    state = self._state_saved(lab, wait=False)
+                except Refused:
+                    ctl.history, ctl.cursor, ctl.selected, ctl.rules = before
+                    raise
                 state["did"] = words
                 return state
 
