@@ -1,7 +1,7 @@
 """Soak of `tower serve` while one client attacks with the lab's physics (docs/serve.md, "Limits"; issue 36), on
 127.0.0.1 only, for a fixed time.
 
-    python benchmarks/soak_lab.py [--minutes 2] [--calm 20] [--after 60] [--honest 3] [--attackers 1]
+    python benchmarks/soak_lab.py [--minutes 2] [--calm 20] [--after 60] [--honest 2] [--attackers 1]
 
 `tower serve` runs in a process of its own with its default limits. The attacker (one address unless --attackers
 says more, in a process of its own at nice 10: on a network its own work runs on its machine) holds six labs of 200
@@ -265,7 +265,7 @@ def main() -> int:
     ap.add_argument("--minutes", type=float, default=2.0, help="minutes of attack (default 2)")
     ap.add_argument("--calm", type=float, default=20.0, help="seconds the honest clients play alone first")
     ap.add_argument("--after", type=float, default=60.0, help="seconds after the attack before memory is compared")
-    ap.add_argument("--honest", type=int, default=3, help="honest clients (an address each)")
+    ap.add_argument("--honest", type=int, default=2, help="honest players (an address each; default 2)")
     ap.add_argument("--attackers", type=int, default=1, help="attacking addresses, six labs each (default 1)")
     args = ap.parse_args()
     ref0 = reference()
