@@ -37,7 +37,7 @@ def test_the_notebook_runs_top_to_bottom_with_an_inline_3d_view(tmp_path):
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     views = [o for o in outputs if o.output_type in ("execute_result", "display_data") and "text/html" in o.data]
-    assert len(views) == 3  # the build, its forces, its removal map
+    assert len(views) == 4  # the build, its forces, its removal map, a fall
     for view in views:
         html = view.data["text/html"]
         assert "<iframe" in html and "vtk" in html.lower()  # the vtk.js page, inline: nothing to fetch

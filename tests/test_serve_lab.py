@@ -109,6 +109,35 @@ def test_refusals_have_their_status_and_rule_and_change_nothing(api):
     assert now["build"] == lab["build"] and now["edits"] == 0
 
 
+def test_the_places_the_rules_refuse_are_told_before_the_edit(api):
+    """POST /api/lab/ID/refusals: each place of the block in hand that an edit there would be refused at, with the
+    refusal's own words; the edit then gets exactly that answer."""
+    lab = new_lab(api)
+    edit(api, lab, {"op": "add", "kind": "cube", "origin": [0, 0, 0]})
+    faces = ["red", "yellow", "dark-blue", "light-blue", "purple", "grey"]
+    hand = {"block": "new", "kind": "cube", "shapes": [{"size": [2, 2, 2], "top": "purple", "faces": faces}],
+            "area": [-4, -4, 6, 6]}
+    status, got = api.call("POST", f"/api/lab/{lab['id']}/refusals", hand)
+    assert status == 200 and got["edits"] == 1
+    half_off = "block new 1,0,2 2x2x2 purple"
+    assert got["refused"][half_off] == ("unsupported: the new cube has 2 of 4 footprint cells with nothing under "
+                                        "them (hole or overhang)")
+    assert "block new 0,0,2 2x2x2 purple" not in got["refused"]  # right on top: fine
+    assert not any(" 3,3,0 " in t for t in got["refused"])  # on the table: fine
+    status, refused = edit(api, lab, {"op": "add", "kind": "cube", "origin": [1, 0, 2], "size": [2, 2, 2],
+                                      "faces": dict(zip(("+x", "-x", "+y", "-y", "+z", "-z"), faces, strict=True))})
+    assert status == 409 and f"{refused['rule']}: {refused['error']}" == got["refused"][half_off]
+    # the block moved: the cube itself, its own place left out
+    status, got = api.call("POST", f"/api/lab/{lab['id']}/refusals", {**hand, "block": "c1", "kind": ""})
+    assert status == 200 and not got["refused"]  # alone on the table: it may go anywhere
+    for bad, where in [({**hand, "area": [0, 0, 500, 2]}, "$.area"), ({**hand, "shapes": []}, "$.shapes"),
+                       ({**hand, "block": "zz"}, "$.block"), ({**hand, "kind": "beam"}, "$.kind"),
+                       ({**hand, "shapes": [{"size": [2, 2, 2], "top": "red", "faces": ["red"] * 5}]},
+                        "$.shapes[0].faces")]:
+        status, answer = api.call("POST", f"/api/lab/{lab['id']}/refusals", bad)
+        assert status == 400 and answer["where"] == where, (bad, answer)
+
+
 def test_a_bad_upload_names_the_place_and_the_lab_is_unchanged(api):
     lab = new_lab(api)
     edit(api, lab, {"op": "add", "kind": "cube", "origin": [0, 0, 0]})

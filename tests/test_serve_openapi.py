@@ -53,7 +53,7 @@ def served(tmp_path_factory):
         # a small lab (a beam over two columns) so that drop, forces, removal and push answer for real, quickly
         status, lab = client.request("POST", "/api/lab", {"build": {"format": "tower-build/1", "blocks": [
             {"id": "a", "origin": [0, 0, 0], "size": [2, 2, 2]}, {"id": "b", "origin": [4, 0, 0], "size": [2, 2, 2]},
-            {"id": "beam", "origin": [0, 0, 2], "size": [6, 2, 2]}]}})
+            {"id": "beam", "origin": [0, 0, 2], "size": [6, 2, 2]}]}, "rules": "flag"})  # the game's rules: no beams
         assert status == 201, lab
         srv.real = {"games": games, "lab": lab["id"]}
         yield srv

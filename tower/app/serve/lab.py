@@ -95,8 +95,8 @@ class Labs:
     async def _thread(self, fn: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self.threads, fn, *args)
 
-    def _controller(self, build: Any, rules: str) -> LabController:
-        return LabController(build, rules=rules, max_blocks=self.max_blocks,
+    def _controller(self, build: Any, rules: str, check: bool = True) -> LabController:
+        return LabController(build, rules=rules, max_blocks=self.max_blocks, check=check,
                              max_history_bytes=self.limits.lab_history_bytes)
 
     def _serve(self, lab: Lab, asker: Asker) -> LabController:
@@ -134,7 +134,7 @@ class Labs:
                                      (lab_id, time.time() - self.limits.lab_idle_seconds)).fetchone()
         if row is None:
             return None
-        lab = Lab(lab_id, self._controller(parse_build(json.loads(row[0])), row[1]))
+        lab = Lab(lab_id, self._controller(parse_build(json.loads(row[0])), row[1], check=False))
         self._touch(lab)
         return lab
 
@@ -216,7 +216,9 @@ class Labs:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise BadInput("seed must be a whole number from 0", "$.seed")
         if "build" in body:
-            build = parse_build(body["build"])
+            from tower.app.commands.check import build_document
+
+            build = build_document(body["build"])
         else:
             if start == "random":
                 from tower.climbers.setup import random_start_tower
@@ -279,6 +281,25 @@ class Labs:
                 return state
 
             return await self._thread(run)
+
+    async def refusals(self, lab_id: str, body: Any) -> dict[str, Any]:
+        """The placements of the block in hand the rules would refuse (`LabController.refusals`), so the page's
+        ghost says so before the click: `{"block": "new" | ID, "kind", "shapes": [{"size", "top", "faces"}],
+        "area": [x0, y0, x1, y1]}` -> `{"edits", "refused": {placement text: "rule: words"}}`."""
+        from viewer.placement import Shape
+
+        lab = await self.get(lab_id)
+        shapes, area, block, kind = _hand(body)
+        async with lab.lock:  # the build as it is now; the question is answered outside the lock
+            ctl, edits = lab.ctl.snapshot(), lab.ctl.cursor
+
+        def run() -> dict[str, Any]:
+            if block != "new":
+                ctl.block(block)
+            elif kind not in ctl.kinds():
+                raise BadInput(f"unknown kind {kind!r}"[:100], "$.kind")
+            return {"edits": edits, "refused": ctl.refusals(block, [Shape(*s) for s in shapes], area, kind)}
+        return await self._thread(run)
 
     async def state(self, lab_id: str, asker: Asker = NOBODY) -> dict[str, Any]:
         lab = await self.get(lab_id)
@@ -355,6 +376,38 @@ class Labs:
         return dumps_build(lab.ctl.build)
 
 
+def _hand(body: Any) -> tuple[list[tuple[tuple[int, ...], str, tuple[str, ...]]], tuple[int, ...], str, str]:
+    """The block in hand of a `refusals` request, checked: (shapes as (size, top, faces), area, block, kind)."""
+    from tower.climbers.blocks import COLOUR_INDEX
+
+    if not isinstance(body, dict) or not set(body) <= {"block", "kind", "shapes", "area"}:
+        raise BadInput('expected {"block", "kind", "shapes", "area"}', "$")
+    block, kind = body.get("block", "new"), body.get("kind", "")
+    if not isinstance(block, str) or not isinstance(kind, str) or len(block) > 64:
+        raise BadInput("block and kind are short texts", "$.block")
+    shapes = body.get("shapes")
+    if not isinstance(shapes, list) or not 1 <= len(shapes) <= 6:
+        raise BadInput("shapes: 1 to 6 ways the block can lie", "$.shapes")
+    out = []
+    for i, sh in enumerate(shapes):
+        if not isinstance(sh, dict) or set(sh) != {"size", "top", "faces"}:
+            raise BadInput('a shape is {"size", "top", "faces"}', f"$.shapes[{i}]")
+        size, faces = sh["size"], sh["faces"]
+        if not isinstance(size, list) or len(size) != 3 or \
+                any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6 for v in size):
+            raise BadInput("a size is three whole numbers 1-6", f"$.shapes[{i}].size")
+        if not isinstance(faces, list) or len(faces) != 6 or \
+                any(not isinstance(f, str) or f not in COLOUR_INDEX for f in [*faces, sh["top"]]):
+            raise BadInput("faces are six colour names, top one of them", f"$.shapes[{i}].faces")
+        out.append((tuple(size), sh["top"], tuple(faces)))
+    area = body.get("area")
+    if not isinstance(area, list) or len(area) != 4 or \
+            any(isinstance(v, bool) or not isinstance(v, int) or abs(v) > 100 for v in area) or \
+            area[2] <= area[0] or area[3] <= area[1]:
+        raise BadInput("area is [x0, y0, x1, y1], whole numbers within the lab's table (|v| <= 100)", "$.area")
+    return out, tuple(area), block, kind
+
+
 def palette_json() -> dict[str, Any]:
     """The kinds of block the page offers, with their orientations and the colours each can show on top."""
     return {"kinds": [{"name": k.name, "sizes": [list(s) for s in kind_sizes(k.name)],
@@ -429,6 +482,14 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
         lab_id = request.match_info["id"]
         await labs.get(lab_id)
         return web.json_response(await labs.change(lab_id, "rules", await read_json(request), asker(request)))
+
+    @routes.post("/api/lab/{id}/refusals")
+    async def lab_refusals(request: web.Request) -> web.Response:
+        lab_id = request.match_info["id"]
+        await labs.get(lab_id)
+        resp = web.json_response(await labs.refusals(lab_id, await read_json(request)))
+        resp.enable_compression()
+        return resp
 
     @routes.post("/api/lab/{id}/drop")
     async def lab_drop(request: web.Request) -> web.Response:

@@ -195,37 +195,71 @@ class LabJobs:
         self.heavy.close()
 
 
+class Done:
+    """A judge's answer as its worker turned it into JSON; `to_json(detail)` hands that back. Nothing of it is
+    worked out in the server's process: a verdict's lazy parts (how a falling build starts to fall,
+    `physics.failure`) are computed in the worker, and only JSON crosses the pipe."""
+
+    def __init__(self, plain: Any, detail: Any = None) -> None:
+        self.plain, self.detail = plain, detail
+
+    def to_json(self, detail: bool = False) -> Any:
+        return self.detail if detail and self.detail is not None else self.plain
+
+
+def _judge(build: Any, statics_only: bool, engine: str) -> Done:
+    from tower.app import stability
+
+    verdict = stability.judge_build(build, statics_only=statics_only, engine=engine)
+    return Done(verdict.to_json(), verdict.to_json(detail=True))
+
+
+def _forces(build: Any) -> Done:
+    from tower.app import stability
+
+    return Done(stability.forces(build).to_json())
+
+
+def _removal(build: Any, statics_only: bool) -> Done:
+    from tower.app import stability
+
+    return Done(stability.removal(build, statics_only=statics_only).to_json())
+
+
+def _push(build: Any, block: str, directions: tuple[str, ...]) -> list[Done]:
+    from tower.app import stability
+
+    return [Done(r.to_json()) for r in stability.push(build, block, directions)]
+
+
+def _fall(build: Any, seconds: float) -> Any:
+    from tower.app import stability
+
+    return stability.fall(build, seconds=seconds)
+
+
 class LabPhysics:
     """`tower.app.stability`'s judges as the lab's controller calls them, each a job of `jobs` for `asker`:
-    the same answers, computed in the lab's workers (a statics verdict of a small build in the quick lane)."""
+    the same answers (`Done`, as JSON), computed in the lab's workers (a statics verdict of a small build in the
+    quick lane)."""
 
     def __init__(self, jobs: LabJobs, asker: Asker) -> None:
         self.jobs = jobs
         self.asker = asker
 
-    def judge_build(self, build: Any, statics_only: bool = False, engine: str = "pybullet") -> Any:
-        from tower.app import stability
-
+    def judge_build(self, build: Any, statics_only: bool = False, engine: str = "pybullet") -> Done:
         small = len(build.blocks) + len(build.figures) <= self.jobs.limits.lab_quick_blocks
-        return self.jobs.run(self.asker, "judge_build", build, stability.judge_build, statics_only, engine,
+        return self.jobs.run(self.asker, "judge_build", build, _judge, statics_only, engine,
                              quick=statics_only and small)
 
     def fall(self, build: Any, seconds: float = 2.0) -> Any:
-        from tower.app import stability
+        return self.jobs.run(self.asker, "fall", build, _fall, seconds)
 
-        return self.jobs.run(self.asker, "fall", build, stability.fall, seconds)
+    def forces(self, build: Any) -> Done:
+        return self.jobs.run(self.asker, "forces", build, _forces)
 
-    def forces(self, build: Any) -> Any:
-        from tower.app import stability
+    def removal(self, build: Any, statics_only: bool = False) -> Done:
+        return self.jobs.run(self.asker, "removal", build, _removal, statics_only)
 
-        return self.jobs.run(self.asker, "forces", build, stability.forces)
-
-    def removal(self, build: Any, statics_only: bool = False) -> Any:
-        from tower.app import stability
-
-        return self.jobs.run(self.asker, "removal", build, stability.removal, statics_only)
-
-    def push(self, build: Any, block: str, directions: tuple[str, ...]) -> list[Any]:
-        from tower.app import stability
-
-        return self.jobs.run(self.asker, "push", build, stability.push, block, tuple(directions))
+    def push(self, build: Any, block: str, directions: tuple[str, ...]) -> list[Done]:
+        return self.jobs.run(self.asker, "push", build, _push, block, tuple(directions))

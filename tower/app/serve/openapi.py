@@ -255,6 +255,9 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                 "construction": {"type": "boolean"}, "perfect_information": {"type": "boolean"},
                 "moves": strings, "blocks": strings,
                 "cells": {"type": "array", "items": {"type": "object"}},
+                "pointing": {"type": ["object", "null"],
+                             "description": "a card game, the seat to move: the click path of every legal move "
+                                            "and the spots they click (viewer/cards/pointing.py CardTable)"},
                 "log": {"type": "array"}, "undo": {"type": "boolean"}, "scene": scene,
             },
         },
@@ -340,6 +343,28 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                     "properties": {"scene": scene, "moved": strings, "collapsed": {"type": "boolean"},
                                    "stability": {"type": ["object", "null"]},
                                    "words": {"type": "string", "description": "what happened, in one line"}}},
+        "LabHand": {
+            "type": "object", "required": ["shapes", "area"], "additionalProperties": False,
+            "description": "the block in hand: `new` (a block of `kind`, `shapes` the ways it may lie) or the id of "
+                           "the block being moved; `area` the columns the page's pointing offers [x0, y0, x1, y1]",
+            "properties": {
+                "block": {"type": "string", "maxLength": 64}, "kind": {"type": "string", "maxLength": 64},
+                "shapes": {"type": "array", "minItems": 1, "maxItems": 6, "items": {
+                    "type": "object", "required": ["size", "top", "faces"], "additionalProperties": False,
+                    "properties": {"size": {"type": "array", "minItems": 3, "maxItems": 3,
+                                            "items": {"type": "integer", "minimum": 1, "maximum": 6}},
+                                   "top": {"type": "string"},
+                                   "faces": {"type": "array", "minItems": 6, "maxItems": 6,
+                                             "items": {"type": "string"}}}}},
+                "area": {"type": "array", "minItems": 4, "maxItems": 4,
+                         "items": {"type": "integer", "minimum": -100, "maximum": 100}},
+            },
+        },
+        "LabRefusals": {"type": "object", "required": ["edits", "refused"],
+                        "description": "the placements (by their text) that the rules would refuse, with the "
+                                       "rule and its words, for the build after `edits` edits",
+                        "properties": {"edits": {"type": "integer", "minimum": 0},
+                                       "refused": {"type": "object", "additionalProperties": {"type": "string"}}}},
         "LabPalette": {"type": "object", "required": ["kinds"],
                        "properties": {"kinds": {"type": "array", "items": {"type": "object",
                                                                            "required": ["name", "sizes"]}}}},
@@ -443,6 +468,10 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
     p["/api/lab/{id}/rules"] = {"post": _op(
         "labRules", "lab", "strict, flag or free: how the game's rules apply", _json(_ref("LabState"), "the lab"),
         lab_changes, [LAB_ID], {"required": True, "content": {JSON: {"schema": _ref("LabRules")}}})}
+    p["/api/lab/{id}/refusals"] = {"post": _op(
+        "labRefusals", "lab", "where the block in hand would be refused: the ghost says it before the click",
+        _json(_ref("LabRefusals"), "the refused placements"), lab_changes, [LAB_ID],
+        {"required": True, "content": {JSON: {"schema": _ref("LabHand")}}})}
     p["/api/lab/{id}/drop"] = {"post": _op(
         "dropLab", "lab", "PyBullet's run of the build, for the drop animation", _json(_ref("LabDrop"), "the run"),
         lab_changes, [LAB_ID], IGNORED_BODY)}

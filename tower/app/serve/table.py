@@ -255,6 +255,7 @@ class Table:
         blocks: list[str] = []
         cells: list[dict[str, Any]] = []
         words: dict[str, str] = {}
+        pointing: dict[str, Any] | None = None  # a card game: the click paths of the seat's moves
         if mine:
             legal, blocks = self.split_legal()
             # every move the page lists, in words a newcomer understands (block placements: `placements`)
@@ -269,6 +270,8 @@ class Table:
                         by_cell.setdefault(tuple(m.cell), []).append(str(m))
                 cells = [{"cell": list(c), "moves": ms} for c, ms in sorted(by_cell.items())]
                 overlays = {"movable": blocks, "targets": list(by_cell)}
+            else:
+                pointing = self.pointing(seat)
         first = max(0, self.n - LOG_TAIL)
         log = []
         for k, (m, p) in enumerate(zip(st.history[first:], self.movers[first:], strict=True)):
@@ -300,10 +303,18 @@ class Table:
             "rematch": self.rematch_for(seat),
             "blocks": blocks,
             "cells": cells,
+            "pointing": pointing,
             "log": log,
             "undo": self.may_ask_take_back(seat),
         }
         return Capture(st.layout, self.view_for(seat), overlays, page)
+
+    def pointing(self, seat: int) -> dict[str, Any]:
+        """A card game's click paths for the seat to move (`viewer.cards.clickpaths`): the page walks them itself
+        (static/js/cardpoint.js), so pointing asks the server nothing until a move is played."""
+        from viewer.cards.clickpaths import card_table
+
+        return card_table(self.state, seat).to_json()
 
     def rematch_for(self, seat: int | None) -> str | None:
         """The link of the rematch for this seat's page (its own seat's, or the spectators'), once there is one."""
