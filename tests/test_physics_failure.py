@@ -4,14 +4,14 @@ falling build's motion checked against PyBullet's first 50 ms on the falling bui
 from __future__ import annotations
 
 import math
-import random
 
 import numpy as np
 import pytest
+from test_physics_statics import falling_builds  # the random falling builds (careless stacks)
 
 import physics.dynamics as dynamics
 from physics import Box, judge_statics, remove
-from physics.builds import column, random_build
+from physics.builds import column
 from physics.statics import COM_INSET_M
 from physics.units import UNIT_M, WOOD_DENSITY, grid_box
 
@@ -97,18 +97,6 @@ def first_motion(boxes: list[Box], mu: float) -> dict[str, np.ndarray]:
     start, end = run.trajectory[0]["poses"], run.trajectory[-1]["poses"]
     assert run.trajectory[-1]["t"] == pytest.approx(0.05)
     return {b: np.subtract(end[b][0], start[b][0]) for b in end}
-
-
-def falling_builds(count: int) -> list[list[Box]]:
-    """The random falling builds of tests/test_physics_statics.py (careless stacks, seeds from 0)."""
-    out, seed = [], 0
-    while len(out) < count:
-        rng = random.Random(seed)
-        boxes = random_build(rng, rng.randint(4, 25), care=0.3)
-        if not judge_statics(boxes).stable:
-            out.append(boxes)
-        seed += 1
-    return out
 
 
 #: The falling builds of tests/test_physics_statics.py and test_physics_explain.py, by name (and friction).

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 import sqlite3
 import threading
 import time
@@ -32,6 +31,7 @@ from tower.app.lab.controller import LabController, kind_sizes, top_colours
 from tower.app.serve.errors import Refused
 from tower.app.serve.labjobs import Asker, LabJobs, lab_threads
 from tower.app.serve.limits import Bucket, Limits
+from tower.app.serve.store import new_id
 from tower.climbers.blocks import KINDS
 from tower.climbers.build import build_to_json, dumps_build, parse_build
 from tower.games.errors import BadInput, IllegalMove
@@ -234,7 +234,7 @@ class Labs:
             raise _refusal(exc) from None
         self._quota(asker.client)
         self.warm()
-        lab = Lab(secrets.token_urlsafe(LAB_ID_BYTES), ctl)
+        lab = Lab(new_id(LAB_ID_BYTES), ctl)
         async with lab.lock:
             self._serve(lab, asker)
             state = await self._thread(self._state_saved, lab)

@@ -22,7 +22,7 @@ from typing import Any
 from tower.app.serve.errors import Refused
 from tower.app.serve.limits import Bucket, Limits
 from tower.app.serve.lobby import parse_new_game
-from tower.app.serve.store import GameRow, Store, StoreError, token_hash
+from tower.app.serve.store import GameRow, Store, StoreError, new_id, token_hash
 from tower.app.serve.table import Change, Table, render, render_messages
 from tower.app.serve.workers import HINT_AI, WorkerPool
 from tower.games.errors import BadInput
@@ -279,7 +279,7 @@ class GameServer:
             raise Refused(429, "too-many-games", f"at most {self.limits.games_per_minute:g} new games a minute "
                                                  f"from one address", retry_after=wait)
         state = await in_game_thread(lambda: new_game(ng.game, ng.players, ng.seed, ng.options, judge=self.judge))
-        game_id = secrets.token_urlsafe(GAME_ID_BYTES)
+        game_id = new_id(GAME_ID_BYTES)
         seat_tokens = {p: secrets.token_urlsafe(TOKEN_BYTES) for p, kind in enumerate(ng.seats) if kind == "human"}
         watch = secrets.token_urlsafe(TOKEN_BYTES)
         row = GameRow(game_id, ng.game, ng.players, ng.seed, ng.options, ng.seats, time.time(), False)
