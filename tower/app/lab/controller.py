@@ -52,6 +52,10 @@ TABLE_HALF = 100
 TABLE_HEIGHT = 200
 #: Edits kept for undo; older ones are forgotten.
 HISTORY = 500
+#: What one step of the history holds in memory, estimated (measured with tracemalloc on CPython 3.11): the step
+#: and its build, a pointer per block (blocks an edit did not touch are shared with the step before) and each new
+#: block (one for most edits, every block for a loaded build).
+EDIT_BYTES, POINTER_BYTES, BLOCK_BYTES = 1500, 8, 330
 #: Verdicts kept for undo and redo (the last builds of the history judged).
 VERDICTS_KEPT = 8
 #: Id prefixes of new blocks, by kind name.
@@ -67,6 +71,7 @@ class Edit:
 
     build: Build
     words: str
+    bytes: int = 0  # memory the step holds, estimated (EDIT_BYTES, ...)
 
 
 def _key(v: Violation) -> tuple:
@@ -132,11 +137,12 @@ class LabController:
     history, `select()` picks a block. `rules` is one of RULE_SETS."""
 
     def __init__(self, build: Build | None = None, rules: str = "strict", max_blocks: int = MAX_LAB_BLOCKS,
-                 physics: Any = None, check: bool = True) -> None:
+                 physics: Any = None, check: bool = True, max_history_bytes: int | None = None) -> None:
         #: the physics judges (`tower.app.stability`, or a stand-in with `judge_build` and `fall`); None: the lab
         #: shows the rules only
         self.physics = physics
         self.max_blocks = max_blocks
+        self.max_history_bytes = max_history_bytes  # the history's memory (estimated); None: HISTORY edits only
         self._analysis: tuple[int, str, dict[str, Any]] | None = None
         # the verdicts of the last few builds of the history, each kept with its build (so that its id stays its
         # own): undo and redo show a verdict again without judging the build again
@@ -146,7 +152,7 @@ class LabController:
         self.set_rules(rules)
         start = build if build is not None else Build()
         self._check_limits(start)
-        self.history: list[Edit] = [Edit(start, "start")]
+        self.history: list[Edit] = [Edit(start, "start", _bytes(start, len(start.blocks)))]
         self.cursor = 0
         self.selected: str | None = None
         self._violations: tuple[int, list[Violation]] | None = None
@@ -633,10 +639,26 @@ class LabController:
         if refused is not None:
             raise refused
         del self.history[self.cursor + 1:]
-        self.history.append(Edit(build, words))
-        if len(self.history) > HISTORY:
-            del self.history[0]
+        self.history.append(Edit(build, words, _bytes(build, len(build.blocks) if loading else 1)))
+        drop = max(0, len(self.history) - HISTORY)
+        if self.max_history_bytes is not None:
+            held = sum(e.bytes for e in self.history)
+            while drop < len(self.history) - 1 and held > self.max_history_bytes:
+                held -= self.history[drop].bytes
+                drop += 1
+        del self.history[:drop]
         self.cursor = len(self.history) - 1
+
+    @property
+    def history_bytes(self) -> int:
+        """The memory the history holds, estimated."""
+        return sum(e.bytes for e in self.history)
+
+
+def _bytes(build: Build, new_blocks: int) -> int:
+    """The estimated memory of a history step holding `build` with `new_blocks` blocks of its own."""
+    items = len(build.blocks) + len(build.figures) + len(build.stones)
+    return EDIT_BYTES + POINTER_BYTES * items + BLOCK_BYTES * new_blocks
 
 
 def load_build_doc(doc: Any) -> Build:

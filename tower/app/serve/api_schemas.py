@@ -236,7 +236,10 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                 "view": {**ANY_OBJECT, "description": "exactly `state.view(seat)` (a spectator's: the public view); "
                                                       "its fields are the game's"},
                 "to_move": {**NULLABLE_INT, "description": "the seat to move; null once the game is over"},
-                "legal_moves": {**STRINGS, "description": "text forms; only for the seat to move, else empty"},
+                "legal_moves": {**STRINGS, "description": "text forms; only for the seat to move, else empty; "
+                                                          "a construction game's block placements are not listed"},
+                "blocks": {**STRINGS, "description": "construction games: the blocks the seat to move may place "
+                                                     "(each one's placements: `/placements?block=`)"},
                 "n": {"type": "integer", "minimum": 0, "description": "moves played"},
                 "over": {"type": "boolean"}, "abandoned": {"type": "boolean"},
                 "result": {"oneOf": [{"type": "null"}, ref("Result")]}, "outcome": NULLABLE_STR,

@@ -70,7 +70,7 @@ async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
         resp = await handler(request)
         if resp.status >= 400 and resp.content_type != "application/json":  # e.g. the static files' 404
             return _error(resp.status, resp.reason or "error")
-        return resp
+        return _bounded(request, resp)
     except Refused as exc:
         return _error(exc.status, exc.message, _retry(exc.retry_after), rule=exc.rule)
     except BadInput as exc:
@@ -90,6 +90,19 @@ async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
         return _error(500, "internal error (logged by the server)")
     finally:
         guard.answered(request.protocol)
+
+
+def _bounded(request: web.Request, resp: web.StreamResponse) -> web.StreamResponse:
+    """`resp`, unless its body is over `answer_bytes`: then a 500 naming the limit (logged: a bound the server's
+    own answers should never reach)."""
+    limit = request.app[SERVER_KEY].limits.answer_bytes
+    body = resp.body if isinstance(resp, web.Response) else None
+    if limit > 0 and isinstance(body, bytes | bytearray) and len(body) > limit:
+        log.warning("an answer to %s %s of %d bytes was refused (answer_bytes %d)", request.method,
+                    request.path[:80], len(body), limit)
+        return _error(500, f"the answer would be {len(body)} bytes, over this server's limit answer_bytes ({limit})",
+                      rule="answer-too-large")
+    return resp
 
 
 def _client(request: web.Request, trust_proxy: bool) -> str:
@@ -173,6 +186,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     limits = server.limits
     requests = Bucket(limits.requests_per_second, limits.request_burst)
     replaying: dict[str, int] = {}  # client -> replay computations running
+    feeds: dict[Any, int] = {}  # client, and (game, seat) -> open WebSocket feeds
 
     @web.middleware
     async def per_client(request: web.Request, handler) -> web.StreamResponse:
@@ -275,7 +289,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
 
     @routes.get("/api/games/{id}/hint")
     async def hint(request: web.Request) -> web.Response:
-        return web.json_response(await server.hint(request.match_info["id"], _token(request)))
+        return web.json_response(await server.hint(request.match_info["id"], _token(request), request[CLIENT_KEY]))
 
     @routes.get("/api/games/{id}/snapshot")
     async def snapshot(request: web.Request) -> web.Response:
@@ -363,27 +377,43 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     @routes.get("/api/games/{id}/ws")
     async def websocket(request: web.Request) -> web.StreamResponse:
         game_id, token = request.match_info["id"], _token(request)
-        await server.seat(game_id, token)  # refuse before upgrading: a plain 403/404 the page can read
-        ws = web.WebSocketResponse(heartbeat=20, compress=False)
-        await ws.prepare(request)
-
-        async def close() -> None:
-            await ws.close()
-
-        sub = await server.subscribe(game_id, token, lambda seat: Subscriber(seat, ws.send_str, close))
-        sender = asyncio.create_task(sub.run())
+        _, seat = await server.seat(game_id, token)  # refuse before upgrading: a plain 403/404 the page can read
+        client, place = request[CLIENT_KEY], (game_id, seat)
+        if feeds.get(client, 0) >= limits.websockets_per_client:
+            raise Refused(429, "too-many-feeds", f"this address has {feeds[client]} game pages open "
+                                                 f"(websockets_per_client); close one first", retry_after=5)
+        if seat is not None and feeds.get(place, 0) >= limits.websockets_per_seat:
+            raise Refused(429, "too-many-feeds", f"this seat has {feeds[place]} pages open (websockets_per_seat); "
+                                                 f"close one first", retry_after=5)
+        for key in (client, place):
+            feeds[key] = feeds.get(key, 0) + 1
         try:
-            async for msg in ws:
-                if msg.type == WSMsgType.TEXT and msg.data == "ping":
-                    await ws.send_str('{"type": "pong"}')
+            ws = web.WebSocketResponse(heartbeat=20, compress=False)
+            await ws.prepare(request)
+
+            async def close() -> None:
+                await ws.close()
+
+            sub = await server.subscribe(game_id, token, lambda seat: Subscriber(seat, ws.send_str, close))
+            sender = asyncio.create_task(sub.run())
+            try:
+                async for msg in ws:
+                    if msg.type == WSMsgType.TEXT and msg.data == "ping":
+                        await ws.send_str('{"type": "pong"}')
+            finally:
+                server.unsubscribe(sub)
+                sender.cancel()
         finally:
-            server.unsubscribe(sub)
-            sender.cancel()
+            for key in (client, place):
+                if feeds[key] <= 1:
+                    del feeds[key]
+                else:
+                    feeds[key] -= 1
         return ws
 
     from tower.app.serve.lab import add_lab_routes
 
-    add_lab_routes(app, routes, server, page, read_json, _no_body)
+    add_lab_routes(app, routes, server, page, read_json, _no_body, lambda request: request[CLIENT_KEY])
     root = STATIC.resolve()
 
     @routes.get("/static/{tail:.+}")

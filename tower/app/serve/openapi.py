@@ -33,11 +33,14 @@ ERRORS: dict[int, tuple[str, str]] = {
                       "say: a record whose moves do not replay, an option's value the game cannot take, an AI past "
                       "the server's bounds, a build whose block ids repeat or whose stone lies on no block; in the "
                       "lab an edit the rules forbid, a block it does not have, a full lab, nothing to undo"),
-    413: ("TooLarge", "the body is larger than the limit `body_bytes`"),
+    413: ("TooLarge", "the body is larger than the limit `body_bytes`, or a lab job past `lab_cpu_seconds` (the build "
+                      "is too big for this server)"),
     415: ("NotJson", "a POST not sent as `Content-Type: application/json`"),
     429: ("TooMany", "the client is over one of its limits (requests a second, games a minute, running games, replays "
-                     "at a time); `Retry-After` says when to ask again"),
-    503: ("Unavailable", "the database refused the write (locked past `db_lock_seconds`): nothing was changed"),
+                     "at a time, labs, a lab job or hint at a time, open feeds); `Retry-After` says when to ask "
+                     "again"),
+    503: ("Unavailable", "the database refused the write (locked past `db_lock_seconds`): nothing was changed; or "
+                         "the lab's or the hints' line is full (`Retry-After`)"),
 }
 
 
@@ -246,7 +249,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                     _json(_ref("LabState"), "the lab"), (400, 408, 409, 413, 415, 429, 503),
                     body=_body("NewLab"), ok_status=201)}
     p["/api/lab/{id}"] = {"get": _op("getLab", "lab", "the lab: its build, analysis and scene",
-                                     _json(_ref("LabState"), "the lab"), (404, 429, 503), [LAB_ID])}
+                                     _json(_ref("LabState"), "the lab"), (404, 413, 429, 503), [LAB_ID])}
     p["/api/lab/{id}/edits"] = {"post": _op(
         "editLab", "lab", "one edit of the build (refused when the rules forbid it)",
         _json(_ref("LabState"), "the lab after the edit"), lab_changes, [LAB_ID], _body("LabEdit"))}
@@ -264,13 +267,14 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         lab_changes, [LAB_ID], IGNORED_BODY)}
     for name, what in (("forces", "the contact forces"), ("removal", "the removal map")):
         p[f"/api/lab/{{id}}/{name}"] = {"get": _op(
-            f"lab{name.title()}", "lab", what, _json(_ref("LabExplained"), what), (404, 409, 429, 503), [LAB_ID])}
+            f"lab{name.title()}", "lab", what, _json(_ref("LabExplained"), what), (404, 409, 413, 429, 503),
+            [LAB_ID])}
     p["/api/lab/{id}/push"] = {"post": _op(
         "labPush", "lab", "the push a block takes before it moves", _json(_ref("LabExplained"), "the push"),
         lab_changes, [LAB_ID], _body("LabPush"))}
     p["/api/lab/{id}/overlays"] = {"get": _op(
         "labOverlays", "lab", "the lab's scene with physics overlays (what the page's toggles and push test draw)",
-        _json(_ref("LabOverlays"), "the scene with its overlays, and their words"), (400, 404, 409, 429, 503),
+        _json(_ref("LabOverlays"), "the scene with its overlays, and their words"), (400, 404, 409, 413, 429, 503),
         [LAB_ID, _param("show", "query", "overlays, comma-separated: `forces`, `removal`",
                         {"type": "string", "pattern": "^(forces|removal)?(,(forces|removal)?)*$"}),
          _param("push", "query", "push tests, comma-separated `BLOCK:DIR` (DIR `+x`, `-x`, `+y`, `-y`; the first 4 "

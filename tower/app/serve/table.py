@@ -88,6 +88,11 @@ def render_messages(items: list[tuple[int | None, Capture, dict[str, Any] | None
             for seat, capture, event in items}
 
 
+def _placement(move: Move) -> bool:
+    """A construction game's block placement (listed per block: `Table.placements`)."""
+    return getattr(move, "kind", None) == "block"
+
+
 class Table:
     """A live game: its state, who sits where, who made each move, and caches of what each seat is shown."""
 
@@ -179,22 +184,38 @@ class Table:
 
     # --- answers -------------------------------------------------------------------------------------------
     def api_answer(self, seat: int | None) -> dict[str, Any]:
-        """`GET /api/games/{id}`: the seat's view, whose turn, its legal moves, and the result once over."""
+        """`GET /api/games/{id}`: the seat's view, whose turn, its legal moves, and the result once over. A
+        construction game's block placements are not listed (a position may have hundreds of thousands): `blocks`
+        names the blocks that may be placed, and `placements` gives one block's (as the page asks for them)."""
         st = self.state
         cur = None if self.abandoned else st.current_player
-        return {
+        others, blocks = self.split_legal() if seat is not None and cur == seat else ([], [])
+        out = {
             "id": self.id,
             "game": st.name,
             "seat": seat,
             "view": self.view_for(seat),
             "to_move": cur,
-            "legal_moves": [str(m) for m in self.legal()] if seat is not None and cur == seat else [],
+            "legal_moves": [str(m) for m in others],
             "n": self.n,
             "over": self.over,
             "abandoned": self.abandoned,
             "result": self.result(),
             "outcome": self.outcome(),
         }
+        if st.construction:
+            out["blocks"] = blocks
+        return out
+
+    def split_legal(self) -> tuple[list[Move], list[str]]:
+        """The legal moves that are not block placements, and the blocks that have placements. A block step's
+        move list answers without building its moves (`MoveList.blocks`): iterating hundreds of thousands of
+        them would hold the interpreter for a second."""
+        legal = self.legal()
+        blocks = getattr(legal, "blocks", None)
+        if callable(blocks):
+            return [], blocks()
+        return [m for m in legal if not _placement(m)], sorted({m.block for m in legal if _placement(m)})
 
     def result(self) -> dict[str, Any] | None:
         if self.state.is_over:
@@ -235,22 +256,20 @@ class Table:
         words: dict[str, str] = {}
         pointing: dict[str, Any] | None = None  # a card game: the click paths of the seat's moves
         if mine:
-            legal = self.legal()
+            legal, blocks = self.split_legal()
             # every move the page lists, in words a newcomer understands (block placements: `placements`)
-            words = {str(m): st.move_words(m) for m in legal if getattr(m, "kind", None) != "block"}
+            words = {str(m): st.move_words(m) for m in legal}
+            moves = [str(m) for m in legal]
             if st.construction:
                 # a construction game lists thousands of block placements: the page asks for one block's
                 # placements when that block is clicked (`placements`), and gets the other moves here
-                blocks = sorted({m.block for m in legal if getattr(m, "kind", None) == "block"})
                 by_cell: dict[tuple, list[str]] = {}
                 for m in legal:
                     if getattr(m, "kind", None) == "fig":
                         by_cell.setdefault(tuple(m.cell), []).append(str(m))
                 cells = [{"cell": list(c), "moves": ms} for c, ms in sorted(by_cell.items())]
-                moves = [str(m) for m in legal if getattr(m, "kind", None) != "block"]
                 overlays = {"movable": blocks, "targets": list(by_cell)}
             else:
-                moves = [str(m) for m in legal]
                 pointing = self.pointing(seat)
         first = max(0, self.n - LOG_TAIL)
         log = []
@@ -322,7 +341,7 @@ class Table:
         if cached is not None and cached[0] == self.rev:
             return cached[1]
         st = self.state
-        mine = [m for m in self.legal() if getattr(m, "kind", None) == "block" and m.block == block]
+        mine = [m for m in self.legal() if _placement(m) and m.block == block]
         if not mine:
             raise Refused(409, "block-cannot-move", f"block {block} cannot move now")
         ps = BlockPlacements.from_moves(block, mine, st.to_build(), words=st.move_words)
@@ -339,7 +358,7 @@ class Table:
         self.require_turn(seat)
         if not self.state.construction:
             raise Refused(409, "no-blocks", f"{self.state.name} has no blocks to place")
-        mine = [m for m in self.legal() if getattr(m, "kind", None) == "block" and m.block == block]
+        mine = [m for m in self.legal() if _placement(m) and m.block == block]
         build = self.state.to_build()
         return {"block": block, "n": self.n,
                 "ghosts": [_item(ghost_from_move(m, build)) for m in mine]}

@@ -255,7 +255,14 @@ async function explain() {
     return;
   }
   const q = new URLSearchParams({ show: show.join(','), push });
-  const answer = await call('GET', api(`/overlays?${q}`));
+  let answer = await call('GET', api(`/overlays?${q}`));
+  // another lab job of this address is being worked out (the server runs one at a time): ask again, as long as
+  // the build is still the one asked about
+  for (let tries = 0; answer.status === 429 && answer.data.rule === 'lab-busy' && tries < 20; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (page.edits !== asked) return;
+    answer = await call('GET', api(`/overlays?${q}`));
+  }
   if (!answer.ok) { say(errorText(answer)); return; }
   if (page.edits !== asked) return;  // an edit came meanwhile: its own request asks again
   page.overlay = { edits: asked, scene: answer.data.scene };
