@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from physics.contacts import TABLE, Contact, contact_corners, find_contacts
-from physics.lp import LINPROG_OPTIONS, LP, ZERO_COEFF, Columns, cpus, highs
+from physics.lp import IPM_MIN_ROWS, LINPROG_OPTIONS, LP, ZERO_COEFF, Columns, cpus, highs
 from physics.model import Box
 from physics.symmetry import orbit_representatives, symmetries
 from physics.threads import side_by_side
@@ -44,6 +44,8 @@ PARALLEL_RAYS = True
 LP_METHOD = "auto"
 #: Rays that a symmetry of the build maps onto each other are solved once (physics.symmetry).
 USE_SYMMETRY = True
+#: The smallest unit of the load multiplier an interior-point model is posed in (_scale).
+MIN_LOAD_SCALE = 1e-4
 #: Cap on the load multiplier (tan 89.4 deg): keeps every LP bounded; no real build reaches it.
 LAMBDA_CAP = 100.0
 #: lambda >= -STABLE_TOL counts as standing: solver noise on the normalised (order-1) problem is ~1e-9.
@@ -100,6 +102,11 @@ class TiltProblem:
         self._gen: dict[float, Columns] = {}
         self._models: dict[float, LP] = {}
         self.method = LP_METHOD
+        # where the build stands on the table (its inset corners) and its centre of mass, normalised: the rigid
+        # tipping bound that scales the load of an interior-point model (_scale)
+        on_table = a == TABLE
+        self._base = pts[on_table, :2] / self.L
+        self._com = (self.m[:, None] * centres[:n]).sum(axis=0) / self.m.sum() / self.L if n else np.zeros(3)
         self.lps = 0
         self._lock = threading.Lock()
 
@@ -154,6 +161,21 @@ class TiltProblem:
     def load_column(self, d: tuple[float, float], keep_zeros: bool = False) -> Columns:
         return Columns.single(6 * self.n, self._load_rows, self.load(d), keep_zeros)
 
+    def _scale(self, d: tuple[float, float]) -> float:
+        """The unit of the load multiplier in an interior-point model: the build's rigid tipping bound towards d
+        (the whole build turning about its base's edge is a failure mode, so r(d) <= s / h, s the reach of the
+        base beyond the centre of mass along d, h the centre's height), when that is below 1. A tall build's rays
+        are small (a 2,000-cube column's is 4.75e-4): in units of the bound they are of order 1, where the
+        method's tolerances hold them to 1e-10; in units of 1 its regularisation of the KKT system moved that
+        column's ray to 8e-7. The simplex's models keep the unit 1 (their results are unchanged)."""
+        if self.method == "simplex" or (self.method == "auto" and 6 * self.n < IPM_MIN_ROWS) or not len(self._base):
+            return 1.0
+        reach = float((self._base @ np.asarray(d) - self._com[:2] @ np.asarray(d)).max())
+        height = float(self._com[2])
+        if reach <= 0 or height <= 0:
+            return 1.0
+        return min(1.0, max(reach / height, MIN_LOAD_SCALE))
+
     def ray(self, phi: float) -> tuple[float | None, np.ndarray | None]:
         """Largest lambda with the load lambda * (cos phi, sin phi) in equilibrium (None: infeasible) and the
         duals of the equilibrium rows (the blocks' virtual velocities in the failure mode).
@@ -164,6 +186,8 @@ class TiltProblem:
         key = self._key(phi)
         k = G.cols
         d = (math.cos(phi), math.sin(phi))
+        unit = self._scale(d)
+        scaled = (d[0] * unit, d[1] * unit)  # the load column of the multiplier in that unit
         lp = self._models.get(key) if WARM_START else None
         if lp is None:
             c = np.zeros(k + 1)
@@ -172,16 +196,16 @@ class TiltProblem:
             hi = np.full(k + 1, _INF)
             lo[k], hi[k] = -LAMBDA_CAP, LAMBDA_CAP
             # (every load entry kept, zeros too: an interior-point model keeps its solver while the pattern holds)
-            lp = LP(Columns.hstack([G, self.load_column(d, keep_zeros=True)]), c, lo, hi, self.b_eq, self.b_eq,
-                    method=self.method)
+            lp = LP(Columns.hstack([G, self.load_column(scaled, keep_zeros=True)]), c, lo, hi, self.b_eq,
+                    self.b_eq, method=self.method)
             if WARM_START:
                 self._models[key] = lp
         else:
-            lp.set_column(k, self._load_rows, self.load(d))
+            lp.set_column(k, self._load_rows, self.load(scaled))
         x, duals = lp.solve()
         with self._lock:  # two chains may count at once
             self.lps += 1
-        return (None, None) if x is None else (float(x[k]), duals)
+        return (None, None) if x is None else (float(x[k]) * unit, duals)
 
     def lowest(self, phi: float) -> float | None:
         """Smallest lambda (most negative) with the load lambda * (cos phi, sin phi) in equilibrium, or None.
