@@ -279,8 +279,11 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                                    "players": {"type": "array", "items": {"type": "integer", "minimum": 1}},
                                    "default_players": {"type": "integer", "minimum": 1},
                                    "options": {"type": "object"}, "choices": {"type": "object"},
-                                   "perfect_information": {"type": "boolean"}}}},
+                                   "perfect_information": {"type": "boolean"},
+                                   "levels": {"type": "object", "description": "level -> the AI playing it"}}}},
                 "ai": strings,
+                "levels": {"type": "array", "description": "the AI levels by name: spec, label, text",
+                           "items": {"type": "object"}},
             },
         },
         "NewLab": {
