@@ -62,3 +62,20 @@ def test_the_lobby_offers_the_levels_by_name_first():
     assert made.seats == ["human", "ai:normal", "ai:strong"]
     with pytest.raises(BadInput, match=r"\$\.seats\[1\]"):
         parse_new_game({"game": "diabolo", "seats": ["human", "ai:strong:time=9", "ai:easy"]})
+
+
+def test_widening_and_reuse_of_the_strong_climbers_search():
+    """`widen=1`: a node visited n times has at most sqrt(n + 1) children, so the root's visits go to a few
+    moves; `reuse=1`: the player's next decision of the same turn starts from the subtree the game went down."""
+    state = new_game("climbers", 2, seed=4)
+    agent = make_agent("mcts:iters=15,time=30,widen=1,reuse=1", seed=1)
+    assert isinstance(agent, MCTSAgent)
+    state.apply(agent.choose(state))
+    history, root = agent._kept
+    assert history == state.history[:-1] and root.visits >= 15
+    assert 1 < len(root.children) <= (root.visits + 1) ** 0.5
+    chosen = root.children[state.history[-1]]
+    if state.current_player == 0:  # the same player decides again (the turn goes on): the subtree is kept
+        assert agent._reused(state) is chosen and chosen.parent is None and chosen.visits > 0
+    with pytest.raises(BadInput, match="unknown AI setting 'keep'"):
+        make_agent("mcts:keep=1")

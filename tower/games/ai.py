@@ -88,6 +88,8 @@ class MCTSAgent:
     `iterations` caps the work, `budget_s` the time; whichever comes first ends the search. `widen` (progressive
     widening): a node visited n times has at most `widen` x sqrt(n + 1) children, so the visits go to the first
     moves tried (in a focused search the best-scored) instead of one look at each; None expands every move first.
+    `reuse`: where nothing is hidden, the next decision starts from the part of this tree the game went down (in
+    The Climbers a turn is three decisions of one player, so most of the tree is still good).
     """
 
     rng: random.Random
@@ -96,7 +98,9 @@ class MCTSAgent:
     exploration: float | None = None  # None: the game's `search_exploration`, else 0.7
     rollout_limit: int | None = None  # None: the game's `rollout_depth`, else 200
     widen: float | None = None
+    reuse: bool = False
     name: str = "mcts"
+    _kept: tuple[list[Move], _Node] | None = field(default=None, repr=False)
 
     def choose(self, state: GameState) -> Move:
         me = state.current_player
@@ -104,7 +108,7 @@ class MCTSAgent:
         moves = _candidates(state)
         if len(moves) == 1:
             return moves[0]
-        root = _Node(None, None, None)
+        root = self._reused(state) or _Node(None, None, None)
         deadline = time.perf_counter() + self.budget_s
         # a game may tune its own search (measured per game); a setting given in the spec wins
         self._c = self.exploration if self.exploration is not None else state.search_exploration
@@ -114,7 +118,24 @@ class MCTSAgent:
                 break
             self._iterate(root, state.determinize(me, self.rng))
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
+        if self.reuse and state.perfect_information:
+            self._kept = (list(state.history), root)
         return best.move  # type: ignore[return-value]
+
+    def _reused(self, state: GameState) -> _Node | None:
+        """The node of the kept tree that the game's moves since the last decision lead to, as a new root."""
+        if self._kept is None:
+            return None
+        history, node = self._kept
+        self._kept = None
+        if state.history[:len(history)] != history:
+            return None
+        for move in state.history[len(history):]:
+            node = node.children.get(move)  # type: ignore[assignment]
+            if node is None:
+                return None
+        node.parent, node.move, node.player = None, None, None
+        return node
 
     def _iterate(self, root: _Node, sim: GameState) -> None:
         node = root
@@ -136,7 +157,7 @@ class MCTSAgent:
                 node = child
                 break
             node = max(
-                (node.children[m] for m in legal),
+                (node.children[m] for m in legal if m in node.children),  # widening leaves some untried
                 key=lambda c: c.total / c.visits + self._c * math.sqrt(math.log(max(1, c.available)) / c.visits),
             )
             _play(sim, node.move)  # type: ignore[arg-type]
@@ -177,6 +198,12 @@ def _candidates(state: GameState) -> list[Move]:
 
 
 AGENT_KINDS = ("random", "greedy", "mcts", "openspiel-mcts", "openspiel-ismcts")
+#: The settings of an `mcts` spec: name in the spec -> (MCTSAgent field, how the value is read).
+MCTS_SETTINGS: dict[str, tuple[str, Any]] = {
+    "iters": ("iterations", int), "iterations": ("iterations", int), "time": ("budget_s", float),
+    "c": ("exploration", float), "rollout": ("rollout_limit", int), "widen": ("widen", float),
+    "reuse": ("reuse", lambda v: bool(int(v))),
+}
 #: The AI levels people choose by name, weakest first; each game says which player plays each level
 #: (`GameState.ai_levels`; the measured win rates are in docs/ai.md).
 LEVELS = ("easy", "normal", "strong")
@@ -232,19 +259,11 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         kwargs: dict[str, Any] = {}
         for part in filter(None, params.split(",")):
             key, _, value = part.partition("=")
+            if key not in MCTS_SETTINGS:
+                raise BadInput(f"unknown AI setting {key!r} in {spec!r} ({', '.join(MCTS_SETTINGS)})", "")
+            name, kind_of = MCTS_SETTINGS[key]
             try:
-                if key in ("iters", "iterations"):
-                    kwargs["iterations"] = int(value)
-                elif key == "time":
-                    kwargs["budget_s"] = float(value)
-                elif key == "c":
-                    kwargs["exploration"] = float(value)
-                elif key == "rollout":
-                    kwargs["rollout_limit"] = int(value)
-                elif key == "widen":
-                    kwargs["widen"] = float(value)
-                else:
-                    raise BadInput(f"unknown AI setting {key!r} in {spec!r} (iters, time, c, rollout, widen)", "")
+                kwargs[name] = kind_of(value)
             except ValueError:
                 raise BadInput(f"AI setting {key!r} needs a number, got {value!r}", "") from None
         return MCTSAgent(rng, **kwargs)
