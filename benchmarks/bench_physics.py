@@ -313,7 +313,7 @@ def drift_table() -> None:
 def statics_timing(boxes: list[Box], runs: int) -> None:
     """Median statics verdict time on one tower (as the issue measures it), with the rays in parallel and in
     sequence, and over distinct towers (every build judged once: nothing carried over between calls)."""
-    import physics.statics as statics  # noqa: PLC0415
+    import physics.tilt_lp as statics  # noqa: PLC0415 - where PARALLEL_RAYS lives
 
     judge_statics(boxes)  # warm-up: imports, caches
     ms, cpu, s = median_ms(lambda: judge_statics(boxes), runs)

@@ -10,7 +10,8 @@ Growth table: slabs of cubes two layers high (the issue's builds), one cold `jud
 time), PyBullet (`judge_dynamics`), the old statics judge, and `tower check` (both judges, whole command) on the
 2,000-block slab, each beside the 35-block start tower's statics verdict timed in the same run.
 Agreement: the same stands/falls and the tilt margin within 1e-6 degrees on 500 random start towers, the edge builds
-of the test suite (alone, and beside a slab so that they are judged by parts), and 100 random large free builds.
+of the test suite (alone, and beside a slab so that they are judged by parts), 100 random large free builds and 60
+interlocked builds of 20-400 blocks (issue 31: walls, pyramids, corbelled arches, columns, random bonded walls).
 """
 
 from __future__ import annotations
@@ -137,6 +138,34 @@ def large_free_build(i: int) -> list[Box]:
     return boxes
 
 
+INTERLOCKED_KINDS = ("wall", "pyramid", "arch", "column", "bonded")
+
+
+def interlocked_build(i: int) -> tuple[str, list[Box]]:
+    """Build i of the interlocked set (issue 31), 20-400 blocks, the kinds in turn: a running-bond wall of doubles
+    (1-2 deep), a brick pyramid, a corbelled arch, a column of cubes, a random bonded wall (physics.builds)."""
+    from physics.builds import brick_pyramid, corbelled_arch, random_bond, running_bond_wall  # noqa: PLC0415
+
+    rng = random.Random(31_000 + i)
+    kind = INTERLOCKED_KINDS[i % len(INTERLOCKED_KINDS)]
+    if kind == "wall":
+        depth = rng.choice([1, 1, 2])
+        courses = rng.randint(3, int((400 / depth) ** 0.5))
+        length = rng.randint(max(2, 20 // (courses * depth) + 1), max(3, 400 // (courses * depth)))
+        return f"wall {courses}x{length}x{depth}", running_bond_wall(courses, length, depth)
+    if kind == "pyramid":
+        courses = rng.randint(6, 27)
+        return f"pyramid of {courses} courses", brick_pyramid(courses)
+    if kind == "arch":
+        courses, pier = rng.randint(2, 16), rng.randint(2, 5)
+        return f"arch of {courses} courses, piers {pier} wide", corbelled_arch(courses, pier)
+    if kind == "column":
+        n = rng.randint(20, 400)
+        return f"column of {n} cubes", column(n)
+    n = rng.randint(20, 400)
+    return f"bonded wall {i}", random_bond(rng, n)
+
+
 def towers_in_a_row(i: int) -> list[Box]:
     """Several random start-like builds side by side (some touching, some apart): many sub-assemblies."""
     rng = random.Random(27_000 + i)
@@ -171,6 +200,8 @@ def _case(spec: tuple[str, int]) -> dict:
         return compare_one(f"large free build {i}", large_free_build(i))
     if kind == "row":
         return compare_one(f"towers in a row {i}", towers_in_a_row(i))
+    if kind == "interlocked":
+        return compare_one(*interlocked_build(i))
     raise ValueError(kind)
 
 
@@ -198,11 +229,14 @@ def _run_bounded(specs: list[tuple[str, int]], jobs: int, timeout: float) -> tup
     return rows, slow
 
 
-def verify(towers: int, large: int, jobs: int) -> bool:
+def verify(towers: int, large: int, jobs: int, interlocked: int = 0, only: str | None = None) -> bool:
     n_edge = len(edge_builds())
     sets = {"start towers": [("tower", i) for i in range(towers)],
             "edge builds": [("edge", i) for i in range(n_edge)] + [("edge+slab", i) for i in range(n_edge)],
-            "large free builds": [("large", i) for i in range(large)] + [("row", i) for i in range(large // 4)]}
+            "large free builds": [("large", i) for i in range(large)] + [("row", i) for i in range(large // 4)],
+            "interlocked builds": [("interlocked", i) for i in range(interlocked)]}
+    if only:
+        sets = {k: v for k, v in sets.items() if k.startswith(only)}
     ok = True
     for label, specs in sets.items():
         t = time.perf_counter()
@@ -317,18 +351,21 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--towers", type=int, default=500)
     ap.add_argument("--large", type=int, default=100)
+    ap.add_argument("--interlocked", type=int, default=60,
+                    help="interlocked builds of 20-400 blocks (walls, pyramids, arches, columns, bonded walls)")
+    ap.add_argument("--only", help="verify one set only: start, edge, large or interlocked")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--dynamics-max", type=int, default=400, help="PyBullet only on slabs up to this many blocks")
     ap.add_argument("--check-timeout", type=float, default=120.0)
     ap.add_argument("--no-check", action="store_true", help="skip `tower check` on the 2,000-block slab")
     args = ap.parse_args()
     if args.quick:
-        args.runs, args.towers, args.large = 3, 50, 20
+        args.runs, args.towers, args.large, args.interlocked = 3, 50, 20, 10
     ok = True
     if not args.verify:
         growth(args.runs, args.dynamics_max, not args.no_check, args.check_timeout)
     if not args.growth:
-        ok = verify(args.towers, args.large, args.jobs)
+        ok = verify(args.towers, args.large, args.jobs, args.interlocked, args.only)
     return 0 if ok else 1
 
 

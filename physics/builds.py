@@ -84,3 +84,76 @@ def random_build(rng: random.Random, n: int, area: int = 6, care: float | None =
         boxes.append(grid_box(f"b{i}", (x, y, z), s))
         height[x:x + s[0], y:y + s[1]] = z + s[2]
     return boxes
+
+
+# -- interlocked builds: blocks bonded across courses, so the build cannot be split into independent pieces --
+
+def running_bond_wall(courses: int, length: int | None = None, depth: int = 1) -> list[Box]:
+    """A wall of doubles laid flat (4 x 2 x 2 grid units), each course shifted by half a block: `length` blocks in
+    the even courses (default: `courses`), one fewer in the odd ones, `depth` blocks deep (y)."""
+    length = courses if length is None else length
+    out = []
+    for z in range(courses):
+        odd = z % 2
+        for y in range(depth):
+            out += [grid_box(f"w{z}_{y}_{i}", (2 * odd + 4 * i, 2 * y, 2 * z), (4, 2, 2)) for i in range(length - odd)]
+    return out
+
+
+def brick_pyramid(courses: int) -> list[Box]:
+    """Doubles laid flat, each course one block shorter than the one below and centred on it (courses ... 1)."""
+    return [grid_box(f"p{z}_{i}", (2 * z + 4 * i, 0, 2 * z), (4, 2, 2))
+            for z in range(courses) for i in range(courses - z)]
+
+
+def corbelled_arch(courses: int, pier: int = 3) -> list[Box]:
+    """Two piers of doubles, `pier` blocks wide, each course stepping 1 unit (a quarter block) towards the other
+    pier until the two meet after `courses` courses; a capping course of three doubles spans the joint. Each pier
+    leans: its courses overhang the ones below on the inner side and bear on each other through the frictionless
+    joint where they meet, under the cap."""
+    out = []
+    gap = 2 * courses  # between the piers at the base; 2 less per course, 0 at the top
+    right0 = 4 * pier + gap
+    for z in range(courses + 1):
+        for i in range(pier):
+            out.append(grid_box(f"L{z}_{i}", (z + 4 * i, 0, 2 * z), (4, 2, 2)))
+            out.append(grid_box(f"R{z}_{i}", (right0 - z + 4 * i, 0, 2 * z), (4, 2, 2)))
+    mid = 4 * pier + courses  # where the piers meet
+    out += [grid_box(f"k{i}", (mid - 6 + 4 * i, 0, 2 * (courses + 1)), (4, 2, 2)) for i in range(3)]
+    return out
+
+
+def random_bond(rng: random.Random, n: int, hole: float | None = None) -> list[Box]:
+    """n blocks (fewer if the wall closes up) in a random bonded wall of doubles: one or two blocks deep, 0.5-1.5 times as
+    long (in blocks) as it is high (in courses); single walls in running bond, double ones with a course of headers
+    (blocks across both leaves) every second course, so that every block rests across two or more of the course
+    below; a cube closes each end of a staggered course. Every block has a full level bed. In one build of three a block is left out here and there
+    (probability `hole`, 3 % when None), and the courses above leave a notch there."""
+    hole = rng.choice([0.0, 0.0, 0.03]) if hole is None else hole
+    depth = rng.choice([1, 2])
+    side = (n / depth) ** 0.5  # about as many courses as blocks in a course
+    length = rng.randint(max(3, round(side / 2)), max(4, round(1.5 * side)))
+    height = np.zeros((4 * length, 2 * depth), dtype=int)
+    out: list[Box] = []
+    for course in range(4 * n):
+        z = 2 * course
+        if depth == 2 and course % 2 == 1:  # headers: along y across both leaves, every 2 units along x
+            spots = [(2 * i, 0, 2, 4) for i in range(2 * length - 1)]
+        else:
+            odd = (course // (2 if depth == 2 else 1)) % 2
+            spots = [(2 * odd + 4 * i, 2 * y, 4, 2) for y in range(depth) for i in range(length - odd)]
+            if odd:  # a cube closes each end, as a half brick does
+                spots += [(x, 2 * y, 2, 2) for y in range(depth) for x in (0, 4 * length - 2)]
+        placed = 0
+        for x, y, sx, sy in spots:
+            bed = height[x:x + sx, y:y + sy]
+            if bed.min() != z or bed.max() != z or rng.random() < hole:
+                continue
+            out.append(grid_box(f"r{len(out)}", (x, y, z), (sx, sy, 2)))
+            height[x:x + sx, y:y + sy] = z + 2
+            placed += 1
+            if len(out) == n:
+                return out
+        if placed == 0:
+            break
+    return out

@@ -134,9 +134,9 @@ class EquilibriumSystem:
         extra_cols: (rows, values) of further columns on the equilibrium rows (loads); cost: linear objective
         (minimised) over all columns; friction=False drops the friction rows (unlimited friction).
         (The minimum-norm forces are not a HiGHS QP: see physics.forces.)"""
-        from physics.statics import _highs  # noqa: PLC0415 - the same lazily loaded HiGHS extension
+        from physics.lp import highs  # noqa: PLC0415 - the same lazily loaded HiGHS extension
 
-        hc = _highs()
+        hc = highs()
         if not hc:  # pragma: no cover - SciPy without the HiGHS object
             raise RuntimeError("SciPy's HiGHS extension is needed for the force explanations")
         n6 = 6 * self.n

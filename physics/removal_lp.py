@@ -13,8 +13,8 @@ so the verdicts and margins agree with one `judge_statics(remove(boxes, [id]))` 
 that falls without i (the rescue and mechanism LPs), or a box whose removal a virtual-work test shows to drop
 something, is handed to `judge_statics` itself.
 
-This module uses the statics judge's internals (`_Problem`, `_LP`, `_Columns`, the search constants); it is the
-one place outside physics/statics.py that does, and tests/test_physics_explain.py checks it against the judge.
+This module builds on the statics judge's parts (`TiltProblem`, `LP`, `Columns`, the margin search) and
+tests/test_physics_explain.py checks it against the judge.
 """
 
 from __future__ import annotations
@@ -26,11 +26,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-import physics.statics as st
+import physics.tilt_lp as tilt
 from physics.contacts import TABLE, Contact
+from physics.lp import LP, ZERO_COEFF, Columns, cpus, highs
+from physics.margin import deg, search
 from physics.model import Box
-from physics.statics import StaticsResult
+from physics.statics import StaticsResult, judge_statics
 from physics.threads import side_by_side
+from physics.virtual_work import quick_fall
 
 #: Start every removal's ray LP from the whole build's optimal basis for that direction (one change away) rather
 #: than from the previous removal's (two changes away).
@@ -58,20 +61,20 @@ class RemovalStatics:
         self.boxes = list(boxes)
         self.mu, self.inset, self.contacts = mu, inset, contacts
         self.n = len(self.boxes)
-        self.prob = st._Problem(self.boxes, mu, inset, contacts)
-        self.models: dict[object, st._LP] = {}  # per initial direction: only bounds change between removals
+        self.prob = tilt.TiltProblem(self.boxes, mu, inset, contacts)
+        self.models: dict[object, LP] = {}  # per initial direction: only bounds change between removals
         self._phi: dict[object, float] = {}  # where each model's load column points
         self._basis: dict[object, object] = {}  # the whole build's optimal basis per initial direction
         self.lps = 0
         self._lock = threading.Lock()
 
-    def _columns_of(self, G: st._Columns, box: int) -> np.ndarray:
+    def _columns_of(self, G: Columns, box: int) -> np.ndarray:
         rows = G.indices
         hit = (rows >= 6 * box) & (rows < 6 * box + 6)
         cols = np.repeat(np.arange(G.cols), np.diff(G.indptr))[hit]
         return np.unique(cols).astype(np.int32)
 
-    def _model(self, key: object, phi: float) -> tuple[st._LP, int]:
+    def _model(self, key: object, phi: float) -> tuple[LP, int]:
         """The model `key` (a direction of the initial rays, or a friction-pyramid turn for refinements) with its
         load column pointing along phi."""
         G = self.prob.generators(phi)
@@ -83,8 +86,8 @@ class RemovalStatics:
             c[k] = -1.0
             lo = np.zeros(k + 1)
             hi = np.full(k + 1, math.inf)
-            lo[k], hi[k] = -st.LAMBDA_CAP, st.LAMBDA_CAP
-            lp = st._LP(st._Columns.hstack([G, self.prob.load_column(d)]), c, lo, hi, self.prob.b_eq,
+            lo[k], hi[k] = -tilt.LAMBDA_CAP, tilt.LAMBDA_CAP
+            lp = LP(Columns.hstack([G, self.prob.load_column(d)]), c, lo, hi, self.prob.b_eq,
                         self.prob.b_eq)
             for name, value in WARM_OPTIONS.items():
                 lp.h.setOptionValue(name, value)
@@ -122,7 +125,7 @@ class RemovalStatics:
             for r in rows:
                 h.changeRowBounds(int(r), float(self.prob.b_eq[r]), float(self.prob.b_eq[r]))
             for r, v in zip((6 * box, 6 * box + 1), (self.prob.m[box] * d[0], self.prob.m[box] * d[1]), strict=True):
-                if abs(v) > st.ZERO_COEFF:
+                if abs(v) > ZERO_COEFF:
                     h.changeCoeff(r, k, v)
         with self._lock:  # two threads may count at once
             self.lps += 1
@@ -131,41 +134,15 @@ class RemovalStatics:
     def judge_without(self, box: int, rays: dict[float, float | None]) -> StaticsResult | None:
         """The judge's answer for the build without `box`, given its initial rays (from `initial_rays`), or None
         when the judge itself must decide (it falls: the rescue and mechanism LPs are the judge's)."""
-        if any(r is None or r < -st.STABLE_TOL for r in rays.values()):
+        if any(r is None or r < -tilt.STABLE_TOL for r in rays.values()):
             return None
-        rays = dict(rays)
-        return _search(rays, lambda phi: self._refine(phi, box), len(rays))
+        m = search(dict(rays), lambda phi: self._refine(phi, box), len(rays))
+        return StaticsResult(True, deg(m.upper) + 0.0, (math.cos(m.phi), math.sin(m.phi)), 0.0, m.bounds_deg, (),
+                             m.lps, 0)
 
     def _refine(self, phi: float, box: int) -> float | None:
         # refinements share one model per friction-pyramid turn (as the judge's do); only the load column turns
         return self.ray_without(phi, box, refine=True)
-
-
-def _search(rays: dict[float, float | None], ray: Callable[[float], float | None], ray_lps: int) -> StaticsResult:
-    """judge_statics's weakest-direction search over the rays (lambda per direction), mirrored step for step."""
-    while True:
-        phis = sorted(rays)
-        pts = [np.array([math.cos(p), math.sin(p)]) * max(rays[p], 0.0) for p in phis]
-        upper_phi = min(phis, key=lambda p: rays[p])
-        upper = max(rays[upper_phi], 0.0)
-        lower, x, i = math.inf, None, 0
-        for j in range(len(phis)):
-            dist, near = st._segment_distance(pts[j], pts[(j + 1) % len(phis)])
-            if dist < lower:
-                lower, x, i = dist, near, j
-        if st._deg(upper) - st._deg(lower) <= st.TILT_TOL_DEG or ray_lps >= st.MAX_RAY_LPS:
-            break
-        a, b = phis[i], phis[(i + 1) % len(phis)]
-        if b <= a:
-            b += 2 * math.pi
-        cand = math.atan2(x[1], x[0]) % (2 * math.pi)
-        if not 1e-6 < (cand - a) % (2 * math.pi) < (b - a) - 1e-6:
-            cand = ((a + b) / 2) % (2 * math.pi)
-        r = ray(cand)
-        ray_lps += 1
-        rays[cand] = r if r is not None else 0.0
-    return StaticsResult(True, st._deg(upper) + 0.0, (math.cos(upper_phi), math.sin(upper_phi)), 0.0,
-                         (st._deg(lower), st._deg(upper)), (), ray_lps, 0)
 
 
 def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: float, inset: float,
@@ -189,17 +166,17 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
         return [b for j, b in enumerate(boxes) if j != i], rest_contacts(contacts, n, i)
 
     def cold_judge(i: int, rest: list[Box], sub: list[Contact]) -> None:
-        judged(i, st.judge_statics(rest, mu=mu, com_inset=inset, contacts=sub))
+        judged(i, judge_statics(rest, mu=mu, com_inset=inset, contacts=sub))
 
-    warm = RemovalStatics(boxes, mu, inset, contacts) if n > 1 and st._highs() else None
+    warm = RemovalStatics(boxes, mu, inset, contacts) if n > 1 and highs() else None
     todo = []
     for i in which:
         rest, sub = rest_of(i)
-        if warm is not None and not st._quick_fall(rest, sub, inset):
+        if warm is not None and not quick_fall(rest, sub, inset):
             todo.append(i)
         else:
             cold_judge(i, rest, sub)
-    phis = [2 * math.pi * k / st.INITIAL_DIRECTIONS for k in range(st.INITIAL_DIRECTIONS)]
+    phis = [2 * math.pi * k / tilt.INITIAL_DIRECTIONS for k in range(tilt.INITIAL_DIRECTIONS)]
     rays: dict[int, dict[float, float | None]] = {i: {} for i in todo}
     falling: set[int] = set()  # a ray found no equilibrium: judge_without would hand it to the judge
 
@@ -210,10 +187,10 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
                     continue
                 r = warm.ray_without(phi, i)
                 rays[i][phi] = r
-                if r is None or r < -st.STABLE_TOL:
+                if r is None or r < -tilt.STABLE_TOL:
                     falling.add(i)  # a set's add is atomic: the other thread at worst solves one ray more
 
-    if todo and st.PARALLEL_RAYS and st._cpus() > 1:
+    if todo and tilt.PARALLEL_RAYS and cpus() > 1:
         # the directions' models share nothing: half of them on a worker thread (HiGHS releases the GIL)
         side_by_side(lambda: run(phis[1::2]), lambda: run(phis[0::2]), "removal-rays")
     else:

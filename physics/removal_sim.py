@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from physics.dynamics import _import_pybullet, connect, disconnect
-from physics.statics import _cpus
+from physics.lp import cpus
 
 #: Work on this many processes at most (forked; 1: in this process). The map's runs are independent.
 PROCESSES = 2
@@ -39,7 +39,7 @@ def default_processes() -> int:
     """PROCESSES where there are as many CPUs and fork is available, else 1."""
     if PROCESSES < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return 1
-    return max(1, min(PROCESSES, _cpus()))
+    return max(1, min(PROCESSES, cpus()))
 
 
 class Runs:

@@ -7,9 +7,10 @@ from dataclasses import dataclass, replace
 
 from physics.contacts import find_contacts
 from physics.dynamics import REDUCED_RECHECK_MAX_BOXES, TIME_STEP_S, DynamicsResult, judge_dynamics
+from physics.lp import cpus
 from physics.model import Box
 from physics.moving_part import held_still
-from physics.statics import COM_INSET_M, StaticsResult, _cpus, judge_statics
+from physics.statics import COM_INSET_M, StaticsResult, judge_statics
 from physics.threads import side_by_side
 from physics.units import DEFAULT_MU
 
@@ -136,6 +137,6 @@ def _statics_beside(boxes: list[Box], mu: float, com_inset: float,
     need the statics answer (only the re-run does), HiGHS releases the GIL while it solves, and pybullet gives it
     back between steps. Both answers are what they are when made one after the other (the judges share nothing);
     the start tower's verdict costs the larger of the two instead of their sum."""
-    if _cpus() < 2:
+    if cpus() < 2:
         return judge_statics(boxes, mu=mu, com_inset=com_inset), simulate()
     return side_by_side(lambda: judge_statics(boxes, mu=mu, com_inset=com_inset), simulate, "statics")

@@ -113,6 +113,31 @@ def test_undo_and_redo_walk_the_history_and_a_new_edit_drops_the_redo_branch() -
         lab.undo()
 
 
+def test_undo_and_redo_show_the_verdicts_already_found_without_judging_again() -> None:
+    class Counting:
+        """The real judges, counting the statics verdicts asked of them."""
+
+        def __init__(self) -> None:
+            self.judged = 0
+
+        def judge_build(self, build: Build, statics_only: bool = False):
+            self.judged += 1
+            return stability.judge_build(build, statics_only=statics_only)
+
+    physics = Counting()
+    lab = LabController(rules="flag", physics=physics)
+    lab.add_block("cube", (0, 0, 0))
+    lab.add_block("cube", (1, 0, 2))  # half over the edge: falls (the inset)
+    seen = []
+    for step in (lambda: None, lab.undo, lab.redo, lab.undo, lab.redo):
+        step()
+        seen.append(verdict(lab))
+    assert seen == ["collapses", "stable", "collapses", "stable", "collapses"]
+    assert physics.judged == 2  # one per build; the walk back and forth judged nothing again
+    lab.set_rules("strict")  # the rules change the problems shown, not the verdict
+    assert verdict(lab) == "collapses" and physics.judged == 2
+
+
 def test_turning_keeps_a_valid_colouring_and_quarter_turns_come_back() -> None:
     lab = LabController(rules="free")
     lab.add_block("double-cube", (0, 0, 0), size=(2, 2, 4), top="red")

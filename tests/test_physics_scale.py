@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from physics import Box, judge_statics, statics
+from physics import Box, judge_statics, parts, statics
 from physics.contacts import find_contacts
 from physics.statics import COM_INSET_M, SPLIT_MIN_BLOCKS
 from physics.units import UNIT_M, grid_box
@@ -81,13 +81,13 @@ def test_a_falling_part_makes_the_large_build_fall():
 def whole_parts_solved(monkeypatch) -> list[int]:
     """Spy: the sub-assemblies the judge had to solve with their own LP (the piece bounds did not settle them)."""
     calls: list[int] = []
-    original = statics._Split._assembly
+    original = parts.SplitProblem._assembly
 
     def spy(self, a, phi):
         calls.append(a)
         return original(self, a, phi)
 
-    monkeypatch.setattr(statics._Split, "_assembly", spy)
+    monkeypatch.setattr(parts.SplitProblem, "_assembly", spy)
     return calls
 
 

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from physics import Box, judge_statics, remove, statics
+from physics import Box, judge_statics, lp, remove, statics, tilt_lp
 from physics.builds import column, packed_tower, random_build
 from physics.contacts import contact_corners, find_contacts
 from physics.statics import COM_INSET_M, TILT_TOL_DEG
@@ -167,10 +167,10 @@ def falling_builds(count: int) -> list[list[Box]]:
 
 def assert_same_in_parallel_and_in_sequence(monkeypatch, boxes) -> None:
     """The statics judge of `boxes` with its ray chains on two threads and on one: the same answer, LPs included."""
-    monkeypatch.setattr(statics, "PARALLEL_RAYS", True)
-    monkeypatch.setattr(statics, "_cpus", lambda: 2)
+    monkeypatch.setattr(tilt_lp, "PARALLEL_RAYS", True)
+    monkeypatch.setattr(tilt_lp, "cpus", lambda: 2)
     both = judge_statics(boxes)
-    monkeypatch.setattr(statics, "PARALLEL_RAYS", False)
+    monkeypatch.setattr(tilt_lp, "PARALLEL_RAYS", False)
     one = judge_statics(boxes)
     assert (both.stable, both.tilt_margin_deg, both.margin_bounds_deg, both.weakest_direction, both.lps,
             both.mechanism) == (one.stable, one.tilt_margin_deg, one.margin_bounds_deg, one.weakest_direction,
@@ -186,7 +186,7 @@ def test_the_ray_chains_give_the_same_answer_in_parallel_and_in_sequence(monkeyp
 def test_a_build_that_provably_falls_skips_the_rays_with_the_same_answer(monkeypatch):
     for boxes in falling_builds(4):
         fast = judge_statics(boxes)
-        monkeypatch.setattr(statics, "_quick_fall", lambda *a, **k: False)
+        monkeypatch.setattr(statics, "quick_fall", lambda *a, **k: False)
         slow = judge_statics(boxes)
         monkeypatch.undo()
         assert not fast.stable and not slow.stable
@@ -200,11 +200,11 @@ def test_the_rescue_lp_stops_at_the_vertex_linprog_finds():
     sp = pytest.importorskip("scipy.sparse")
     linprog = pytest.importorskip("scipy.optimize").linprog
     for boxes in falling_builds(3):
-        prob = statics._Problem(boxes, DEFAULT_MU, COM_INSET_M)
+        prob = tilt_lp.TiltProblem(boxes, DEFAULT_MU, COM_INSET_M)
         lam, _ = prob.rescue()
         G = prob.generators()
         G = sp.csc_matrix((G.data, G.indices, G.indptr), shape=(G.rows, G.cols))
-        k, n6, s = G.shape[1], 6 * len(boxes), statics.RESCUE_NORM_SIDES
+        k, n6, s = G.shape[1], 6 * len(boxes), tilt_lp.RESCUE_NORM_SIDES
         lx, ly = np.zeros(n6), np.zeros(n6)
         lx[0::6], ly[1::6] = prob.m, prob.m
         A_eq = sp.hstack([G, sp.csc_matrix(lx[:, None]), sp.csc_matrix(ly[:, None]), sp.csc_matrix((n6, 1))])
@@ -213,7 +213,7 @@ def test_the_rescue_lp_stops_at_the_vertex_linprog_finds():
         A_ub[:, k], A_ub[:, k + 1], A_ub[:, k + 2] = np.cos(ang), np.sin(ang), -1.0
         c = np.zeros(k + 3)
         c[-1] = 1.0
-        bounds = [(0, None)] * k + [(-statics.LAMBDA_CAP, statics.LAMBDA_CAP)] * 2 + [(0, None)]
+        bounds = [(0, None)] * k + [(-tilt_lp.LAMBDA_CAP, tilt_lp.LAMBDA_CAP)] * 2 + [(0, None)]
         res = linprog(c, A_ub=A_ub, b_ub=np.zeros(s), A_eq=A_eq, b_eq=prob.b_eq, bounds=bounds, method="highs")
         if lam is None:
             assert res.status != 0
@@ -257,7 +257,7 @@ def test_contact_corners_are_the_inset_rectangles_corners():
 def test_without_scipys_highs_object_linprog_gives_the_same_margins(monkeypatch):
     builds = [packed_tower(1), *falling_builds(2), [grid_box("a", (0, 0, 0), (2, 2, 1))]]
     direct = [judge_statics(b) for b in builds]
-    monkeypatch.setattr(statics, "_hc", False)  # as with a SciPy that has no HiGHS object
+    monkeypatch.setattr(lp, "_hc", False)  # as with a SciPy that has no HiGHS object
     for boxes, d in zip(builds, direct, strict=True):
         r = judge_statics(boxes)
         assert r.stable == d.stable

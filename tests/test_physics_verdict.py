@@ -72,7 +72,7 @@ def test_statics_beside_the_first_run_gives_the_sequential_answers(seed, monkeyp
 
     builds = [random_build(random.Random(seed), 12), random_build(random.Random(seed + 10), 25)]
     beside = [judge(b) for b in builds]
-    monkeypatch.setattr(verdict, "_cpus", lambda: 1)
+    monkeypatch.setattr(verdict, "cpus", lambda: 1)
     alone = [judge(b) for b in builds]
     for a, b in zip(beside, alone, strict=True):
         assert a.verdict == b.verdict

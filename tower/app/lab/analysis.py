@@ -55,9 +55,9 @@ def judge(build: Build, physics: Any) -> dict[str, Any] | None:
     return physics.judge_build(build, statics_only=True).to_json(detail=True)
 
 
-def analyse(build: Build, violations: list[Violation], rules: str, physics: Any) -> dict[str, Any]:
-    """Everything the lab shows after an edit, as JSON: `legal`, `violations`, `stability`, `words`."""
-    stability = judge(build, physics)
+def analyse(build: Build, violations: list[Violation], rules: str, stability: dict[str, Any] | None) -> dict[str, Any]:
+    """Everything the lab shows after an edit, as JSON: `legal`, `violations`, `stability` (`judge`'s answer),
+    `words`."""
     words = [f"{len(build.blocks)} blocks, {len(build.figures)} figures, {len(build.stones)} stones"]
     words += problem_words(violations, rules)
     words += verdict_words(stability, build)

@@ -15,6 +15,7 @@ A refused edit raises `IllegalMove(rule, message)` and changes nothing; a malfor
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -50,6 +51,8 @@ TABLE_HALF = 100
 TABLE_HEIGHT = 200
 #: Edits kept for undo; older ones are forgotten.
 HISTORY = 500
+#: Verdicts kept for undo and redo (the last builds of the history judged).
+VERDICTS_KEPT = 8
 #: Id prefixes of new blocks, by kind name.
 PREFIX = {"half-cube": "h", "cube": "c", "double-cube": "d", "grey": "g"}
 KIND_BY_NAME = {k.name: k for k in KINDS}
@@ -134,6 +137,9 @@ class LabController:
         self.physics = physics
         self.max_blocks = max_blocks
         self._analysis: tuple[int, str, dict[str, Any]] | None = None
+        # the verdicts of the last few builds of the history, each kept with its build (so that its id stays its
+        # own): undo and redo show a verdict again without judging the build again
+        self._verdicts: OrderedDict[int, tuple[Build, dict[str, Any] | None]] = OrderedDict()
         self._explain: tuple[int, dict[Any, Any]] = (0, {})
         self.rules = "strict"
         self.set_rules(rules)
@@ -185,11 +191,18 @@ class LabController:
 
     def analysis(self) -> dict[str, Any]:
         """What the lab shows of the current build (`analysis.analyse`), computed once per build and rule set."""
-        from tower.app.lab.analysis import analyse
+        from tower.app.lab.analysis import analyse, judge
 
         build = self.build
         if self._analysis is None or self._analysis[:2] != (id(build), self.rules):
-            self._analysis = (id(build), self.rules, analyse(build, self.violations(), self.rules, self.physics))
+            if id(build) in self._verdicts:
+                self._verdicts.move_to_end(id(build))
+            else:
+                self._verdicts[id(build)] = (build, judge(build, self.physics))
+                if len(self._verdicts) > VERDICTS_KEPT:
+                    self._verdicts.popitem(last=False)
+            stability = self._verdicts[id(build)][1]
+            self._analysis = (id(build), self.rules, analyse(build, self.violations(), self.rules, stability))
         return self._analysis[2]
 
     def scene(self, ghost: Block | None = None, title: str = "tower lab", show: Sequence[str] = (),
