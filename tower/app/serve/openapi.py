@@ -192,7 +192,8 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                             "description": "default: the number of seats, or the game's usual count"},
                 "seats": {"type": "array", "minItems": 1, "maxItems": limits.players,
                           "items": {"type": "string", "maxLength": 100},
-                          "description": "`human` or an AI (`ai:greedy`, `ai:mcts:time=1`, ...) per seat; "
+                          "description": "`human` or an AI (a level: `ai:easy`, `ai:normal`, `ai:strong`; or a code "
+                                         "name: `ai:greedy`, `ai:mcts:time=1`, ...) per seat; "
                                          "default: all human"},
                 "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1,
                          "description": "leave it out for a fair game: the server draws one"},
