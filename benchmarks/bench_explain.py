@@ -7,7 +7,10 @@ against one `remove` + judge per block on random builds.
     python benchmarks/bench_explain.py --check 0       # timings only
     python benchmarks/bench_explain.py --check 100 --towers 8 --moving-part   # the moving-part map checked too
 
-Targets (docs/benchmarks.md): the start tower's whole removal map <= 1.0 s, its statics part <= 0.4 s.
+    python benchmarks/bench_explain.py --bounds-only   # the force bounds and the least friction coefficient only
+
+Targets (docs/benchmarks.md): the start tower's whole removal map <= 1.0 s, its statics part <= 0.4 s; all force
+bounds of start tower 0 within 10 statics verdicts, its least friction coefficient within 3 (issue 32).
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ from physics.builds import random_build
 from physics.units import grid_box
 
 MAP_TARGET_S, MAP_STATICS_TARGET_S = 1.0, 0.4
+#: Issue 32's targets, in statics verdicts of start tower 0 timed in the same run.
+BOUNDS_TARGET, LEAST_MU_TARGET = 10.0, 3.0
+#: Start towers the bounds are also timed on (how the ratio spreads).
+BOUNDS_TOWERS = 10
 #: The speed the targets assume: one statics verdict of start tower 0 in 40 ms (issue 20's machine). Each map time
 #: is also printed scaled to it (times this run's verdict / 40 ms): the ratio carries from machine to machine.
 TARGET_VERDICT_MS = 40.0
@@ -133,6 +140,63 @@ def timings(runs: int, spread: int = 3) -> None:
     print(f"push test, 4 directions on h3: median {ms:.0f} ms = {ms / one:.1f} verdicts")
 
 
+def leaning_cube():
+    """A cube half over another, leaning on a standing double cube: it needs friction (mu >= 1/39), so its least
+    coefficient takes the bisection rather than the one LP of a build that stands without friction."""
+    return [grid_box("y", (0, 0, 0), (2, 2, 2)), grid_box("x", (1, 0, 2), (2, 2, 2)),
+            grid_box("z", (3, 0, 0), (2, 2, 4))]
+
+
+def bounds_timings(runs: int) -> None:
+    """All force bounds and the least friction coefficient (physics.bounds, physics.friction_need) of start tower 0,
+    then of start towers 0..BOUNDS_TOWERS-1 and a build that needs friction, each as a ratio to one statics verdict
+    of the same build timed in the same run (interleaved, so a slow moment of the machine hits both alike)."""
+    from physics.bounds import force_bounds  # noqa: PLC0415
+    from physics.equilibrium import EquilibriumSystem  # noqa: PLC0415
+    from physics.friction_need import friction_need  # noqa: PLC0415
+    from physics.statics import COM_INSET_M  # noqa: PLC0415
+
+    def bounds(b):
+        return force_bounds(EquilibriumSystem(b, 0.5, COM_INSET_M))
+
+    def least(b):
+        return friction_need(EquilibriumSystem(b, 0.5, COM_INSET_M), stands=True)
+
+    builds = [(f"start tower {s}", start_tower(s)) for s in range(BOUNDS_TOWERS)] + [("leaning cube", leaning_cube())]
+    judge_statics(builds[0][1])
+    rows = []
+    for name, b in builds:
+        v, bo, le = [], [], []
+        for _ in range(runs):  # interleaved: verdict, bounds, least friction, verdict, ...
+            for fn, out in ((judge_statics, v), (bounds, bo), (least, le)):
+                t = time.perf_counter()
+                res = fn(b)
+                out.append((time.perf_counter() - t) * 1000)
+                if fn is bounds:
+                    found = res
+                elif fn is least:
+                    need = res
+        one, b_ms, l_ms = statistics.median(v), statistics.median(bo), statistics.median(le)
+        rows.append((name, one, b_ms, l_ms, found, need))
+    name, one, b_ms, l_ms, found, need = rows[0]
+    kinds = [c.carries for c in found.contacts]
+    print(f"reference: one statics verdict of {name}: median {one:.0f} ms over {runs}")
+    print(f"force bounds of {name} ({len(found.contacts)} contacts: {kinds.count('determinate')} determinate, "
+          f"{kinds.count('must-carry')} must carry, {kinds.count('may-carry-nothing')} may carry nothing): median "
+          f"{b_ms:.0f} ms = {b_ms / one:.1f} verdicts (target <= {BOUNDS_TARGET:.0f}); {found.lps} LPs")
+    print(f"least friction coefficient of {name} ({need.least_mu:g}): median {l_ms:.1f} ms = {l_ms / one:.2f} verdicts "
+          f"(target <= {LEAST_MU_TARGET:.0f}); {need.lps} LPs")
+    ratios = [r[2] / r[1] for r in rows[:BOUNDS_TOWERS]]
+    mu_ratios = [r[3] / r[1] for r in rows[:BOUNDS_TOWERS]]
+    print(f"start towers 0..{BOUNDS_TOWERS - 1}: bounds median {statistics.median(ratios):.1f} verdicts (min "
+          f"{min(ratios):.1f}, max {max(ratios):.1f}; {sum(r <= BOUNDS_TARGET for r in ratios)} of {len(ratios)} within "
+          f"the target); least friction median {statistics.median(mu_ratios):.2f} verdicts (max {max(mu_ratios):.2f}); "
+          f"LPs per tower " + " ".join(str(r[4].lps) for r in rows[:BOUNDS_TOWERS]))
+    name, one, b_ms, l_ms, found, need = rows[-1]
+    print(f"{name} (needs mu >= {need.least_mu:.4f}): verdict {one:.1f} ms, bounds {b_ms:.1f} ms = {b_ms / one:.1f} "
+          f"verdicts, least friction {l_ms:.1f} ms = {l_ms / one:.1f} verdicts ({need.lps} LPs)")
+
+
 def check_command(runs: int) -> None:
     """`tower check FILE` on start tower 0 (both judges) as a whole command, beside one statics verdict."""
     boxes = start_tower(0)
@@ -197,8 +261,13 @@ def main() -> int:
     ap.add_argument("--no-command", action="store_true", help="skip timing the `tower check` command")
     ap.add_argument("--spread", type=int, default=3, metavar="N",
                     help="maps of each of start towers 0..9 (median of N, interleaved)")
+    ap.add_argument("--bounds-only", action="store_true", help="only the force bounds and the least friction")
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall times include other processes)")
+    bounds_timings(args.runs)
+    if args.bounds_only:
+        print(f"load average {os.getloadavg()[0]:.1f} at the end")
+        return 0
     timings(args.runs, args.spread)
     if not args.no_command:
         check_command(args.runs)

@@ -29,14 +29,12 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import json
 import math
 import os
 import random
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -45,6 +43,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import statics_reference as reference  # noqa: E402
+from bench_lab import call  # noqa: E402
 from bench_statics_scale import check_command, start_tower, timed_ms  # noqa: E402
 
 from physics import judge_dynamics, judge_statics, stands  # noqa: E402
@@ -102,18 +101,6 @@ def growth(runs: int, reference_max: int, dynamics_max: int) -> None:
     (n0, t0), (n1, t1) = min(walls.items()), max(walls.items())
     print(f"growth on walls, {n0} -> {n1} blocks: n^{math.log(t1 / t0) / math.log(n1 / n0):.2f} (target <= n^1.5); "
           f"reference after the table: {reference_ms(runs):.1f} ms", flush=True)
-
-
-def call(conn: http.client.HTTPConnection, method: str, path: str, body=None) -> tuple[float, dict]:
-    t0 = time.perf_counter()
-    conn.request(method, path, body=None if body is None else json.dumps(body),
-                 headers={"Content-Type": "application/json"})
-    resp = conn.getresponse()
-    data = json.loads(resp.read())
-    ms = (time.perf_counter() - t0) * 1000
-    if resp.status >= 300:
-        raise SystemExit(f"{method} {path}: {resp.status} {data}")
-    return ms, data
 
 
 def wall_build(courses: int) -> dict:

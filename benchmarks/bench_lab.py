@@ -6,6 +6,9 @@
 - the removal map of that tower (GET .../removal, statics): target <= 1 s;
 - the drop (POST .../drop: PyBullet's trajectory and both judges' verdict): target <= 2 s;
 - a 200-block free build (the server's block cap): the same edit, p50 and p95;
+- where the block in hand would be refused (POST .../refusals: every place the pointer may offer it, each checked
+  as its edit would be; asked once per edit and block in hand, so the ghost can say it before the click): a cube
+  and a double cube (three ways to lie) on the start tower, its top block moved, a cube on the 200-block build;
 - with --browser: the page stays responsive while the server computes: frames per second of an orbiting camera
   in headless Chromium (software GL) during the start tower's removal map; target >= 30.
 
@@ -74,6 +77,26 @@ def edits(conn, lab_id: str, block: dict, count: int) -> list[float]:
     return times
 
 
+def hand(kind: str, build: dict, block: dict | None = None) -> dict:
+    """The body of a refusals request for a new block of `kind` (or `block` moved), over the area the lab's page
+    offers: the build's bounds and 12 columns round them."""
+    from tower.app.lab.controller import LabController
+    from viewer.scene import face_names
+
+    blocks = build["blocks"]
+    lo = [min([0] + [b["origin"][i] for b in blocks]) - 12 for i in (0, 1)]
+    hi = [max([2] + [b["origin"][i] + b["size"][i] for b in blocks]) + 12 for i in (0, 1)]
+    area = [max(-100, min(100, v)) for v in (lo[0], lo[1], hi[0], hi[1])]
+    if block is not None:
+        faces = [block["faces"][f] for f in ("+x", "-x", "+y", "-y", "+z", "-z")]
+        return {"block": block["id"], "shapes": [{"size": block["size"], "top": faces[4], "faces": faces}],
+                "area": area}
+    ctl = LabController()
+    shapes = [{"size": list(size), "top": "red", "faces": list(face_names(ctl.ghost(kind, size, "red", (0, 0, 0))))}
+              for size in ctl.sizes(kind)]
+    return {"block": "new", "kind": kind, "shapes": shapes, "area": area}
+
+
 def p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20)[-1] if len(values) > 1 else values[0]
 
@@ -90,14 +113,21 @@ def one_run(url: str, count: int) -> dict[str, float]:
     _, lab = call(conn, "POST", "/api/lab", {"build": build_to_json(start), "rules": "flag"})
     top = max(lab["build"]["blocks"], key=lambda b: b["origin"][2] + b["size"][2])
     tower = edits(conn, lab["id"], top, count)
+    refusals = {}
+    for key, body in (("refuse_cube", hand("cube", lab["build"])), ("refuse_double", hand("double-cube", lab["build"])),
+                      ("refuse_move", hand("", lab["build"], top))):
+        refusals[key], _ = call(conn, "POST", f"/api/lab/{lab['id']}/refusals", body)
     removal, _ = call(conn, "GET", f"/api/lab/{lab['id']}/removal")
     drop, _ = call(conn, "POST", f"/api/lab/{lab['id']}/drop")
     _, big = call(conn, "POST", "/api/lab", {"build": big_build(), "rules": "free"})
     top = max(big["build"]["blocks"], key=lambda b: b["origin"][2])
     large = edits(conn, big["id"], top, max(5, count // 4))
+    _, now = call(conn, "GET", f"/api/lab/{big['id']}")
+    refusals["refuse_big"], _ = call(conn, "POST", f"/api/lab/{big['id']}/refusals", hand("cube", now["build"]))
     conn.close()
     return {"reference_ms": statistics.median(ref), "edit_p50": statistics.median(tower), "edit_p95": p95(tower),
-            "removal_ms": removal, "drop_ms": drop, "big_p50": statistics.median(large), "big_p95": p95(large)}
+            "removal_ms": removal, "drop_ms": drop, "big_p50": statistics.median(large), "big_p95": p95(large),
+            **refusals}
 
 
 ORBIT = """async () => {
@@ -173,7 +203,11 @@ def main() -> None:
             ("removal map of the start tower (statics)", "removal_ms", 1000),
             ("drop: PyBullet trajectory + both judges", "drop_ms", 2000),
             ("edit of a 200-block free build, p50", "big_p50", None),
-            ("edit of a 200-block free build, p95", "big_p95", None)]
+            ("edit of a 200-block free build, p95", "big_p95", None),
+            ("refusals of a cube in hand, start tower", "refuse_cube", None),
+            ("refusals of a double cube (3 ways to lie), start tower", "refuse_double", None),
+            ("refusals of the start tower's top block moved", "refuse_move", None),
+            ("refusals of a cube in hand, 200-block free build", "refuse_big", None)]
     for label, key, target in rows:
         goal = f"  (target <= {target} ms)" if target else ""
         print(f"  {label:<58} {med[key]:7.0f} ms  = {med[key] / ref:5.1f} x reference{goal}")

@@ -93,7 +93,14 @@ class Run:
                 break
             if self.think:
                 await asyncio.sleep(rng.uniform(0, 2 * self.think))
-            text = rng.choice(mine["legal_moves"])
+            options = mine["legal_moves"] + [("block", b) for b in mine.get("blocks", [])]
+            text = rng.choice(options)
+            if isinstance(text, tuple):  # The Climbers' block step: a block, then one of its placements
+                status, doc = await self.request(session, "GET", f"/api/games/{gid}/placements?token={tokens[p]}"
+                                                                 f"&block={text[1]}")
+                if status != 200:
+                    break
+                text = rng.choice(doc["placements"])[4]
             t = time.perf_counter()
             status, st = await self.request(session, "POST", f"/api/games/{gid}/moves?token={tokens[p]}",
                                             {"move": text, "n": mine["n"]})

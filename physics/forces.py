@@ -1,87 +1,56 @@
-"""Contact forces of a standing build: the minimum-norm distribution (a convex QP on HiGHS).
+"""Contact forces of a standing build: the minimum-norm distribution as one example, and (with `bounds`) what
+every admissible distribution has in common (physics.bounds) and the friction the build needs
+(physics.friction_need).
 
 A stack of rigid blocks is statically indeterminate: a block on four corners (or on two supports) can share its
 weight among them in infinitely many ways, and rigid-body statics cannot say which one nature picks (that
 depends on millimetre flatness and elasticity). `contact_forces` reports one well-defined member of that set:
 the forces at the contact corners with the least sum of squares, subject to equilibrium of every block,
-compression only and Coulomb friction (the exact cone |f_t| <= mu f_n at each corner of a horizontal contact; side
-contacts push only). As in compas_cra's RBE solver, minimising the 2-norm spreads load as evenly as the geometry
+compression only and Coulomb friction (the friction octagon of physics.equilibrium at each corner of a horizontal
+contact, the set the bounds and the push test use; side contacts push only). As in compas_cra's RBE solver, minimising the 2-norm spreads load as evenly as the geometry
 allows and makes the answer unique (the objective is strictly convex).
 
 Solver: HiGHS's QP solver took seconds on the 35-block start tower and stopped with residuals of 1e-5, so the QP
 is solved through its dual, which is unconstrained and once differentiable: maximise
-b.y - |P_K(A^T y)|^2 / 2 over y (one number per equilibrium row), where P_K projects onto the friction cones; the
-forces are x = P_K(A^T y). A semismooth Newton method (generalised Hessian A J A^T, J the projection's
-derivative, with a small Levenberg-Marquardt shift and an Armijo line search) converges quadratically; it stops
-when the equilibrium residual is below SOLVE_TOL of the mean weight, so every reported distribution balances. It is *a* possible distribution, not *the* one: where it shows a contact nearly unloaded, another
-equally valid distribution may load it; where it shows friction near its limit, equilibrium needs friction
-there in every distribution only if the build is also close to sliding (compare the tilt margin).
+b.y - |P_K(A^T y)|^2 / 2 over y (one number per equilibrium row), where P_K projects onto the friction sets; the
+forces are x = P_K(A^T y) (physics.newton: a semismooth Newton method, generalised Hessian A J A^T, J the
+projection's derivative, with a small Levenberg-Marquardt shift and an Armijo line search, converging
+quadratically; it stops when the equilibrium residual is below physics.newton.SOLVE_TOL of the mean weight, so every reported
+distribution balances). It is *a* possible distribution, not *the* one: where it shows a contact nearly unloaded,
+another equally valid distribution may load it; where it shows friction at its limit, the build may need none
+there (the bounds and physics.friction_need say what every distribution needs).
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from physics.contacts import TABLE
+from physics.bounds import ForceBounds, force_bounds
 from physics.equilibrium import EquilibriumSystem
+from physics.friction_need import CRITICAL_USE, FrictionNeed, friction_need
 from physics.model import Box
+from physics.newton import dual_newton
+from physics.per_contact import ContactForce, contact_arrays, per_contact
 from physics.statics import COM_INSET_M, stands
 from physics.units import DEFAULT_MU, GRAVITY
 
-#: A contact whose friction use |f_t| / (mu f_n) is at least this is "friction-critical" (drawn in a warning
-#: colour): it would slip first if the table were nudged.
-FRICTION_CRITICAL = 0.8
-#: The Newton solve stops when every equilibrium row balances to this fraction of the mean weight (moments: of the
-#: mean weight times the mean box size).
-SOLVE_TOL = 1e-10
-#: Normal forces below this fraction of the build's weight count as zero (no point of application reported).
-UNLOADED_REL = 1e-9
+__all__ = ["ContactForce", "ContactForces", "contact_arrays", "contact_forces", "min_norm_forces", "per_contact"]
 
-
-@dataclass(frozen=True)
-class ContactForce:
-    """The force one body exerts on another through one contact rectangle (SI units).
-
-    `a` pushes on `b` (`a` is "table" for the table); `normal` is the unit normal pointing into `b`.
-    `force` is the resultant on `b` (newtons, x y z), applied at `point` (metres, the centre of pressure of the
-    normal forces) together with a twisting moment `torsion_nm` about the normal (from friction spread over the
-    rectangle). `rect` is the contact rectangle: its axis-aligned bounds (x0, x1, y0, y1, z0, z1), flat along
-    the normal. `edge_distance_m` is the distance from `point` to the nearest edge of that rectangle: 0 means the
-    block is about to tip about that edge.
-    """
-
-    a: str
-    b: str
-    normal: tuple[float, float, float]
-    normal_n: float
-    friction_n: float
-    friction_use: float
-    force: tuple[float, float, float]
-    point: tuple[float, float, float]
-    torsion_nm: float
-    edge_distance_m: float
-    rect: tuple[float, float, float, float, float, float]
-
-    @property
-    def friction_critical(self) -> bool:
-        return self.friction_use >= FRICTION_CRITICAL
-
-    def to_json(self) -> dict:
-        return {"a": self.a, "b": self.b, "normal": list(self.normal), "normal_n": round(self.normal_n, 6),
-                "friction_n": round(self.friction_n, 6), "friction_use": round(self.friction_use, 4),
-                "force": [round(v, 6) + 0.0 for v in self.force], "point": [round(v, 6) for v in self.point],
-                "torsion_nm": round(self.torsion_nm, 8) + 0.0, "edge_distance_m": round(self.edge_distance_m, 6),
-                "rect": [round(v, 6) for v in self.rect]}
+#: A contact is "friction-critical" when every admissible distribution uses at least this share of its friction
+#: (physics.friction_need; one distribution's friction use says nothing about that).
+FRICTION_CRITICAL = CRITICAL_USE
 
 
 @dataclass(frozen=True)
 class ContactForces:
-    """The answer of `contact_forces`: `stands` False (and no contacts) when no distribution exists."""
+    """The answer of `contact_forces`: `stands` False (and no contacts) when no distribution exists. `contacts`:
+    the minimum-norm distribution, one example; with bounds asked for, `bounds` (what every admissible
+    distribution has in common, per contact in the same order, physics.bounds) and `friction` (the least friction
+    coefficient and the friction-critical contacts, physics.friction_need)."""
 
     stands: bool
     contacts: tuple[ContactForce, ...]
@@ -91,6 +60,8 @@ class ContactForces:
     status: str = "optimal"
     ms: float = 0.0
     extra: dict = field(default_factory=dict)
+    bounds: ForceBounds | None = field(default=None, repr=False)
+    friction: FrictionNeed | None = field(default=None, repr=False)
 
     def most_loaded(self, k: int = 5) -> list[ContactForce]:
         return sorted(self.contacts, key=lambda c: -c.normal_n)[:k]
@@ -106,18 +77,38 @@ class ContactForces:
                 out[c.a] = out.get(c.a, 0.0) + c.normal_n
         return out
 
-    def to_json(self) -> dict:
-        return {"stands": self.stands, "method": self.method, "mu": self.mu, "weight_n": round(self.weight_n, 6),
-                "friction_critical_at": FRICTION_CRITICAL, "status": self.status,
-                "contacts": [c.to_json() for c in self.contacts]}
+    def to_json(self, witnesses: bool = False) -> dict:
+        """The JSON form (docs/formats.md); `witnesses`: every distribution a bound names, in full (large)."""
+        out = {"stands": self.stands, "method": self.method, "mu": self.mu, "weight_n": round(self.weight_n, 6),
+               "friction_critical_at": FRICTION_CRITICAL, "status": self.status,
+               "contacts": [c.to_json() for c in self.contacts]}
+        if self.bounds is not None:
+            critical = set(self.friction.critical) if self.friction is not None else set()
+            for k, (c, b) in enumerate(zip(out["contacts"], self.bounds.contacts, strict=True)):
+                c["bounds"] = b.to_json() | {"friction_critical": k in critical}
+        if self.friction is not None:
+            out["least_mu"] = self.friction.to_json() | {"witness": self.extra.get("least_mu_witness", -1)}
+        if witnesses and self.bounds is not None:
+            out["distributions"] = [_compact(self.bounds.system, x) for x in self.bounds.distributions]
+        return out
 
 
-def contact_forces(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M) -> ContactForces:
-    """The minimum-norm contact force distribution of a build (module docstring), per contact rectangle.
+def _compact(sys_: EquilibriumSystem, x: np.ndarray) -> list[list[float]]:
+    """A witness distribution, one row per contact: the resultant on b (N), its point (m), the torsion (N m)."""
+    a = contact_arrays(sys_, x)
+    rows = np.concatenate([a["force"], a["point"], a["torsion_nm"][:, None]], axis=1)
+    return (np.round(rows, 9) + 0.0).tolist()
 
-    Uses the same contacts and inset corners as the statics judge, with the exact friction cone (which contains
-    the judge's pyramids), so a build the judge finds standing always has a distribution here; one it finds
-    falling gets `stands=False` and none.
+
+def contact_forces(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M,
+                   bounds: bool = False) -> ContactForces:
+    """The minimum-norm contact force distribution of a build (module docstring), per contact rectangle; with
+    `bounds`, also the bounds of every contact's force over all admissible distributions (physics.bounds) and the
+    friction the build needs (physics.friction_need; for a falling build, the coefficient that would hold it).
+
+    Uses the same contacts and inset corners as the statics judge, with the friction octagon (which contains the
+    judge's pyramids), so a build the judge finds standing always has a distribution here; one it finds falling
+    gets `stands=False` and none.
     """
     t0 = time.perf_counter()
     boxes = list(boxes)
@@ -125,7 +116,9 @@ def contact_forces(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: floa
     if not boxes:
         return ContactForces(True, (), mu, 0.0)
     if not stands(boxes, mu=mu, com_inset=com_inset):
-        return ContactForces(False, (), mu, weight, status="falls", ms=(time.perf_counter() - t0) * 1000)
+        need = friction_need(EquilibriumSystem(boxes, mu, com_inset), stands=False) if bounds else None
+        return ContactForces(False, (), mu, weight, status="falls", ms=(time.perf_counter() - t0) * 1000,
+                             friction=need)
     sys_ = EquilibriumSystem(boxes, mu, com_inset)
     x, iterations = min_norm_forces(sys_)
     method, status = "minimum-norm", "optimal"
@@ -134,133 +127,24 @@ def contact_forces(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: floa
         x, method, status = sol.x, "feasible (LP vertex)", "newton-not-converged"
         if x is None:
             return ContactForces(False, (), mu, weight, status=sol.status, ms=(time.perf_counter() - t0) * 1000)
+    found = need = None
+    extra_w = -1
+    if bounds:
+        found = force_bounds(sys_, [x])
+        need = friction_need(sys_, stands=True)
+        if need.witness is not None and found is not None:
+            found.distributions.append(need.witness)
+            extra_w = len(found.distributions) - 1
     return ContactForces(True, tuple(per_contact(sys_, x)), mu, weight, method, status,
-                         (time.perf_counter() - t0) * 1000, {"newton_iterations": iterations})
-
-
-def _project(z: np.ndarray, mu: float, horizontal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Projection of each corner's (n, tx, ty) onto the cone |t| <= mu n (side corners: n >= 0, t = 0), and its
-    derivative as a (corners, 3, 3) array."""
-    k = len(z)
-    n, t = z[:, 0], z[:, 1:]
-    r = np.hypot(t[:, 0], t[:, 1])
-    inside = (r <= mu * n) & horizontal
-    polar = (mu * r <= -n) & horizontal
-    mid = horizontal & ~inside & ~polar
-    p = np.zeros_like(z)
-    J = np.zeros((k, 3, 3))
-    p[inside] = z[inside]
-    J[inside] = np.eye(3)
-    if mid.any():
-        a = 1.0 / (1.0 + mu * mu)
-        c = (n[mid] + mu * r[mid]) * a
-        u = t[mid] / r[mid][:, None]
-        p[mid, 0] = c
-        p[mid, 1:] = mu * c[:, None] * u
-        uu = u[:, :, None] * u[:, None, :]
-        J[mid, 0, 0] = a
-        J[mid, 0, 1:] = mu * a * u
-        J[mid, 1:, 0] = mu * a * u
-        J[mid, 1:, 1:] = mu * mu * a * uu + (mu * c / r[mid])[:, None, None] * (np.eye(2) - uu)
-    side = ~horizontal
-    pos = side & (n > 0)
-    p[pos, 0] = n[pos]
-    J[pos, 0, 0] = 1.0
-    return p, J
+                         (time.perf_counter() - t0) * 1000, {"newton_iterations": iterations, "least_mu_witness": extra_w},
+                         found, need)
 
 
 def min_norm_forces(sys_: EquilibriumSystem, tol: float | None = None,
                     max_iter: int = 200) -> tuple[np.ndarray | None, int]:
     """The minimum-norm forces (normalised columns of sys_) by semismooth Newton on the dual (module docstring);
     (None, iterations) when it does not converge."""
-    import scipy.sparse as sp  # noqa: PLC0415 - sparse linear algebra: no BLAS threads (they thrash on 2 cores)
-    from scipy.sparse.linalg import spsolve  # noqa: PLC0415
-
-    tol = SOLVE_TOL if tol is None else tol
-    b = sys_.b_eq
-    mu = sys_.mu
-    m = len(b)
-    # corners as (n, tx, ty) triples: side corners get two dummy columns that stay zero
-    k = len(sys_.corner_contact)
-    horizontal = sys_.corner_axis == 2
-    slot = 3 * sys_.col_corner + sys_.col_comp
-    col, row, val = sys_.eq
-    A = sp.csr_matrix((val, (row, slot[col])), shape=(m, 3 * k))
-    At = A.T.tocsr()
-    # J's sparsity: the 3x3 block of every corner
-    jr = (3 * np.arange(k)[:, None, None] + np.arange(3)[None, :, None]).repeat(3, axis=2).ravel()
-    jc = (3 * np.arange(k)[:, None, None] + np.arange(3)[None, None, :]).repeat(3, axis=1).ravel()
-    eye = sp.identity(m, format="csc")
-    # start: higher bodies lift (positive normal force on every contact from below)
-    y = np.zeros(m)
-    y[2::6] = sys_.centres[:, 2] / sys_.L + 1.0
-
-    def dual(y: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-        z = (At @ y).reshape(k, 3)
-        p, J = _project(z, mu, horizontal)
-        flat = p.ravel()
-        return float(b @ y - 0.5 * flat @ flat), flat, J, b - A @ flat
-
-    val_, p, J, g = dual(y)
-    scale = max(1.0, float(np.abs(b).max()))
-    for it in range(1, max_iter + 1):
-        if float(np.abs(g).max()) <= tol * scale:
-            return p[slot], it - 1
-        Jm = sp.csr_matrix((J.ravel(), (jr, jc)), shape=(3 * k, 3 * k))
-        H = (A @ Jm @ At).tocsc()
-        shift = min(1e-2, float(np.linalg.norm(g))) + 1e-12
-        step = spsolve(H + shift * eye, g)
-        if not np.all(np.isfinite(step)):
-            step = g
-        t = 1.0
-        while True:
-            val2, p2, J2, g2 = dual(y + t * step)
-            if val2 >= val_ + 1e-4 * t * float(g @ step) or t < 1e-10:
-                break
-            t *= 0.5
-        y, val_, p, J, g = y + t * step, val2, p2, J2, g2
-    return None, max_iter
-
-
-def per_contact(sys_: EquilibriumSystem, x: np.ndarray) -> list[ContactForce]:
-    """Sum a solution's corner forces per contact rectangle: resultant, centre of pressure, torsion, edge gap."""
-    unit = sys_.unit_force_n
-    ids = [b.id for b in sys_.boxes]
-    x = x[:sys_.ncol] * unit
-    corner_force = np.zeros((len(sys_.corner_contact), 3))
-    np.add.at(corner_force, sys_.col_corner, x[:, None] * sys_.col_force)
-    total_weight = float(sum(b.mass for b in sys_.boxes)) * GRAVITY
-    out = []
-    for k, c in enumerate(sys_.contacts):
-        corners = np.flatnonzero(sys_.corner_contact == k)
-        f = corner_force[corners]
-        p = sys_.corner_point[corners]
-        axis = c.axis
-        normal = np.eye(3)[axis]
-        fn = f[:, axis]
-        N = float(fn.sum())
-        F = f.sum(axis=0)
-        others = [i for i in range(3) if i != axis]
-        u0, u1, v0, v1 = c.rect
-        if N > UNLOADED_REL * total_weight:
-            point = (fn[:, None] * p).sum(axis=0) / N
-        else:
-            point = p.mean(axis=0)
-            point[others[0]], point[others[1]] = (u0 + u1) / 2, (v0 + v1) / 2
-        point[axis] = c.plane
-        torsion = float(np.cross(p - point, f)[:, axis].sum())
-        ft = F.copy()
-        ft[axis] = 0.0
-        fric = float(np.linalg.norm(ft))
-        use = fric / (sys_.mu * N) if N > UNLOADED_REL * total_weight and sys_.mu > 0 else 0.0
-        pu, pv = point[others[0]], point[others[1]]
-        edge = max(0.0, min(pu - u0, u1 - pu, pv - v0, v1 - pv))
-        rect = [0.0] * 6
-        rect[2 * others[0]], rect[2 * others[0] + 1] = u0, u1
-        rect[2 * others[1]], rect[2 * others[1] + 1] = v0, v1
-        rect[2 * axis] = rect[2 * axis + 1] = c.plane
-        out.append(ContactForce("table" if c.a == TABLE else ids[c.a], ids[c.b], tuple(float(v) for v in normal),
-                                N, fric, min(use, 1.0) if math.isfinite(use) else 0.0,
-                                tuple(float(v) for v in F), tuple(float(v) for v in point), torsion, edge,
-                                tuple(float(v) for v in rect)))
-    return out
+    y0 = np.zeros(6 * sys_.n)
+    y0[2::6] = sys_.centres[:, 2] / sys_.L + 1.0  # start: higher bodies lift (every contact from below pushes)
+    p, _, it = dual_newton(sys_, y0, tol=tol, max_iter=max_iter)
+    return p, it

@@ -18,11 +18,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from physics.contacts import TOUCH_TOL_M, Contact, find_contacts
+from physics.failure import Failure, failure_of
 from physics.lp import LP
 from physics.margin import TILT_TOL_DEG, deg, search
 from physics.model import Box
@@ -55,6 +57,12 @@ class StaticsResult:
     mechanism: tuple[str, ...] = ()
     lps: int = 0
     contacts: int = 0
+    #: how it starts to fail (physics.failure), worked out from the critical LP's duals when first asked
+    failure_of: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def failure(self) -> Failure | None:
+        return None if self.failure_of is None else self.failure_of()
 
     def to_json(self, detail: bool = False) -> dict:
         """The `statics` object of the stability verdict (docs/formats.md) (plus evidence when `detail`)."""
@@ -65,6 +73,8 @@ class StaticsResult:
         if detail:
             d.update({"margin_bounds_deg": [round(v, 3) for v in self.margin_bounds_deg],
                       "mechanism": list(self.mechanism), "lps": self.lps, "contacts": self.contacts})
+            if self.failure is not None:
+                d["failure"] = self.failure.to_json()
         return d
 
 
@@ -128,13 +138,13 @@ def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float
             order = np.argsort(-s)
             mech = tuple(boxes[i].id for i in order if s[i] > MECHANISM_REL_TOL * max(s.max(), 1e-300))
             return StaticsResult(False, -90.0, (0.0, 0.0), ms(), (-90.0, -90.0), mech, prob.lps,
-                                 len(prob.contacts))
+                                 len(prob.contacts), failure_of(boxes, contacts, com_inset, None, None, mu))
         norm = float(np.hypot(*lam))
         # the rescue LP minimises a 16-gon norm: the Euclidean minimum lies between these bounds
         lo_deg, hi_deg = -deg(norm), -deg(norm * math.cos(math.pi / RESCUE_NORM_SIDES))
         fall = (float(-lam[0] / norm), float(-lam[1] / norm)) if norm > 0 else (0.0, 0.0)
         return StaticsResult(False, min(lo_deg, -1e-9), fall, ms(), (lo_deg, hi_deg), prob.mechanism(duals),
-                             prob.lps, len(prob.contacts))
+                             prob.lps, len(prob.contacts), failure_of(boxes, contacts, com_inset, duals, None, mu))
 
     duals = {phi: d for phi, (_, d) in rays.items()}
 
@@ -144,4 +154,5 @@ def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float
 
     m = search({phi: r for phi, (r, _) in rays.items()}, ray, len(rays))
     return StaticsResult(True, deg(m.upper) + 0.0, (math.cos(m.phi), math.sin(m.phi)), ms(), m.bounds_deg,
-                         prob.mechanism(duals[m.phi]), prob.lps, len(prob.contacts))
+                         prob.mechanism(duals[m.phi]), prob.lps, len(prob.contacts),
+                         failure_of(boxes, contacts, com_inset, duals[m.phi], (math.cos(m.phi), math.sin(m.phi)), mu))

@@ -64,12 +64,12 @@ def symmetries(boxes: Sequence[Box]) -> list[Symmetry]:
     size = np.array([b.size for b in boxes], dtype=float)
     mass = np.array([b.mass for b in boxes], dtype=float)
     mid = (lo[:, :2].min(axis=0) + (lo + size)[:, :2].max(axis=0)) / 2
+    rest = np.column_stack([np.round(size / QUANTUM_M), np.round(mass / mass.mean() / MASS_QUANTUM)])
 
-    def key(lo_: np.ndarray, i: int) -> tuple:
-        return (*np.round(lo_ / QUANTUM_M).astype(np.int64).tolist(),
-                *np.round(size[i] / QUANTUM_M).astype(np.int64).tolist(), round(mass[i] / mass.mean() / MASS_QUANTUM))
+    def keys(lo_: np.ndarray) -> list[tuple]:
+        return list(map(tuple, np.column_stack([np.round(lo_ / QUANTUM_M), rest]).astype(np.int64).tolist()))
 
-    index = {key(lo[i], i): i for i in range(len(boxes))}
+    index = {k: i for i, k in enumerate(keys(lo))}
     if len(index) < len(boxes):
         return []  # two boxes in one place: not a build this can reason about
     out = []
@@ -78,8 +78,8 @@ def symmetries(boxes: Sequence[Box]) -> list[Symmetry]:
         for axis in (0, 1):
             if flip[axis]:
                 image[:, axis] = 2 * mid[axis] - lo[:, axis] - size[:, axis]
-        perm = [index.get(key(image[i], i)) for i in range(len(boxes))]
-        if all(p is not None for p in perm):
+        perm = [index.get(k) for k in keys(image)]
+        if None not in perm:
             out.append(Symmetry(name, flip, np.array(perm, dtype=np.int64)))
     return out
 

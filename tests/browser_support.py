@@ -60,3 +60,67 @@ def wait_until(check, timeout: float = 30, what: str = "") -> None:
         if time.time() > deadline:
             raise AssertionError(f"timed out waiting for {what or check}")
         time.sleep(0.05)
+
+
+# --- the card games: playing by clicking the canvas only (static/js/cardpoint.js) ------------------------------------
+
+_SPOT_POINTS = """(key) => {
+  const p = window.towerPage, s = p.scene, pts = [];
+  const spot = p.pointer && p.pointer.spots.get(key);
+  if (!spot) return null;
+  for (const b of s.blocks) {
+    if (spot.items.includes(b.id) || b.id.startsWith(`spot:${key}:`)) {
+      for (const [u, v] of [[0.5, 0.5], [0.3, 0.3], [0.7, 0.7], [0.3, 0.7], [0.7, 0.3]]) {
+        pts.push([b.origin[0] + u * b.size[0], b.origin[1] + v * b.size[1], b.origin[2] + b.size[2]]);
+      }
+    }
+  }
+  for (const f of spot.figures) {
+    const g = s.figures[f];
+    pts.push([g.cell[0] + 0.5, g.cell[1] + 0.5, g.cell[2] + 0.6 * g.scale]);
+  }
+  const rect = p.view.renderer.domElement.getBoundingClientRect();
+  for (const pt of pts) {
+    const [x, y] = p.view.project(pt);
+    if (x < rect.left + 2 || y < rect.top + 2 || x > rect.right - 2 || y > rect.bottom - 2) continue;
+    const el = document.elementFromPoint(x, y);
+    if (!el || el.tagName !== 'CANVAS') continue;
+    const hit = p.view.pickAt(x, y);
+    if (hit && p.pointer.spotAt(hit.layer, hit.index, s) === key) return [x, y];
+  }
+  return null;
+}"""
+
+
+def click_spot(page, key: str) -> bool:
+    """Move the mouse onto a point of the canvas where the page's own picking finds spot `key`, and click there;
+    False if no such point is in view."""
+    at = page.evaluate(_SPOT_POINTS, key)
+    if at is None:
+        return False
+    page.mouse.move(*at)
+    page.mouse.click(*at)
+    return True
+
+
+def play_by_pointing(page, choice: int, timeout: float = 30) -> tuple[str, int]:
+    """Play one of the legal moves of a card game's page by clicking on its canvas only: the click path of move
+    number `choice` (modulo), or the next one whose spots are all in view. (the move text, the clicks made)."""
+    table = page.evaluate("() => window.towerPage.snapshot.pointing")
+    paths = table["paths"]
+    n, sent = body(page, "n"), body(page, "sent")
+    missed = []
+    for k in range(len(paths)):
+        move, path = paths[(choice + k) % len(paths)]
+        text = table["moves"][move][0]
+        clicks = 0
+        for key in [*path, path[-1]]:
+            if not click_spot(page, key):
+                missed.append(key)
+                break
+            clicks += 1
+            if body(page, "n") != n or body(page, "sent") != sent:  # the click sent the move
+                wait_until(lambda: body(page, "n") != n, timeout, f"the move {text} to be shown")
+                return text, clicks
+        page.keyboard.press("Escape")  # a spot out of view: put the card back, try another move
+    raise AssertionError(f"no legal move could be played by clicking on the canvas; out of view: {missed[:6]}")

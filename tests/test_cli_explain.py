@@ -46,7 +46,7 @@ def test_forces_in_words_name_the_most_loaded_contact(column, capsys):
     _, out, _ = run(capsys, "check", column, "--forces", "--statics-only")
     assert "forces: 4 contacts carry" in out
     assert "the table carries c0 with 1.318 N" in out
-    assert "no contact needs friction" in out
+    assert "no friction used: every block is held by normal forces alone" in out
 
 
 def test_removal_map_in_words_and_json(column, capsys):
@@ -122,3 +122,55 @@ def test_an_unknown_block_id_names_the_nearest_one(column, capsys, argv, words):
     code, out, err = run(capsys, "check", column, *argv, "--statics-only")
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and err.strip().endswith(words)
+
+
+def test_forces_say_what_every_contact_must_carry(column, capsys):
+    """The column and the lone cube: every contact is determinate (each is the only one under what rests on it), the
+    build needs no friction, and the minimum-norm distribution is shown as one example."""
+    _, out, _ = run(capsys, "check", column, "--forces", "--statics-only")
+    assert "4 are determinate: they carry the same force in every distribution" in out
+    assert f"the table under c0: exactly {3 * CUBE_WEIGHT_N:.3f} N" in out
+    assert "friction: it stands with no friction at all" in out
+    assert "friction-critical: none" in out
+    assert "one example, the minimum-norm distribution" in out
+
+
+def test_forces_json_with_witnesses_conforms_and_names_real_distributions(column, capsys):
+    """--witnesses adds every distribution a bound names; the document conforms to tower-check/1, and each
+    witness index points at a distribution whose contact force is the bound (the lone cube's table contact:
+    m g, straight up)."""
+    from tower.schemas import validate
+
+    code, out, _ = run(capsys, "check", column, "--forces", "--witnesses", "--json", "--statics-only")
+    assert code == 0
+    doc = json.loads(out)
+    validate(doc, "tower-check")
+    forces = doc["forces"]
+    dists = forces["distributions"]
+    assert forces["least_mu"]["least_mu"] == 0.0 and 0 <= forces["least_mu"]["witness"] < len(dists)
+    for k, c in enumerate(forces["contacts"]):
+        b = c["bounds"]
+        assert b["carries"] == "determinate" and not b["friction_critical"]
+        for name in ("normal_least", "normal_greatest"):
+            row = dists[b["witness"][name]][k]
+            normal = sum(f * n for f, n in zip(row[:3], c["normal"], strict=True))
+            assert normal == pytest.approx(b["normal_n"][0], abs=1e-6)
+    lone = next(k for k, c in enumerate(forces["contacts"]) if c["b"] == "lone")
+    assert dists[0][lone][:3] == pytest.approx([0.0, 0.0, CUBE_WEIGHT_N], abs=1e-6)
+
+
+def test_witnesses_need_forces_and_json(column, capsys):
+    code, out, err = run(capsys, "check", column, "--witnesses", "--statics-only")
+    assert code == 2 and out == "" and "--witnesses" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_lone_cube_slides_before_it_tips(tmp_path, capsys):
+    """The issue's example: a lone cube on a table tilted by atan(0.5) = 26.6 deg slides (it would tip only near
+    44 deg); the words say so, and the JSON names the mode."""
+    path = tmp_path / "cube.json"
+    path.write_text(json.dumps({"format": "tower-build/1", "blocks": [COLUMN["blocks"][3]]}))
+    _, out, _ = run(capsys, "check", str(path), "--statics-only")
+    assert "a table tilted by 26.6 deg would make it slide toward" in out
+    _, out, _ = run(capsys, "check", str(path), "--statics-only", "--json")
+    failure = json.loads(out)["stability"]["statics"]["failure"]
+    assert failure["mode"] == "slide" and failure["slides_on"] == [["lone", "table"]]

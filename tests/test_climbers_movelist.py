@@ -34,6 +34,15 @@ def test_it_is_the_sorted_unique_list_of_every_legal_block_move(block_step: Clim
     assert set(built) == set(table.moves(block_step.ids))
 
 
+def test_its_blocks_are_those_of_its_moves_without_building_them() -> None:
+    state = ClimbersState(2, seed=5)
+    state.apply(M("skip"))
+    moves = state.legal_moves()
+    blocks = moves.blocks()
+    assert all(m is None for m in moves._built)  # read off the keys
+    assert blocks == sorted({m.block for m in moves}) and len(blocks) > 1
+
+
 def test_it_behaves_like_a_list(block_step: ClimbersState) -> None:
     moves = block_step.legal_moves()
     built = list(moves)

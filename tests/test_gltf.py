@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from node_tools import NODE, node_modules
 
 from tower.app.cli import main
 from tower.climbers.build import load_build
@@ -28,10 +29,7 @@ from viewer.gltf import UNIT_M, srgb
 from viewer.scene import ALL_RGB
 
 ROOT = Path(__file__).resolve().parents[1]
-VALIDATOR_DIR = ROOT / ".tools" / "gltf-validator"
 VALIDATE_JS = Path(__file__).resolve().parent / "gltf" / "validate.js"
-NODE = shutil.which("node")
-NPM = shutil.which("npm")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 #: Two cube columns with a grey block lying across them: without column b the grey block tips over a.
@@ -129,16 +127,7 @@ def test_remove_on_a_game_record_is_refused(files, tmp_path, capsys):
 @pytest.fixture(scope="module")
 def validator() -> Path:
     """node_modules of the project-local gltf-validator (.tools/, not committed), installed from npm if missing."""
-    if NODE is None:
-        pytest.skip("node is not installed (.ci/run installs nodejs and npm)")
-    modules = VALIDATOR_DIR / "node_modules"
-    if not (modules / "gltf-validator").is_dir():
-        if NPM is None:
-            pytest.skip("npm is not installed (.ci/run installs it)")
-        proc = subprocess.run([NPM, "install", "--prefix", str(VALIDATOR_DIR), "--no-audit", "--no-fund",
-                               "gltf-validator"], capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-    return modules
+    return node_modules("gltf-validator", "gltf-validator")
 
 
 def test_the_khronos_validator_finds_no_error_and_no_warning(files, validator):

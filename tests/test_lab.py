@@ -8,7 +8,7 @@ import pytest
 from tower.app import stability
 from tower.app.lab.controller import MAX_LAB_BLOCKS, LabController, default_faces, kind_sizes, top_colours
 from tower.climbers.blocks import COLOURS, TOP, colouring_problem, kind_of
-from tower.climbers.build import Block, Build, build_to_json
+from tower.climbers.build import Block, Build, build_to_json, parse_build
 from tower.climbers.setup import random_start_tower
 from tower.games.errors import BadInput, IllegalMove
 
@@ -203,24 +203,111 @@ def test_malformed_edits_are_bad_input_and_change_nothing() -> None:
                       ({"op": "add", "kind": "cube", "origin": [0, 0]}, "$.origin"),
                       ({"op": "add", "kind": "cube", "origin": [0, 0, 0.5]}, "$.origin"),
                       ({"op": "add", "kind": "cube", "origin": [6, 6, 0], "size": [2, 2, 4]}, "$.size"),
-                      ({"op": "move", "block": "zz", "origin": [0, 0, 0]}, "$.block"),
                       ({"op": "jump"}, "$.op"),
+                      ({"op": "move", "block": "c1", "origin": [6, 6, 0], "top": {}}, "$.top"),  # even unused
+                      ({"op": "add", "kind": "cube", "origin": [6, 6, 0], "id": None}, "$.id"),
                       ({"op": "move", "block": "c1", "origin": [0, 0, 0], "speed": 3}, "$.speed"),
                       ({"op": "load", "build": {"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0]}]}},
                        "$.blocks[0]")]:
         with pytest.raises(BadInput) as err:
             lab.edit(op)
         assert err.value.where == where, (op, err.value)
+    for op, rule in [({"op": "move", "block": "zz", "origin": [0, 0, 0]}, "no-block"),  # what the build holds
+                     ({"op": "add", "kind": "cube", "origin": [6, 6, 0], "id": "c1"}, "id-taken"),
+                     ({"op": "load", "build": {"format": "tower-build/1", "blocks": [
+                         {"id": "x", "origin": [0, 0, 0], "size": [2, 2, 2]},
+                         {"id": "x", "origin": [4, 0, 0], "size": [2, 2, 2]}]}}, "bad-build")]:
+        with pytest.raises(IllegalMove) as refused:
+            lab.edit(op)
+        assert refused.value.rule == rule, (op, refused.value)
     assert lab.build is before
 
 
-def test_a_loaded_build_is_taken_as_it_is_and_undone_as_one_edit() -> None:
+def test_a_loaded_build_is_one_edit_checked_as_any_edit_and_worded_as_tower_check_words_it() -> None:
     lab = three_block_tower()
     start = random_start_tower(3)
     lab.edit({"op": "load", "build": build_to_json(start)})
     assert lab.build.blocks == start.blocks
     lab.undo()
     assert len(lab.build.blocks) == 3
+    before = lab.build
+    cube = {"origin": [0, 0, 0], "size": [2, 2, 2]}
+    overlapping = {"format": "tower-build/1", "blocks": [dict(cube, id="a"), dict(cube, id="b")]}
+    floating = {"format": "tower-build/1", "blocks": [dict(cube, id="a", origin=[0, 0, 4])]}
+    for rules, doc, rule in [("strict", overlapping, "overlap"), ("flag", overlapping, "overlap"),
+                             ("free", overlapping, "overlap"), ("strict", floating, "unsupported")]:
+        lab.set_rules(rules)
+        with pytest.raises(IllegalMove) as err:
+            lab.edit({"op": "load", "build": doc})
+        assert err.value.rule == rule and lab.build is before, (rules, err.value)
+    assert "'allow, outline' opens it" in str(err.value)
+    lab.set_rules("flag")  # the game's rules outlined, not refused: the floating cube is shown with its problem
+    lab.edit({"op": "load", "build": floating})
+    assert [v["rule"] for v in lab.analysis()["violations"]] == ["unsupported"]
+    # a game record is named as one, as `tower check` names it
+    record = {"format": "game-record/1", "game": "climbers", "players": 2, "seed": 1, "moves": []}
+    with pytest.raises(BadInput) as bad:
+        lab.edit({"op": "load", "build": record})
+    assert bad.value.where == "$.format" and bad.value.what.startswith("this is a game record, not a build")
+    # and so is a build to start a lab from
+    with pytest.raises(IllegalMove):
+        LabController(parse_build(overlapping), rules="free")
+
+
+def test_no_refused_click_on_the_start_tower_in_strict_rules_goes_unannounced_by_the_ghost() -> None:
+    """Every spot the pointer can aim at round the start tower, for every kind in hand and for a block moved: the
+    ghost's announcement (LabController.refusals, asked once per block in hand) is exactly what the click gets."""
+    from viewer.placement import Aim, BlockPlacements, Shape
+    from viewer.scene import face_names
+
+    lab = LabController(random_start_tower(1), rules="strict")
+    area = (-12, -12, 22, 22)
+    heights_all = {}
+    for b in lab.build.blocks:
+        for c in b.footprint_cells():
+            heights_all[c] = max(heights_all.get(c, 0), b.top)
+    tops = [(x + 0.5, y + 0.5, float(h)) for (x, y), h in heights_all.items()]
+    sides = [(b.origin[0] + b.size[0], b.origin[1] + 1.0, b.origin[2] + 0.5) for b in lab.build.blocks]
+    table = [(x + 0.5, -1.5, 0.0) for x in range(-2, 12, 2)]
+    spots = [(p, (0, 0, 1)) for p in tops + table] + [(p, (1, 0, 0)) for p in sides]
+    clicks = refused = 0
+    hands = [("new", k, [Shape(s, "red", face_names(lab.ghost(k, s, "red", (0, 0, 0)))) for s in lab.sizes(k)])
+             for k in ("half-cube", "cube", "double-cube")]
+    top_block = max(lab.build.blocks, key=lambda b: b.top)
+    hands.append((top_block.id, "", [Shape(top_block.size, face_names(top_block)[4], face_names(top_block))]))
+    for block, kind, shapes in hands:
+        announced = lab.refusals(block, shapes, area, kind)
+        heights = {}
+        for b in lab.build.blocks:
+            if b.id != block:
+                for c in b.footprint_cells():
+                    heights[c] = max(heights.get(c, 0), b.top)
+        aim = Aim(BlockPlacements.resting(block, shapes, heights, area, -100, 200))
+        for point, normal in spots:
+            aim.point(point, normal)
+            cur = aim.current
+            if cur is None:
+                continue
+            shape = aim.ps.shapes[cur.shape]
+            op = {"op": "move", "block": block, "origin": list(cur.origin)} if block != "new" else \
+                {"op": "add", "kind": kind, "origin": list(cur.origin), "size": list(shape.size),
+                 "faces": dict(zip(("+x", "-x", "+y", "-y", "+z", "-z"), shape.faces, strict=True))}
+            before = lab.build
+            try:
+                lab.edit(op)
+            except IllegalMove as exc:
+                said = f"{exc.rule}: {exc.message}"
+                refused += 1
+                assert lab.build is before
+            else:
+                said = None
+                lab.undo()
+            clicks += 1
+            assert announced.get(cur.text) == said, (block, kind, point, cur.text, said)
+            if said is not None and block == "new":  # "the new cube", never the id it would have had
+                assert f"the new {kind.replace('-', ' ')}" in said and lab._new_id(kind) not in said, said
+    print(f"{clicks} clicks, {refused} refused, all announced")
+    assert clicks > 300 and refused > 50, (clicks, refused)
 
 
 def test_the_block_cap() -> None:
@@ -286,3 +373,20 @@ def test_free_placement_rests_where_the_pointer_is_and_stays_in_front_of_a_side_
     assert aim.ps.spot((150.0, 0.0, 0.0), (0, 0, 1)) is None  # off the lab's table
     back = BlockPlacements.from_json(aim.ps.to_json())
     assert back.free and back.lo == -100
+
+
+def test_a_warning_is_said_as_a_warning_and_not_outlined_as_a_problem() -> None:
+    lab = LabController(rules="strict")
+    for x in range(3):  # three grey blocks: the game has two; a warning, not a refusal
+        lab.add_block("grey", (4 * x, 0, 0), size=(2, 2, 6))
+    lab.add_block("cube", (0, 4, 0))
+    words = lab.analysis()["words"]
+    assert "legal (1 warning)" in words and any(w.startswith("  warning: block-count:") for w in words), words
+    assert not any(w.startswith("ILLEGAL") for w in words)
+    scene = lab.scene()
+    assert not scene.problem_blocks  # no red outline for a warning
+    lab.set_rules("flag")
+    lab.add_block("cube", (9, 4, 2))  # floating: an error beside the warning
+    words = lab.analysis()["words"]
+    assert words[1] == "ILLEGAL: 1 problem(s), 1 warning" and words[2].startswith("  unsupported:")
+    assert lab.scene().problem_blocks == [lab.build.blocks[-1].id]

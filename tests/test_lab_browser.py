@@ -124,7 +124,8 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
     wait_until(lambda: "forces" in (body(page, "overlays") or ""), 60, "the forces")
     assert "contacts carry" in page.text_content("#explain")
     kinds = page.evaluate("() => window.towerLab.overlay.scene.arrows.map((a) => a.kind)")
-    assert kinds.count("force") >= 3 and "tilt" in kinds
+    assert kinds.count("force-certain") >= 3 and "tilt" in kinds  # what every contact must carry
+    assert "in every distribution" in page.text_content("#explain")
     shot(page, "forces", tmp_path)
     page.uncheck("#show-forces")
     wait_until(lambda: not body(page, "overlays") or page.evaluate("() => window.towerLab.overlay") is None, 30,
@@ -141,6 +142,10 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
     assert body(page, "verdict") == "collapses" and body(page, "legal") == "false"
     assert "unsupported" in page.text_content("#problems")
     assert "falls" in page.text_content("#verdict")
+    # how it starts to fall: d1 tinted, an arrow from its centre, the axis it turns about, and what they mean
+    kinds = page.evaluate("() => window.towerLab.state.scene.arrows.map((a) => a.kind)")
+    assert "motion" in kinds and "motion-axis" in kinds
+    assert "how each starts to move" in page.text_content("#explain")
     page.mouse.move(*AWAY)
     shot(page, "overhang", tmp_path)
 
@@ -257,3 +262,97 @@ def test_a_climbers_position_opens_in_the_lab_from_the_game_and_replay_pages(bro
     assert other.is_hidden("#open-lab")
     assert not game.errors
 
+
+
+def test_the_ghost_says_a_refusal_before_the_click_a_block_is_dragged_and_quick_clicks_wait(browser, server,
+                                                                                              tmp_path):
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+    page = open_page(browser, server.url + "/lab", context)
+    page.wait_for_selector("body[data-ready='true']", timeout=60_000)
+    # every control within a 1280 x 800 screen, the empty table with its grid and a hint
+    for sel in ["#undo", "#redo", "#drop", "#reset-view", "input[name=tool][value=push]", "#kind", "#front",
+                "#show-removal", "#rules", "#new-empty", "#new-random", "#open-file", "#download", "#link"]:
+        box = page.locator(sel).bounding_box()
+        assert box and box["y"] + box["height"] <= 800 and box["x"] + box["width"] <= 1280, (sel, box)
+    assert page.is_visible("#hint") and "click" in page.text_content("#hint")
+    assert page.evaluate("() => window.towerLab.view.three.children.some((o) => o.userData.key)")  # the grid
+    shot(page, "empty", tmp_path)
+    # quick clicks while the edits are on their way: none is lost, each waits its turn (the page says how many
+    # wait) and is aimed at the build it will act on; five at five points of the table, then three at one point
+    # (in front of and on what the earlier ones put there, or refused in words)
+    at = [point(page, p) for p in ([1.0, 1.0, 0.0], [1.0, 6.0, 0.0], [-3.0, 6.0, 0.0], [-3.0, 1.0, 0.0],
+                                   [1.0, 10.0, 0.0])]
+    # the five clicks in one go, as a quick hand makes them: the first edit is still on its way for the others
+    waiting = page.evaluate("""(at) => {
+      const canvas = document.querySelector('#view canvas');
+      const waiting = [];
+      for (const [x, y] of at) {
+        for (const type of ['pointermove', 'pointerdown', 'pointerup']) {
+          canvas.dispatchEvent(new PointerEvent(type, { clientX: x, clientY: y, button: 0, buttons: type === 'pointerdown' ? 1 : 0,
+            bubbles: true, pointerId: 1, isPrimary: true }));
+        }
+        waiting.push(Number(document.body.dataset.queued || 0));
+      }
+      return waiting;
+    }""", at)
+    assert waiting == [0, 1, 2, 3, 4], waiting
+    assert "4 clicks waiting" in page.text_content("#aim")
+    wait_until(lambda: body(page, "blocks") == "5" and body(page, "busy") == "false", 60, "five blocks")
+    assert body(page, "queued") == "0"
+    assert len({tuple(b["origin"]) for b in blocks(page)}) == 5 and all(b["origin"][2] == 0 for b in blocks(page))
+    assert not body(page, "message"), body(page, "message")
+    assert page.is_hidden("#hint")
+    for _ in range(3):
+        page.mouse.click(*point(page, [1.0, 1.0, 0.0]))
+    wait_until(lambda: int(body(page, "blocks")) + int(body(page, "refused-edits") or 0) == 8 and
+               body(page, "busy") == "false", 60, "three more clicks answered")
+    # the game's rules (strict): the ghost says where a block would be refused, in the refusal colour and words,
+    # before the click; the click is refused with exactly those words
+    made = blocks(page)
+    top = max(made, key=lambda b: b["origin"][2] + b["size"][2])
+    edge = [top["origin"][0] + top["size"][0] - 0.2, top["origin"][1] + 1.0, top["origin"][2] + top["size"][2]]
+    page.mouse.move(*point(page, edge))
+    wait_until(lambda: body(page, "refused"), 30, "the ghost to say it is refused")
+    said = body(page, "refused")
+    assert said.startswith("unsupported: the new cube has") and "c6" not in said, said
+    assert page.is_visible("#tip-text") and said in page.text_content("#tip-text")
+    assert page.evaluate("() => window.towerLab.aim.refused") == said
+    shot(page, "refused", tmp_path)
+    count = len(made)
+    page.mouse.click(*point(page, edge))
+    wait_until(lambda: body(page, "message"), 30, "the refusal")
+    assert said.split(": ", 1)[1] in body(page, "message") and len(blocks(page)) == count
+    # a block dragged with the select tool: it leaves its place while it moves, the camera stays
+    page.check("input[name=tool][value=select]")
+    camera = page.evaluate("() => window.towerLab.view.camera.position.toArray()")
+    start = point(page, [top["origin"][0] + 1.0, top["origin"][1] + 1.0, top["origin"][2] + top["size"][2]])
+    end = point(page, [7.0, -1.0, 0.0])
+    page.mouse.move(*start)
+    page.mouse.down()
+    for k in range(1, 7):
+        page.mouse.move(start[0] + (end[0] - start[0]) * k / 6, start[1] + (end[1] - start[1]) * k / 6)
+    hidden = page.evaluate(f"() => !window.towerLab.view.scene.blocks.some((b) => b.id === '{top['id']}')")
+    still = page.evaluate("() => window.towerLab.view.camera.position.toArray()") == camera  # no orbit
+    shot(page, "drag", tmp_path)
+    page.mouse.up()
+    wait_until(lambda: body(page, "busy") == "false" and
+               next(b for b in blocks(page) if b["id"] == top["id"])["origin"] != top["origin"], 30, "the drag")
+    moved = next(b for b in blocks(page) if b["id"] == top["id"])
+    assert hidden and moved["origin"][2] == 0 and moved["origin"][0] >= 4, moved
+    assert still
+    # a game record opened in the lab is named as one, as `tower check` names it
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps({"format": "game-record/1", "game": "climbers", "players": 2, "seed": 1,
+                                  "moves": []}))
+    page.set_input_files("#upload", str(record))
+    wait_until(lambda: "game record" in (body(page, "message") or ""), 30, "the record refused")
+    assert body(page, "message").startswith("game.json: at $.format: this is a game record, not a build")
+    assert not page.errors, page.errors
+    # a lab link that leads nowhere: its controls are off, a new lab can still be started
+    gone = open_page(browser, server.url + "/lab/nosuchlab", context)
+    gone.wait_for_selector("body[data-ready='true']", timeout=60_000)
+    assert body(gone, "fatal") and all(gone.is_disabled(s) for s in ("#undo", "#redo", "#drop", "#kind", "#rules"))
+    assert gone.is_enabled("#new-empty") and gone.is_enabled("#open-file")
+    gone.click("#new-empty")
+    wait_until(lambda: gone.is_enabled("#drop") and body(gone, "blocks") == "0", 30, "a new lab")
+    context.close()

@@ -83,7 +83,7 @@ def test_blocks_are_placed_by_pointing_and_clicking_then_undone_turned_and_delet
     assert share(img, PALETTE["dark-blue"]) > 0.002 and share(img, (255, 0, 60)) > 0.0005  # d1's problem outlined
     # the contact forces and the removal map, drawn from the physics' answers (the scene's arrows and tints)
     press(win, "f")
-    assert sum(a.kind == "force" for a in win.shown.arrows) >= 3 and any(a.kind == "tilt" for a in win.shown.arrows)
+    assert sum(a.kind == "force-certain" for a in win.shown.arrows) >= 3 and any(a.kind == "tilt" for a in win.shown.arrows)
     win.r.iren.InvokeEvent("LeaveEvent")
     if SHOTS:
         win.r.screenshot(SHOTS / "lab-window-forces.png")
@@ -128,7 +128,7 @@ def test_blocks_are_placed_by_pointing_and_clicking_then_undone_turned_and_delet
     assert [b.id for b in load_build(tmp_path / "built.json").blocks] == ["c1", "c2"]
 
 
-def test_a_refused_edit_is_a_message_naming_the_rule_and_changes_nothing(window) -> None:
+def test_a_refused_edit_is_announced_by_the_ghost_and_said_naming_the_rule(window, tmp_path) -> None:
     win = window(rules="strict")
     put(win, (1.0, 1.0, 0.0))
     press(win, "k")  # a double cube, standing
@@ -136,10 +136,48 @@ def test_a_refused_edit_is_a_message_naming_the_rule_and_changes_nothing(window)
     before = win.ctl.build
     win.ctl.select("d1")
     press(win, "m")
-    put(win, (1.8, 1.0, 6.0))  # pointing at its own top, right half: the ghost goes half off the cube
+    # the block being moved leaves its place: its own top is never offered, the cube under it is
+    hover(win, *at(win, (1.0, 1.0, 6.0)))
+    assert all(b.id != "d1" for b in win.shown.blocks)
+    hover(win, *at(win, (1.8, 1.0, 2.0)))  # the cube's top, right half: the ghost goes half off it
+    assert win.refusal.startswith("unsupported: block d1 has 2 of 4"), win.refusal
+    ghost = win.shown.ghosts[0]
+    assert set(ghost.faces) == {"refused"} and any(line.startswith("refused here: unsupported")
+                                                   for line in win.shown.lines[:2])
+    assert any(lab.text.startswith("refused here: unsupported") for lab in win.shown.labels)
+    if SHOTS:
+        win.r.screenshot(SHOTS / "lab-window-refused.png")
+    click(win, *at(win, (1.8, 1.0, 2.0)))
     assert win.ctl.build is before
     assert win.message.startswith("refused: unsupported")
     assert win.shown.lines[0].startswith("refused: unsupported")
+    # a new block: the refusal calls it "the new cube", not by an id no one has seen
+    press(win, "Escape")
+    press(win, "a")
+    while win.kind != "cube":
+        press(win, "k")
+    hover(win, *at(win, (1.8, 1.0, 6.0)))  # the double cube's top, right half
+    assert win.refusal.startswith("unsupported: the new cube has 2 of 4"), win.refusal
+
+
+def test_a_block_is_dragged_to_its_new_place_and_the_camera_stays(window) -> None:
+    from tests.test_viewer_interaction import drag
+
+    win = window(rules="strict")
+    put(win, (1.0, 1.0, 0.0))
+    put(win, (7.0, 1.0, 0.0))
+    press(win, "s")
+    camera = win.r.camera.GetPosition()
+    # press on c2's top, drag onto c1's top, release: c2 now stands on c1; the camera did not orbit
+    drag(win, at(win, (7.0, 1.0, 2.0)), at(win, (1.0, 1.0, 2.0)), during=lambda: (
+        ("c2" not in [b.id for b in win.shown.blocks]) or pytest.fail("the dragged block stays drawn")))
+    assert win.ctl.build.block("c2").origin == (0, 0, 2), win.ctl.build.block("c2")
+    assert win.r.camera.GetPosition() == camera
+    assert win.tool == "select" and win.ctl.selected == "c2"
+    # dragged where the rules refuse it (half off c1): it stays, and the rule is said
+    drag(win, at(win, (1.0, 1.0, 4.0)), at(win, (1.8, 1.0, 2.0)))
+    assert win.ctl.build.block("c2").origin == (0, 0, 2)
+    assert win.message.startswith("refused: unsupported")
 
 
 def test_tower_view_edit_says_in_one_line_what_is_wrong(tmp_path) -> None:

@@ -14,6 +14,7 @@ from physics import judge, judge_statics  # noqa: E402
 from physics.builds import column, random_build  # noqa: E402
 from physics.units import grid_box  # noqa: E402
 from tower.app.cli import main  # noqa: E402
+from tower.schemas import validate  # noqa: E402
 
 
 def test_column_of_ten_stays_put_with_the_stiff_contacts_and_sinks_with_the_defaults(monkeypatch):
@@ -56,6 +57,7 @@ def test_tower_check_judge_mujoco(tmp_path, capsys):
     assert main(["check", str(path), "--judge", "mujoco", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["stability"]["dynamics"]["engine"] == "mujoco" and doc["stability"]["verdict"] == "stable"
+    validate(doc, "tower-check")  # its schema names both engines
     assert main(["check", str(path), "--judge", "mujoco"]) == 0
     assert "dynamics (MuJoCo):   stands" in capsys.readouterr().out
     assert judge(column(2), engine="mujoco").dynamics.engine == "mujoco"

@@ -20,7 +20,7 @@ from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 
 from tower.app.cli import main
-from tower.climbers.blocks import COLOURS, FACES, KINDS, PLAYER_COLOURS, kind_of
+from tower.climbers.blocks import COLOURS, FACES, KINDS, PLAYER_COLOURS, colouring_problem, kind_of
 from tower.climbers.build import parse_build
 from tower.games.errors import BadInput
 from tower.games.fileio import atomic_write_text
@@ -81,11 +81,37 @@ def test_the_build_schema_names_the_games_colours_faces_and_block_sizes():
     defs = schema("tower-build")["$defs"]
     assert tuple(defs["colour"]["enum"]) == COLOURS
     assert tuple(defs["playerColour"]["enum"]) == PLAYER_COLOURS
-    assert tuple(defs["block"]["properties"]["faces"]["required"]) == FACES
+    assert tuple(defs["faces"]["propertyNames"]["enum"]) == FACES and defs["faces"]["minProperties"] == 6
     sizes = {tuple(s) for s in defs["block"]["properties"]["size"]["enum"]}
     every = {p for k in KINDS for p in itertools.permutations(k.dims)}
     assert sizes == every
     assert all(kind_of(s) is not None for s in sizes)
+
+
+def test_the_build_schema_lists_exactly_the_face_colourings_the_game_has():
+    """Every colouring of the six faces the rules allow a coloured block is in `colouredFaces` (48), the grey
+    block's one is `greyFaces`, and the block's `if` picks between them by its size."""
+    defs = schema("tower-build")["$defs"]
+    for kind in KINDS:
+        legal = [dict(zip(FACES, (COLOURS[i] for i in c), strict=True))
+                 for c in itertools.product(range(len(COLOURS)), repeat=6) if colouring_problem(c, kind) is None]
+        listed = defs["colouredFaces"]["enum"] if kind.coloured else defs["greyFaces"]["enum"]
+        assert sorted(map(json.dumps, listed)) == sorted(map(json.dumps, legal)), kind.name
+        grey_size = Draft202012Validator(defs["block"]["if"]).is_valid({"size": list(kind.dims)})
+        assert grey_size == (not kind.coloured), kind.name
+    cube = {"origin": [0, 0, 0], "size": [2, 2, 2]}
+    for faces, fine in (({"+x": "red", "-x": "yellow", "+y": "purple", "-y": "grey", "+z": "light-blue",
+                          "-z": "dark-blue"}, True),
+                        ({"+x": "red", "-x": "purple", "+y": "yellow", "-y": "grey", "+z": "light-blue",
+                          "-z": "dark-blue"}, False),
+                        (dict.fromkeys(FACES, "grey"), False)):
+        found = problem({"format": "tower-build/1", "blocks": [{**cube, "faces": faces}]}, "tower-build")
+        assert (found is None) == fine
+        if not fine:
+            assert found.where == "$.blocks[0].faces" and "illegal face colouring" in found.what
+    grey = {"origin": [0, 0, 0], "size": [2, 6, 2], "faces": {**dict.fromkeys(FACES, "grey"), "+z": "red"}}
+    found = problem({"format": "tower-build/1", "blocks": [grey]}, "tower-build")
+    assert found.what == "illegal face colouring: a grey block is grey on every face"
 
 
 @pytest.mark.parametrize(("doc", "where", "says"), [
@@ -122,10 +148,11 @@ def test_a_schema_error_and_the_loader_agree_on_the_place():
 
 # --- generated builds through `tower check` ------------------------------------------------------------------
 
+#: What the loader checks beyond the build schema, as the schema's description names it.
+LOADER_RULES = ("duplicate block id", "stone on unknown block", "grid cells")
 #: Builds small enough that each is judged in well under a second: the schema's own bounds (2000 blocks,
 #: coordinates up to 10 000) stay, only the lists are shortened for the run.
 SMALL_BUILDS = json.loads(json.dumps(schema("tower-build")).replace('"maxItems": 2000', '"maxItems": 6'))
-SMALL_BUILDS.pop("$id")  # hypothesis-jsonschema resolves "#/$defs/..." only in a schema without a URN $id
 SMALL_BUILDS["properties"]["figures"]["maxItems"] = 3
 SMALL_BUILDS["properties"]["stones"]["maxItems"] = 3
 
@@ -144,10 +171,10 @@ def _check(tmp_path: Path, doc: dict, capsys) -> tuple[int, str, str]:
 def test_tower_check_accepts_or_refuses_in_one_line_every_document_the_schema_allows(tmp_path, capsys, doc):
     validate(doc, "tower-build")  # the generator keeps to the schema
     code, out, err = _check(tmp_path, doc, capsys)
-    if code == 2:
+    if code == 2:  # only for a rule the schema leaves to the loader: never a colouring, a size, a key
         assert out == ""
         (line,) = err.splitlines()
-        assert "generated.json: at $" in line
+        assert "generated.json: at $" in line and any(rule in line for rule in LOADER_RULES), line
     else:
         assert code in (0, 1) and err == ""
         report = json.loads(out)

@@ -13,6 +13,7 @@ from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import ApiError, Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
+from tower.app.stability import statics_stands  # noqa: E402
 from tower.games import load_record, new_game  # noqa: E402
 
 
@@ -194,11 +195,18 @@ def test_the_placements_of_a_clicked_block_are_its_legal_block_moves(api):
     api.move(gid, t0, "skip")  # the optional first figure move
     st = api.state(gid, t0)
     snap = api.request("GET", f"/api/games/{gid}/snapshot?token={t0}")[1]
-    blocks = {m.split()[1] for m in st["legal_moves"] if m.startswith("block ")}
-    assert set(snap["blocks"]) == blocks and snap["your_turn"]
+    truth = new_game("climbers", 2, 1, judge=statics_stands)
+    truth.apply_text("skip")
+    legal = [str(m) for m in truth.legal_moves()]
+    # the state answer lists the moves that are not placements, and the blocks whose placements are asked per block
+    assert st["legal_moves"] == [m for m in legal if not m.startswith("block ")] and snap["your_turn"]
+    blocks = {m.split()[1] for m in legal if m.startswith("block ")}
+    assert set(st["blocks"]) == set(snap["blocks"]) == blocks
     block = sorted(blocks)[0]
     ghosts = api.request("GET", f"/api/games/{gid}/ghosts?token={t0}&block={block}")[1]["ghosts"]
-    assert sorted(gh["label"] for gh in ghosts) == sorted(m for m in st["legal_moves"] if m.split()[1] == block)
+    placements = api.request("GET", f"/api/games/{gid}/placements?token={t0}&block={block}")[1]["placements"]
+    mine = sorted(m for m in legal if m.split()[1] == block)
+    assert sorted(gh["label"] for gh in ghosts) == sorted(p[4] for p in placements) == mine
     assert all(len(gh["faces"]) == 6 for gh in ghosts)
 
 

@@ -69,6 +69,8 @@ def test_two_seats_play_a_diabolo_game_to_the_end_by_clicking(browser, server, t
     lobby.select_option("select[name=seat0]", "human")
     lobby.select_option("select[name=seat1]", "human")
     lobby.select_option("select[name=seat2]", "ai:greedy")
+    lobby.select_option("[name='option-hand_size']", "3")  # a shorter game: the suite's time is shared
+    lobby.fill("[name='option-values']", "1,2,3,4,5")
     lobby.click("#create")
     lobby.wait_for_selector("#links:not([hidden])")
     links = [a.get_attribute("href") for a in lobby.query_selector_all("#seat-links a")]
@@ -256,3 +258,62 @@ def test_an_open_page_reconnects_by_itself_after_the_server_is_killed(browser, t
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(20)
+
+
+# --- the card games' pointing: the page walks the click paths as the window's controller does ---------------------
+
+_WALK = """(arg) => {
+  return import('/static/js/cardpoint.js').then(({ CardPointer }) => {
+    const ptr = new CardPointer(arg.table);
+    return arg.steps.map(([what, key]) => {
+      const out = what === 'click' ? ptr.click(key) : ptr.point(key);
+      const d = ptr.decorate(arg.scene);
+      return [out, ptr.message, ptr.targets(), ptr.words(), ptr.current(),
+              d.blocks.map((b) => [b.id, b.origin, b.size, b.faces, b.selected]), d.labels.map((l) => l.text), d.hover];
+    });
+  });
+}"""
+
+
+@pytest.mark.parametrize("game, players", [("seventh-heaven", 2), ("partners", 4), ("diabolo", 3)])
+def test_the_page_walks_a_card_games_click_paths_as_the_window_does(browser, server, game, players):
+    import random
+
+    from viewer.cards.pointing import CardPointer, CardTable
+    from viewer.scene_json import scene_from_json
+
+    api = Client(server.url)
+    g = api.create(game, seats=["human"] * players, seed=3)
+    page = open_page(browser, g["seats"][0]["url"])
+    page.wait_for_selector("body[data-your-turn='true']")
+    snap = snapshot(page)
+    doc, scene_doc = snap["pointing"], snap["scene"]
+    table, scene = CardTable.from_json(doc), scene_from_json(scene_doc)
+    rng = random.Random(1)
+    keys = [s["key"] for s in doc["spots"]] + [None]
+    steps = []
+    for _ in range(60):  # clicks mostly along paths (so moves get played), some anywhere, and pointing
+        ptr = CardPointer(table)
+        for what, key in steps:
+            (ptr.click if what == "click" else ptr.point)(key)
+        lit = ptr.targets()
+        key = rng.choice(lit) if lit and rng.random() < 0.7 else rng.choice(keys)
+        steps.append(("point" if rng.random() < 0.3 else "click", key))
+    page_side = page.evaluate(_WALK, {"table": doc, "scene": scene_doc, "steps": steps})
+    ptr = CardPointer(table)
+    python_side = []
+    for what, key in steps:
+        out = ptr.click(key) if what == "click" else ptr.point(key)
+        d = ptr.decorate(scene)
+        python_side.append([out, ptr.message, ptr.targets(), ptr.words(), ptr.current(),
+                            [[b.id, list(b.origin), list(b.size), list(b.faces), b.selected] for b in d.blocks],
+                            [lab.text for lab in d.labels], d.hover])
+    def rounded(v):
+        if isinstance(v, list | tuple):
+            return [rounded(x) for x in v]
+        return round(v, 6) if isinstance(v, float) else v
+
+    for k, (a, b) in enumerate(zip(rounded(page_side), rounded(python_side), strict=True)):
+        assert a == b, (k, steps[k], [(x, y) for x, y in zip(a, b, strict=True) if x != y][:2])
+    assert any(step[0] is not None for step in python_side), "no move was played on the way"
+    assert not page.errors, page.errors

@@ -135,3 +135,12 @@ def test_the_operator_lists_and_deletes_games_and_bad_limits_are_refused_with_on
                         (["--limit", "games_per_minute=lots"], "games_per_minute")):
         out = tower_cli(["serve", "--db", str(db), "--port", "0", *args], timeout=60)
         assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and words in out.stderr, out.stderr
+
+
+def test_ids_never_start_with_a_dash_so_an_operator_can_type_them_after_an_option():
+    # one url-safe id in 64 would start with '-' (then `--delete-game -Fj...` reads as two options)
+    from tower.app.serve.store import new_id
+
+    ids = [new_id(9) for _ in range(3000)]
+    assert not any(i.startswith("-") for i in ids) and len(set(ids)) == len(ids)
+    assert all(len(i) == 12 for i in ids)

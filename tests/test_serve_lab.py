@@ -85,7 +85,7 @@ def test_refusals_have_their_status_and_rule_and_change_nothing(api):
         ({"op": "add", "kind": "cube", "origin": [0, 0, -2]}, 409, "below-table"),
         ({"op": "add", "kind": "cube", "origin": [-40, -40, 7]}, 409, "unsupported"),
         ({"op": "add", "kind": "cube", "origin": [500, 0, 0]}, 409, "off-table"),
-        ({"op": "move", "block": "nope", "origin": [0, 0, 0]}, 400, None),
+        ({"op": "move", "block": "nope", "origin": [0, 0, 0]}, 409, "no-block"),
         ({"op": "add", "kind": "cube", "origin": [0, 0, "high"]}, 400, None),
         ([1, 2], 400, None),
     ]
@@ -109,6 +109,37 @@ def test_refusals_have_their_status_and_rule_and_change_nothing(api):
     assert now["build"] == lab["build"] and now["edits"] == 0
 
 
+def test_the_places_the_rules_refuse_are_told_before_the_edit(api):
+    """POST /api/lab/ID/refusals: each place of the block in hand that an edit there would be refused at, with the
+    refusal's own words; the edit then gets exactly that answer."""
+    lab = new_lab(api)
+    edit(api, lab, {"op": "add", "kind": "cube", "origin": [0, 0, 0]})
+    faces = ["red", "yellow", "dark-blue", "light-blue", "purple", "grey"]
+    hand = {"block": "new", "kind": "cube", "shapes": [{"size": [2, 2, 2], "top": "purple", "faces": faces}],
+            "area": [-4, -4, 6, 6]}
+    status, got = api.call("POST", f"/api/lab/{lab['id']}/refusals", hand)
+    assert status == 200 and got["edits"] == 1
+    half_off = "block new 1,0,2 2x2x2 purple"
+    assert got["refused"][half_off] == ("unsupported: the new cube has 2 of 4 footprint cells with nothing under "
+                                        "them (hole or overhang)")
+    assert "block new 0,0,2 2x2x2 purple" not in got["refused"]  # right on top: fine
+    assert not any(" 3,3,0 " in t for t in got["refused"])  # on the table: fine
+    status, refused = edit(api, lab, {"op": "add", "kind": "cube", "origin": [1, 0, 2], "size": [2, 2, 2],
+                                      "faces": dict(zip(("+x", "-x", "+y", "-y", "+z", "-z"), faces, strict=True))})
+    assert status == 409 and f"{refused['rule']}: {refused['error']}" == got["refused"][half_off]
+    # the block moved: the cube itself, its own place left out
+    status, got = api.call("POST", f"/api/lab/{lab['id']}/refusals", {**hand, "block": "c1", "kind": ""})
+    assert status == 200 and not got["refused"]  # alone on the table: it may go anywhere
+    status, answer = api.call("POST", f"/api/lab/{lab['id']}/refusals", {**hand, "block": "zz"})
+    assert status == 409 and answer["rule"] == "no-block"  # as an edit of it would be refused
+    for bad, where in [({**hand, "area": [0, 0, 500, 2]}, "$.area"), ({**hand, "shapes": []}, "$.shapes"),
+                       ({**hand, "kind": "beam"}, "$.kind"),
+                       ({**hand, "shapes": [{"size": [2, 2, 2], "top": "red", "faces": ["red"] * 5}]},
+                        "$.shapes[0].faces")]:
+        status, answer = api.call("POST", f"/api/lab/{lab['id']}/refusals", bad)
+        assert status == 400 and answer["where"] == where, (bad, answer)
+
+
 def test_a_bad_upload_names_the_place_and_the_lab_is_unchanged(api):
     lab = new_lab(api)
     edit(api, lab, {"op": "add", "kind": "cube", "origin": [0, 0, 0]})
@@ -125,10 +156,10 @@ def test_the_block_cap_is_the_servers_limit(api, server):
     cap = server.server.limits.blocks_per_build
     blocks = [{"origin": [2 * (i % 50) - 90, 2 * (i // 50) - 90, 0], "size": [2, 2, 1]} for i in range(cap + 1)]
     status, answer = api.call("POST", "/api/lab", {"build": {"format": "tower-build/1", "blocks": blocks}})
-    assert status == 413 and answer["rule"] == "too-many-blocks"
+    assert status == 409 and answer["rule"] == "too-many-blocks"  # past the document's maxItems: refused
     lab = new_lab(api, build={"format": "tower-build/1", "blocks": blocks[:cap]}, rules="free")
     status, answer = edit(api, lab, {"op": "add", "kind": "cube", "origin": [95, 95, 0]})
-    assert status == 413 and answer["rule"] == "too-many-blocks"
+    assert status == 409 and answer["rule"] == "too-many-blocks"
 
 
 def test_the_rule_set_decides_what_is_refused(api):
@@ -164,7 +195,7 @@ def test_drop_forces_removal_and_push(api):
     status, push = api.call("POST", f"/api/lab/{lab['id']}/push", {"block": "c1", "direction": "+x"})
     assert status == 200 and push["push"]["block"] == "c1" and push["push"]["force_n"] > 0
     assert api.call("POST", f"/api/lab/{lab['id']}/push", {"block": "c1", "direction": "up"})[0] == 400
-    assert api.call("POST", f"/api/lab/{lab['id']}/push", {"block": "zz", "direction": "+x"})[0] == 400
+    assert api.call("POST", f"/api/lab/{lab['id']}/push", {"block": "zz", "direction": "+x"})[0] == 409
 
 
 def test_the_saved_build_gets_the_same_verdict_from_tower_check(api, tmp_path):
@@ -208,7 +239,7 @@ def test_a_lab_link_outlives_the_server(tmp_path):
 
 
 def test_hostile_edits_get_a_clean_answer_never_a_crash(api):
-    """Random edits (hypothesis): every answer is 200 or a JSON refusal (400/409/413) and the lab still answers."""
+    """Random edits (hypothesis): every answer is 200 or a JSON refusal (400/409) and the lab still answers."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -225,7 +256,7 @@ def test_hostile_edits_get_a_clean_answer_never_a_crash(api):
     @given(ops)
     def run(op):
         status, answer = edit(api, lab, op)
-        assert status in (200, 400, 409, 413), (op, status, answer)
+        assert status in (200, 400, 409), (op, status, answer)
         if status != 200:
             assert isinstance(answer["error"], str) and "\n" not in answer["error"]
 

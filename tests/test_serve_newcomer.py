@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import VIEWPORT, body, open_page, require_browser, wait_until
+from tests.browser_support import VIEWPORT, body, open_page, play_by_pointing, require_browser, wait_until
 from tests.serve_support import ROOMY
 from tower.app.serve.run import ServerThread
 
@@ -353,6 +353,7 @@ def test_every_game_from_the_lobby_to_the_end_by_clicking_in_two_seats(browser, 
                  ".then(async (r) => [r.status, await r.json()])", "x" * 30)
     assert refused[0] == 400 and "at most 24 characters" in refused[1]["error"]  # ... and so does the server
     clicks, asked, aimed = 0, 0, 0
+    pointed: list[int] = []  # the clicks each card move took
     deadline = time.time() + 240
     while not all(body(p, "over") == "true" for p in pages):
         assert time.time() < deadline, f"{game} did not end in time"
@@ -374,14 +375,20 @@ def test_every_game_from_the_lobby_to_the_end_by_clicking_in_two_seats(browser, 
                 aimed += 1
             elif snap["construction"] and "skip" in snap["moves"]:
                 p.click("#moves button[data-move='skip']")
-            else:
+            elif snap["construction"]:
                 _click_listed_move(p, clicks)
+            else:  # a card game: on the canvas only, a card and then where it goes
+                _move, took = play_by_pointing(p, clicks)
+                pointed.append(took)
             clicks += 1
             wait_until(lambda p=p, n=n: body(p, "n") != n, 30, "the move to be shown")
         time.sleep(0.02)
     assert clicks >= 4
     if game == "climbers":
         assert aimed >= 2
+    else:  # every card move by pointing, mostly a card and its target
+        assert len(pointed) == clicks and sorted(pointed)[len(pointed) // 2] == 2, pointed
+        print(game, "clicks per move", sorted(pointed))
     record = Client(server.url).record(made["id"])
     final = load_record(record)
     outcome = [p.text_content("#outcome") for p in pages]

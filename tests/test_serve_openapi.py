@@ -1,11 +1,14 @@
 """`tower serve`'s OpenAPI 3.1 document (`/api/openapi.json`, docs/serve.md), checked by tools no one here wrote:
 openapi-spec-validator says it is a valid OpenAPI 3.1 document, and schemathesis fuzzes a loopback server from it
-(every operation, at most EXAMPLES generated requests each) with its server-error and response-conformance checks:
-no 5xx, every status, content type, header and body as the document says; and what the document says is invalid
-(a generated request that breaks it) is refused with a 4xx.
+(every operation, at most EXAMPLES generated requests each, its coverage cases besides) with every check it has
+(its command line's `--checks all`): no 5xx; every status, content type, header and body as the document says;
+what the document calls invalid refused with a 4xx, and what it calls valid accepted (or refused by the rules:
+409, or 404 for what does not exist); a 405 naming the allowed methods for a method the document does not list.
 
 Half of the requests go to real games and a real lab (their ids and a seat's token put into the generated
-request), so the fuzzer reaches the referee, not only the 404 of an unknown id.
+request), so the fuzzer reaches the referee, not only the 404 of an unknown id. A move's text is a string to the
+document (its grammar is the game's, and an unknown text is refused with 400, docs/serve.md): a generated valid
+move sent to a real game is one of its legal moves.
 """
 
 from __future__ import annotations
@@ -19,14 +22,8 @@ from hypothesis import HealthCheck, Phase, settings
 
 schemathesis = pytest.importorskip("schemathesis")
 
-from schemathesis.checks import not_a_server_error  # noqa: E402
-from schemathesis.specs.openapi.checks import (  # noqa: E402
-    content_type_conformance,
-    negative_data_rejection,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
+from schemathesis.checks import CHECKS as REGISTERED  # noqa: E402
+from schemathesis.checks import load_all_checks  # noqa: E402
 from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import Client  # noqa: E402
@@ -36,8 +33,9 @@ from tower.games import game_names  # noqa: E402
 
 #: Generated requests per operation (the issue's bound is 100; this keeps the whole run near a minute here).
 EXAMPLES = 25
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_headers_conformance,
-          response_schema_conformance, negative_data_rejection]
+load_all_checks()
+#: Every check schemathesis has (its command line's `--checks all`).
+CHECKS = REGISTERED.get_all()
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +51,7 @@ def served(tmp_path_factory):
         # a small lab (a beam over two columns) so that drop, forces, removal and push answer for real, quickly
         status, lab = client.request("POST", "/api/lab", {"build": {"format": "tower-build/1", "blocks": [
             {"id": "a", "origin": [0, 0, 0], "size": [2, 2, 2]}, {"id": "b", "origin": [4, 0, 0], "size": [2, 2, 2]},
-            {"id": "beam", "origin": [0, 0, 2], "size": [6, 2, 2]}]}})
+            {"id": "beam", "origin": [0, 0, 2], "size": [6, 2, 2]}]}, "rules": "flag"})  # the game's rules: no beams
         assert status == 201, lab
         srv.real = {"games": games, "lab": lab["id"]}
         yield srv
@@ -101,9 +99,9 @@ def test_every_route_of_the_server_is_in_the_document(served):
                for r in responses.values())
 
 
-def _real(case, real: dict) -> None:
+def _real(case, real: dict, url: str) -> None:
     """Point half of the cases (chosen by a hash of the generated id, so the choice is reproducible) at a real
-    game or lab, with a real seat's token."""
+    game or lab, with a real seat's token; a valid move sent to a real game is one of its legal moves."""
     generated = case.path_parameters.get("id") if case.path_parameters else None
     if generated is None or hashlib.sha256(str(generated).encode()).digest()[0] % 2:
         return
@@ -115,6 +113,11 @@ def _real(case, real: dict) -> None:
     case.path_parameters["id"] = game_id
     if case.query is not None and "token" in case.query:
         case.query["token"] = token
+        positive = case.meta is None or case.meta.generation.mode.is_positive
+        if path.endswith("/moves") and positive and isinstance(case.body, dict) and "move" in case.body:
+            legal = Client(url).state(game_id, token).get("legal_moves")
+            if legal:
+                case.body["move"] = legal[0]
 
 
 @schema.parametrize()
@@ -123,7 +126,7 @@ def _real(case, real: dict) -> None:
 def test_the_server_answers_as_its_document_says(case, served):
     if case.operation.path == "/api/games/{id}/ws":
         pytest.skip("a WebSocket: its plain-GET refusal is checked in test_serve_api.py")
-    _real(case, served.real)
+    _real(case, served.real, served.url)
     case.call_and_validate(base_url=served.url, checks=CHECKS, timeout=60)
 
 
@@ -166,3 +169,56 @@ def test_the_websocket_feed_sends_what_the_asyncapi_document_says(served):
         assert not errors, (message["type"], errors[0].message[:300])
     broken = dict(messages[2], event={"kind": "teleport", "player": 0, "n": 1, "label": "P0"})
     assert list(feed.iter_errors(broken))  # the schema can fail
+
+
+def test_what_the_strict_checks_found_stays_fixed(served):
+    """405 names the allowed methods; 6.0 is the integer 6; a POST whose body is optional needs none (and then no
+    content type), while a form's body is still refused."""
+    api = Client(served.url)
+    conn = api._connection()
+    conn.request("TRACE", "/api/lab")
+    resp = conn.getresponse()
+    resp.read()
+    assert resp.status == 405 and {"GET", "POST"} <= set(resp.getheader("Allow", "").split(","))
+    status, made = api.request("POST", "/api/games", {"game": "diabolo", "players": 3.0, "seed": 5.0})
+    assert status == 201
+    token = made["seats"][0]["token"]
+    status, raw = api.raw("POST", f"/api/games/{made['id']}/undo?token={token}")  # no body, no content type
+    assert status == 409 and json.loads(raw)["rule"] != "not-json"  # refused by the undo rule, not the type
+    status, raw = api.raw("POST", f"/api/games/{made['id']}/abandon?token={token}", b"",
+                          headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 415
+    status, raw = api.raw("POST", f"/api/games/{made['id']}/abandon?token={token}")
+    assert status == 200 and json.loads(raw)["abandoned"]
+
+
+def test_the_documents_grammars_are_the_servers():
+    """Where the document writes a server's rule as a pattern (an AI seat within the bounds on `time` and
+    `iters`; the numbers in a text option), the pattern takes exactly what the server takes."""
+    import re
+
+    from tower.app.serve.lobby import check_option_sizes
+    from tower.app.serve.workers import check_ai_spec
+    from tower.games.errors import BadInput
+
+    def takes(check, *args) -> bool:
+        try:
+            check(*args)
+        except BadInput:
+            return False
+        return True
+
+    doc = openapi_document(ROOMY)
+    seat = re.compile(doc["components"]["schemas"]["SeatSpec"]["pattern"])
+    times = ["0", "00", "0.0", "0.000", "0.001", "0.01", "0.1", "00.5", "1", "01", "9.999", "10", "10.0", "10.001",
+             "10.5", "11", "99", "0.5"]
+    iters = ["0", "1", "000001", "9", "99", "100", "9999", "10000", "49999", "50000", "050000", "50001", "99999",
+             "000000"]
+    specs = [f"ai:mcts:time={t}" for t in times] + [f"ai:ismcts:c=1,time={t}" for t in times] + \
+        [f"ai:mcts:iters={i}" for i in iters] + ["human", "ai:greedy", "ai:random:x", "ai:mcts:rollout=12"]
+    for spec in specs:
+        assert bool(seat.fullmatch(spec)) == (spec == "human" or takes(check_ai_spec, spec)), spec
+    text = re.compile(doc["components"]["schemas"]["DiaboloOptions"]["properties"]["values"]["pattern"])
+    for value in ["1,1,2,3,5", "40,40", "41", "1,41,1", "0040", "0000040", "x", "", "12a40b", "99999999"]:
+        sized = takes(check_option_sizes, {"values": value}, {"values": ""}, ROOMY)
+        assert bool(text.fullmatch(value)) == sized, value

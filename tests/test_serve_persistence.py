@@ -44,7 +44,7 @@ def bot(url: str, game_id: str, tokens: dict[int, str], answered: list, stop: th
                 time.sleep(0.01)
                 continue
             mine = api.state(game_id, tokens[p])
-            text = rng.choice(mine["legal_moves"])
+            text = api.random_move(game_id, tokens[p], rng, mine)
             api.move(game_id, tokens[p], text, n=mine["n"])
             answered.append((mine["n"], text))
         except (OSError, ApiError):  # the server is gone (killed), or the game moved on

@@ -12,8 +12,9 @@ from tests.serve_support import ROOMY
 from tower.app.serve.client import Client
 from tower.app.serve.run import ServerThread
 from tower.app.serve.table import NAME_MAX, clean_name
+from tower.app.stability import statics_stands
 from tower.games.errors import BadInput
-from tower.games.registry import game_class, game_names
+from tower.games.registry import game_class, game_names, new_game
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,9 @@ def test_placements_come_grouped_with_why_not_and_are_refused_out_of_turn_or_for
     block = snap["blocks"][0]
     status, doc = api.request("GET", f"/api/games/{g['id']}/placements?token={t0}&block={block}")
     assert status == 200 and doc["block"] == block and doc["n"] == 1
-    legal = {m for m in api.state(g["id"], t0)["legal_moves"] if m.split()[1] == block}
+    truth = new_game("climbers", 2, 7, judge=statics_stands)
+    truth.apply_text("skip")
+    legal = {str(m) for m in truth.legal_moves() if str(m).startswith(f"block {block} ")}
     assert {p[4] for p in doc["placements"]} == legal and doc["why"] and doc["far"]
     fixed = next(b["id"] for b in snap["scene"]["blocks"] if b["id"] not in snap["blocks"])
     assert api.request("GET", f"/api/games/{g['id']}/placements?token={t0}&block={fixed}")[0] == 409

@@ -33,6 +33,23 @@ def click(win, x: float, y: float, drag: int = 0) -> None:
     iren.InvokeEvent("LeftButtonReleaseEvent")
 
 
+def drag(win, start, end, steps: int = 6, during=None) -> None:
+    """Press the left button at `start`, move in `steps` to `end` with it down, release there (display pixels);
+    `during()` is called at each step."""
+    iren = win.r.iren
+    iren.SetEventInformation(int(round(start[0])), int(round(start[1])), 0, 0, "\0", 0, "")
+    iren.InvokeEvent("LeftButtonPressEvent")
+    for k in range(1, steps + 1):
+        x = start[0] + (end[0] - start[0]) * k / steps
+        y = start[1] + (end[1] - start[1]) * k / steps
+        iren.SetEventInformation(int(round(x)), int(round(y)), 0, 0, "\0", 0, "")
+        iren.InvokeEvent("MouseMoveEvent")
+        if during is not None:
+            during()
+    iren.SetEventInformation(int(round(end[0])), int(round(end[1])), 0, 0, "\0", 0, "")
+    iren.InvokeEvent("LeftButtonReleaseEvent")
+
+
 def hover(win, x: float, y: float) -> None:
     iren = win.r.iren
     iren.SetEventInformation(int(round(x)), int(round(y)), 0, 0, "\0", 0, "")
@@ -439,3 +456,68 @@ def test_a_click_where_the_picked_block_cannot_go_on_another_movable_block_picks
             assert len(win.ctl.state.history) == 1  # nothing was played
             return
     pytest.fail("every movable block's top takes the first block: no place to try")
+
+
+# --- the card games: played by pointing in the window (viewer.cards.pointing) -------------------------------------
+
+def spot_pixel(win, key: str) -> tuple[int, int] | None:
+    """A pixel where the window's own picking finds the card game's spot `key` (None: not in view)."""
+    ptr, scene = win.ctl.pointer, win.shown
+    spot = ptr.table.spots[key]
+    points = [(b.origin[0] + u * b.size[0], b.origin[1] + u * b.size[1], b.origin[2] + b.size[2])
+              for b in scene.blocks if b.id in spot.items or b.id.startswith(f"spot:{key}:") for u in (0.5, 0.3, 0.7)]
+    points += [(scene.figures[f].cell[0] + 0.5, scene.figures[f].cell[1] + 0.5,
+                scene.figures[f].cell[2] + 0.6 * scene.figures[f].scale) for f in spot.figures]
+    w, h = win.r.window_size
+    for p in points:
+        x, y = (round(v) for v in win.r.project(p))
+        if 0 < x < w and 0 < y < h:
+            hit = win.r.pick(x, y)
+            if hit is not None and ptr.spot_at(hit[0], hit[1], scene) == key:
+                return x, y
+    return None
+
+
+def point_and_play(win, choice: int) -> int:
+    """Play a legal move of the card game in the window by hovering and clicking its spots: the click path of move
+    `choice` (modulo), or the next one in view; the clicks it took."""
+    table = win.ctl.pointer.table
+    n = len(win.ctl.state.history)
+    for k in range(len(table.paths)):
+        i, path = table.paths[(choice + k) % len(table.paths)]
+        clicks = 0
+        for key in [*path, path[-1]]:
+            at = spot_pixel(win, key)
+            if at is None:
+                break
+            hover(win, *at)
+            if win.ctl.pointer is not None and key != path[0]:
+                assert win.ctl.message, "the place under the pointer says what a click does"
+            click(win, *at)
+            clicks += 1
+            if len(win.ctl.state.history) > n:
+                assert str(win.ctl.state.history[n]) == table.moves[i][0]
+                return clicks
+        press(win, "Escape")
+    raise AssertionError("no move of the card game could be played by clicking in the window")
+
+
+@pytest.mark.parametrize("game, seats, options", [
+    ("seventh-heaven", ["human", "ai:random"], {"track_length": 15, "hand_size": 4}),
+    ("partners", ["human", "ai:random", "ai:random", "ai:random"], {"move_limit": 24}),
+    ("diabolo", ["human", "ai:random", "ai:random"], {"hand_size": 3, "values": "1,2,3,4,5"}),
+])
+def test_each_card_game_is_played_to_the_end_by_clicking_in_the_window(window, game, seats, options) -> None:
+    win = PlayWindow(new_game(game, len(seats), seed=2, options=options), seats, off_screen=True, window_size=SIZE)
+    try:
+        took = []
+        while not win.ctl.state.is_over:
+            while win.busy:
+                win.tick()
+            if win.ctl.state.is_over:
+                break
+            took.append(point_and_play(win, len(took)))
+            assert len(took) < 200
+        assert took and sorted(took)[len(took) // 2] == 2, took
+    finally:
+        win.r.close()

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from viewer.play_window import PLAY_SIZE, TICK_MS, ClickOrDrag, camera_keys
+from viewer.play_window import CLICK_SLOP, PLAY_SIZE, TICK_MS, ClickOrDrag, camera_keys
 from viewer.poses import set_block_poses
 from viewer.renderer import SceneRenderer
 from viewer.scene import SceneGhost
@@ -47,6 +47,9 @@ class LabWindow(ClickOrDrag):
         self.timer: int | None = None
         self.press: tuple[int, int] | None = None
         self._aiming: tuple[Any, Any] | None = None  # (what it was made for, the Aim over the block in hand)
+        self.refused: dict[str, str] = {}  # placement text -> the rule that refuses it (the block in hand)
+        self.refusal = ""  # the rule that refuses the ghost's place now, in words ("" where it may go)
+        self.dragging: dict[str, Any] | None = None  # a block pressed on with the select tool: a drag moves it
         self.show_overlays: list[str] = []  # "forces", "removal": the physics overlays on show
         self.shown = self.scene()
         self.r = SceneRenderer(self.shown, off_screen=off_screen, window_size=window_size, interactive=True)
@@ -69,18 +72,25 @@ class LabWindow(ClickOrDrag):
 
     # --- what is shown ---------------------------------------------------------------------------------------------
     def scene(self) -> Any:
+        # the block being moved leaves its place while its ghost follows the pointer
+        hidden = self.ctl.selected if self.tool == "move" else None
         try:
-            scene = self.ctl.scene(ghost=self.ghost, title="tower lab", show=self.show_overlays)
+            scene = self.ctl.scene(ghost=self.ghost, title="tower lab", show=self.show_overlays, hidden=hidden,
+                                   refused=self.refusal)
         except ValueError as exc:  # no physics for the overlays: the build is still shown
             self.show_overlays = []
             self.message = f"refused: {exc}"
-            scene = self.ctl.scene(ghost=self.ghost, title="tower lab")
+            scene = self.ctl.scene(ghost=self.ghost, title="tower lab", hidden=hidden, refused=self.refusal)
         tool = {"add": f"add: {self.kind} {'x'.join(map(str, self.size))}, {self.top} on top (k kind, o orientation, "
                        "c colour)",
-                "select": "select: click a block (t turn, m move, Delete, Esc)",
-                "move": f"move {self.ctl.selected}: click where it goes"}[self.tool]
+                "select": "select: click a block, or drag it to move it (t turn, m move, Delete, Esc)",
+                "move": f"move {self.ctl.selected}: {'release' if self.dragging else 'click'} where it goes"}[self.tool]
         scene.lines = [tool, f"rules: {self.ctl.rules}; u undo, y redo, d drop it, f forces, v removal map, w save"] \
             + scene.lines
+        if not self.ctl.build.blocks:
+            scene.lines.insert(0, "an empty table: point at it and click to put a block there (k: another kind)")
+        if self.refusal:
+            scene.lines.insert(0, f"refused here: {self.refusal}")
         if self.message:
             scene.lines.insert(0, self.message)
         return scene
@@ -255,12 +265,15 @@ class LabWindow(ClickOrDrag):
         area = tuple(max(-TABLE_HALF, min(TABLE_HALF, v)) for v in (lo[0], lo[1], hi[0], hi[1]))
         aim = Aim(BlockPlacements.resting(block, shapes, heights, area, -TABLE_HALF, 2 * TABLE_HALF))
         self._aiming = (key, aim)
+        # where the rules would refuse it, worked out once with the placements: the ghost says so before a click
+        self.refused = self.ctl.refusals(block, shapes, area, self.kind)
         return aim
 
     def aim(self, x: float, y: float) -> None:
-        """The pointer is at display pixel (x, y): the ghost follows (no judge is asked)."""
+        """The pointer is at display pixel (x, y): the ghost follows (no judge is asked), in the refusal colour
+        where the rules would refuse it."""
         hit = self.hit(x, y)
-        self.ghost, self.aimed = None, None
+        self.ghost, self.aimed, self.refusal = None, None, ""
         if hit is not None:
             point, normal, block = hit
             if self.tool in ("add", "move"):
@@ -269,6 +282,7 @@ class LabWindow(ClickOrDrag):
                 cur = aim.current
                 if cur is not None:
                     shape = aim.ps.shapes[cur.shape]
+                    self.refusal = self.refused.get(cur.text, "")
                     if aim.ps.block == "new":
                         self.ghost = self.ctl.ghost(self.kind, shape.size, self.top, cur.origin)
                         self.aimed = {"op": "add", "kind": self.kind, "origin": list(cur.origin),
@@ -302,7 +316,44 @@ class LabWindow(ClickOrDrag):
             self.redraw()
 
 
+    # --- dragging a block (the select tool): press on it, drag, release where it goes --------------------------------
+    def _on_press(self, *_: Any) -> bool:
+        super()._on_press()
+        if self.tool != "select" or self.queue:
+            return False
+        hit = self.hit(*self.press)  # type: ignore[misc]
+        if hit is None or hit[2] is None:
+            return False
+        self.dragging = {"block": hit[2], "started": False}
+        return True  # the window keeps the press: the camera does not orbit while a block is dragged
+
+    def _on_release(self, *_: Any) -> None:
+        drag, self.dragging = self.dragging, None
+        if drag is None or not drag["started"]:
+            super()._on_release()
+            return
+        self.press = None
+        self.aim(*self.r.event_position())
+        aimed = self.aimed
+        self.tool = "select"
+        if aimed is not None and aimed.get("op") == "move":
+            self.run(lambda: self.ctl.edit(aimed))
+        else:
+            self.message = "nothing can go there: the block stays where it was"
+            self.ghost = None
+            self.redraw()
+
     def _on_move(self, *_: Any) -> None:
+        drag = self.dragging
+        if drag is not None and self.press is not None:
+            x, y = self.r.event_position()
+            if not drag["started"] and abs(x - self.press[0]) + abs(y - self.press[1]) > CLICK_SLOP:
+                drag["started"] = True
+                self.ctl.select(drag["block"])
+                self.tool = "move"
+            if drag["started"]:
+                self.aim(x, y)
+            return
         if self.press is None and not self.queue and self.tool in ("add", "move"):
             self.aim(*self.r.event_position())
 

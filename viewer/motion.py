@@ -12,7 +12,9 @@ from dataclasses import replace
 
 from viewer.scene import Scene, SceneBlock, SceneFigure, SceneGhost
 
-PRIVATE_PREFIXES = ("hand-",)  # a previewed move must not show the card it would draw: hands stay out of it
+#: blocks a preview leaves out: the hand (a previewed move must not show the card it would draw) and the piles (the
+#: card played would be drawn over the one on top, in the same place)
+PRIVATE_PREFIXES = ("hand-", "deck", "discard")
 HOP = 1.2  # grid units a piece rises mid-way through its move, so the path reads as a move, not a slide
 
 

@@ -21,12 +21,15 @@ METRES_PER_UNIT = 0.02
 FORCE_ARROW_MAX = 3.0
 #: Force arrows shorter than this (grid units) are left out: they would be dots hiding the picture.
 FORCE_ARROW_MIN = 0.12
-#: Friction-critical contacts are drawn at least this long (grid units), whatever their force.
+#: Friction-critical contacts (physics.friction_need) are drawn at least this long (grid units), whatever their force.
 CRITICAL_MIN = 0.9
 #: Blocks are drawn this opaque under the force overlay, so arrows inside the tower show through.
-FORCE_BLOCK_OPACITY = 0.6
-#: Friction use from which a contact is drawn in the warning colour (physics.forces.FRICTION_CRITICAL).
-CRITICAL_USE = 0.8
+FORCE_BLOCK_OPACITY = 0.4
+#: The minimum-norm example's arrows are this thin (grid units), drawn this far aside of their point of
+#: application (+x, or +z on side contacts) so that the bounds' arrows do not hide them.
+EXAMPLE_RADIUS, EXAMPLE_ASIDE = 0.035, 0.3
+#: What a contact may carry beyond what it must: a thin shaft (grid units) around which the certain part is thick.
+POSSIBLE_RADIUS = 0.04
 #: Shares of the most loaded block's load (the weight it carries from above) from which a block is shaded heavy /
 #: medium: relative to the build's own carriers, so a wide tower (where no block carries a quarter of the weight)
 #: still shows its main load paths.
@@ -50,13 +53,19 @@ def nice_step(x: float) -> float:
 
 
 def with_forces(scene: Scene, forces: dict[str, Any]) -> Scene:
-    """Each contact's resultant force as an arrow through its point of application, pointing the way it pushes
-    the upper (or pushed) block, length proportional to the force; friction-critical contacts in the warning
-    colour. A scale arrow of a round number of newtons stands in front of the build; blocks go translucent."""
+    """The contact forces. With their bounds (`ContactForces.to_json()` of `contact_forces(..., bounds=True)`): per
+    contact, from the contact's centre into the block it pushes, a dark arrow as long as the force it carries in
+    every distribution (the least normal force: what is certain) inside a pale one as long as the most it may
+    carry (what is possible); the minimum-norm distribution, one example, as a thin arrow ending at its point of
+    application; friction-critical contacts in the warning colour; blocks shaded by the load they must carry from
+    above. Without bounds: each contact's minimum-norm resultant, centred on its point of application. A scale
+    arrow of a round number of newtons stands in front of the build; blocks go translucent."""
     if not forces.get("stands"):
         legend = [SceneLegendEntry("brings-down", "forces: none hold this build up (it falls)")]
         return replace(scene, legend=scene.legend + legend)
     contacts = forces["contacts"]
+    if contacts and all("bounds" in c for c in contacts):
+        return _with_bounds(scene, forces)
     biggest = max((math.hypot(*c["force"]) for c in contacts), default=0.0)
     if biggest <= 0:
         return scene
@@ -65,10 +74,7 @@ def with_forces(scene: Scene, forces: dict[str, Any]) -> Scene:
     for c in contacts:
         f = c["force"]
         size = math.hypot(*f) * per_newton
-        critical = c["friction_use"] >= CRITICAL_USE and c["normal_n"] > 0
-        if critical:  # however small, a contact about to slip must be seen
-            size = max(size, CRITICAL_MIN)
-        elif size < FORCE_ARROW_MIN:
+        if size < FORCE_ARROW_MIN:
             continue
         p = _grid(c["point"])
         u = [v / math.hypot(*f) for v in f]
@@ -76,25 +82,37 @@ def with_forces(scene: Scene, forces: dict[str, Any]) -> Scene:
         # centred on the contact point: half the arrow in each block, so neither hides it completely
         tail = (p[0] - u[0] * half, p[1] - u[1] * half, p[2] - u[2] * half)
         head = (p[0] + u[0] * half, p[1] + u[1] * half, p[2] + u[2] * half)
-        arrows.append(SceneArrow(tail, head, "force-critical" if critical else "force", "force",
-                                 0.05 + 0.08 * math.sqrt(size / FORCE_ARROW_MAX)))
-    step = nice_step(biggest)
-    bx = scene.bounds()
-    x0, y0 = bx[0], bx[2] - 2.5
-    scale_len = step * per_newton
-    arrows.append(SceneArrow((x0, y0, 0.05), (x0 + scale_len, y0, 0.05), "force", "scale",
-                             0.05 + 0.08 * math.sqrt(scale_len / FORCE_ARROW_MAX)))
-    label = SceneLabel((x0 + scale_len / 2, y0 - 0.8, 0.05), f"{step:g} N")
-    n_crit = sum(1 for c in contacts if c["friction_use"] >= CRITICAL_USE and c["normal_n"] > 0)
-    legend = [SceneLegendEntry("force", f"contact forces (minimum-norm): the arrow in front is {step:g} N; "
-                                        f"largest {biggest:.2f} N"),
-              SceneLegendEntry("force-critical", f"friction >= {CRITICAL_USE:.0%} used: slips first ({n_crit})")]
-    # blocks shaded by the weight from above they carry: who holds the tower up
+        arrows.append(SceneArrow(tail, head, "force", "force", _radius(size)))
+    scale, label = _scale_arrow(scene, biggest, per_newton)
+    legend = [SceneLegendEntry("force", f"contact forces (minimum-norm, one of many distributions): the arrow in "
+                                        f"front is {label.text}; largest {biggest:.2f} N")]
     carried: dict[str, float] = {}
     for c in contacts:
         if c["a"] != "table" and c["normal"][2] > 0.5:
             carried[c["a"]] = carried.get(c["a"], 0.0) + c["normal_n"]
-    weight = forces["weight_n"]
+    blocks, shades = _shade(scene, carried, forces["weight_n"], "carries")
+    return replace(scene, blocks=blocks, arrows=scene.arrows + arrows + [scale], labels=scene.labels + [label],
+                   legend=scene.legend + legend + shades,
+                   block_opacity=min(scene.block_opacity, FORCE_BLOCK_OPACITY))
+
+
+def _radius(size: float) -> float:
+    return 0.05 + 0.08 * math.sqrt(max(size, 0.0) / FORCE_ARROW_MAX)
+
+
+def _scale_arrow(scene: Scene, biggest: float, per_newton: float) -> tuple[SceneArrow, SceneLabel]:
+    """A round number of newtons as an arrow on the table in front of the build, and its label."""
+    step = nice_step(biggest)
+    bx = scene.bounds()
+    x0, y0 = bx[0], bx[2] - 2.5
+    scale_len = step * per_newton
+    arrow = SceneArrow((x0, y0, 0.05), (x0 + scale_len, y0, 0.05), "force", "scale", _radius(scale_len))
+    return arrow, SceneLabel((x0 + scale_len / 2, y0 - 0.8, 0.05), f"{step:g} N")
+
+
+def _shade(scene: Scene, carried: dict[str, float], weight: float, verb: str) -> tuple[list, list[SceneLegendEntry]]:
+    """Blocks tinted by the load from above they carry (`carried`, newtons), relative to the most loaded block:
+    who holds the tower up."""
     most = max(carried.values(), default=0.0)
     bins = ((LOAD_HEAVY, "load-heavy"), (LOAD_MEDIUM, "load-medium"), (0.0, "load-light"))
 
@@ -105,12 +123,78 @@ def with_forces(scene: Scene, forces: dict[str, Any]) -> Scene:
         return next(name for share, name in bins if load >= share * most)
 
     blocks = [replace(b, tint=shade(b.id)) for b in scene.blocks]
-    legend += [SceneLegendEntry("load-heavy", f"carries >= {LOAD_HEAVY:.0%} of the most any block carries "
-                                              f"({most:.2f} N = {most / weight:.0%} of the weight)"),
-               SceneLegendEntry("load-medium", f"carries {LOAD_MEDIUM:.0%}-{LOAD_HEAVY:.0%} of that"),
-               SceneLegendEntry("load-light", f"carries < {LOAD_MEDIUM:.0%} of that; white: nothing rests on it")]
-    return replace(scene, blocks=blocks, arrows=scene.arrows + arrows, labels=scene.labels + [label],
-                   legend=scene.legend + legend, block_opacity=min(scene.block_opacity, FORCE_BLOCK_OPACITY))
+    legend = [SceneLegendEntry("load-heavy", f"{verb} >= {LOAD_HEAVY:.0%} of the most any block {verb} "
+                                             f"({most:.2f} N = {most / weight:.0%} of the weight)"),
+              SceneLegendEntry("load-medium", f"{verb} {LOAD_MEDIUM:.0%}-{LOAD_HEAVY:.0%} of that"),
+              SceneLegendEntry("load-light", f"{verb} < {LOAD_MEDIUM:.0%} of that; white: nothing")]
+    return blocks, legend
+
+
+def _centre(rect: Sequence[float]) -> tuple[float, float, float]:
+    """The middle of a contact rectangle (x0, x1, y0, y1, z0, z1), grid units."""
+    return _grid(((rect[0] + rect[1]) / 2, (rect[2] + rect[3]) / 2, (rect[4] + rect[5]) / 2))
+
+
+def _with_bounds(scene: Scene, forces: dict[str, Any]) -> Scene:
+    """with_forces for contacts carrying their bounds (see there)."""
+    contacts = forces["contacts"]
+    biggest = max((c["bounds"]["normal_n"][1] for c in contacts), default=0.0)
+    biggest = max(biggest, max((math.hypot(*c["force"]) for c in contacts), default=0.0))
+    if biggest <= 0:
+        return scene
+    per_newton = FORCE_ARROW_MAX / biggest
+    arrows: list[SceneArrow] = []
+    counts = {"determinate": 0, "must-carry": 0, "may-carry-nothing": 0}
+    critical = 0
+    for c in contacts:
+        b = c["bounds"]
+        lo, hi = b["normal_n"]
+        counts[b["carries"]] += 1
+        n = c["normal"]
+        p = _centre(c["rect"])
+        crit = b["friction_critical"]
+        critical += crit
+        short, long_ = lo * per_newton, hi * per_newton
+        if crit:  # however small, a contact that needs nearly all its friction must be seen
+            short, long_ = max(short, CRITICAL_MIN), max(long_, CRITICAL_MIN)
+        if long_ >= FORCE_ARROW_MIN and b["carries"] != "determinate":
+            arrows.append(SceneArrow(p, _along(p, n, long_), "force-critical" if crit else "force-possible",
+                                     "force-possible", POSSIBLE_RADIUS))
+        if short >= FORCE_ARROW_MIN:
+            arrows.append(SceneArrow(p, _along(p, n, short), "force-critical" if crit else "force",
+                                     "force-certain", _radius(short)))
+        f = c["force"]
+        size = math.hypot(*f) * per_newton
+        if size >= FORCE_ARROW_MIN:  # the example, from where it acts, a little aside so the bounds do not hide it
+            q = _along(_grid(c["point"]), (0.0, 0.0, 1.0) if n[2] < 0.5 else (1.0, 0.0, 0.0), EXAMPLE_ASIDE)
+            arrows.append(SceneArrow(q, _along(q, f, size), "force-example", "force-example", EXAMPLE_RADIUS))
+    scale, label = _scale_arrow(scene, biggest, per_newton)
+    legend = [SceneLegendEntry("force", f"thick: carried in every distribution (the least normal force): "
+                                        f"{counts['determinate']} determinate, {counts['must-carry']} must carry; "
+                                        f"the arrow in front is {label.text}"),
+              SceneLegendEntry("force-possible", f"thin: the most it may carry ({counts['may-carry-nothing']} may "
+                                                 "carry nothing at all)"),
+              SceneLegendEntry("force-example", "one example: the minimum-norm distribution (its resultants)")]
+    least = (forces.get("least_mu") or {}).get("least_mu")
+    if critical or least:
+        need = "" if least is None else f"; it stands with any friction coefficient from {least:.2f}"
+        legend.append(SceneLegendEntry("force-critical", f"friction-critical: needs >= "
+                                                         f"{forces['friction_critical_at']:.0%} of its friction in "
+                                                         f"every distribution ({critical}){need}"))
+    carried: dict[str, float] = {}
+    for c in contacts:
+        if c["a"] != "table" and c["normal"][2] > 0.5:
+            carried[c["a"]] = carried.get(c["a"], 0.0) + c["bounds"]["normal_n"][0]
+    blocks, shades = _shade(scene, carried, forces["weight_n"], "must carry")
+    return replace(scene, blocks=blocks, arrows=scene.arrows + arrows + [scale], labels=scene.labels + [label],
+                   legend=scene.legend + legend + shades,
+                   block_opacity=min(scene.block_opacity, FORCE_BLOCK_OPACITY))
+
+
+def _along(p: Sequence[float], direction: Sequence[float], length: float) -> tuple[float, float, float]:
+    """The point `length` grid units from p along `direction`."""
+    d = math.sqrt(sum(v * v for v in direction)) or 1.0
+    return (p[0] + direction[0] / d * length, p[1] + direction[1] / d * length, p[2] + direction[2] / d * length)
 
 
 def with_removal_map(scene: Scene, removal: dict[str, Any]) -> Scene:
@@ -125,8 +209,13 @@ def with_removal_map(scene: Scene, removal: dict[str, Any]) -> Scene:
     return replace(scene, blocks=blocks, legend=scene.legend + legend)
 
 
+#: What the weakest tilt does, by the failure mode of physics.failure (the legend's words).
+TILT_DOES = {"slide": "makes it slide", "tip-and-slide": "tips it over, slipping", "tip": "tips it over"}
+
+
 def with_weakest_tilt(scene: Scene, statics: dict[str, Any]) -> Scene:
-    """An arrow on the table from under the build's middle toward where a tilted table would tip it first."""
+    """An arrow on the table from under the build's middle toward where a tilted table would tip it (or make it
+    slide) first."""
     dx, dy = statics.get("weakest_direction") or (0.0, 0.0)
     if not statics.get("stable") or math.hypot(dx, dy) < 0.5:
         return scene
@@ -137,9 +226,57 @@ def with_weakest_tilt(scene: Scene, statics: dict[str, Any]) -> Scene:
     tail = (cx + dx / n * (reach - 2.0), cy + dy / n * (reach - 2.0), 0.05)
     head = (cx + dx / n * reach, cy + dy / n * reach, 0.05)
     margin = statics["tilt_margin_deg"]
+    does = TILT_DOES.get((statics.get("failure") or {}).get("mode", "tip"), "tips it over")
     return replace(scene, arrows=scene.arrows + [SceneArrow(tail, head, "tilt", "tilt", 0.18)],
                    legend=scene.legend + [SceneLegendEntry("tilt", f"weakest way: a table tilted {margin:.1f} deg "
-                                                                   "this way tips it")])
+                                                                   f"this way {does}")])
+
+
+#: A falling build's motion: the fastest block's arrow is this long (grid units), rotation axes this long.
+MOTION_ARROW_MAX, AXIS_LENGTH = 2.5, 3.0
+#: Moving blocks slower than this share of the fastest get no arrow (they still show tinted); blocks go this
+#: opaque, so the arrows from their centres show inside them.
+MOTION_MIN, MOTION_BLOCK_OPACITY = 0.01, 0.75
+#: Arrow lengths go with the square root of the speed, and are at least this share of the longest.
+MOTION_SHORTEST = 0.45
+FALL_WORDS = {"tip": "tip over", "slide": "slide", "tip-and-slide": "tip over and slip", "drop": "drop"}
+
+
+def with_failure(scene: Scene, statics: dict[str, Any]) -> Scene:
+    """How a falling build starts to fall (the statics verdict's `failure`, physics.failure): the moving blocks
+    tinted, from each one's centre an arrow the way its centre starts to move (the fastest longest), and through a
+    block that turns its rotation axis (right-hand rule: with the thumb along the arrow the fingers curl the way it
+    turns). Nothing for a standing build (its weakest tilt is with_weakest_tilt's)."""
+    failure = statics.get("failure")
+    if statics.get("stable") or not failure or not failure.get("blocks"):
+        return scene
+    moving = {m["block"]: m for m in failure["blocks"]}
+    arrows = []
+    for b in scene.blocks:
+        m = moving.get(b.id)
+        if m is None:
+            continue
+        c = tuple(o + s / 2 for o, s in zip(b.origin, b.size, strict=True))
+        v = m["velocity"]
+        speed = math.sqrt(sum(x * x for x in v))
+        if speed >= MOTION_MIN:  # slow movers still get an arrow long enough to leave their block
+            length = MOTION_ARROW_MAX * max(math.sqrt(speed), MOTION_SHORTEST)
+            arrows.append(SceneArrow(c, _along(c, v, length), "motion", "motion", 0.12))
+        w = m["spin_rad_per_m"]
+        if m["axis_point"] is not None and any(w):
+            p = _grid(m["axis_point"])
+            arrows.append(SceneArrow(_along(p, w, -AXIS_LENGTH / 2), _along(p, w, AXIS_LENGTH / 2), "motion-axis",
+                                     "motion-axis", 0.07))
+    blocks = [replace(b, tint="moving") if b.id in moving else b for b in scene.blocks]
+    n = len(moving)
+    verb = FALL_WORDS.get(failure["mode"], "fall")
+    legend = [SceneLegendEntry("moving", f"falls: {'this block' if n == 1 else f'these {n} blocks'} "
+                                         f"{verb if n > 1 else verb.replace('tip over', 'tips over')}"),
+              SceneLegendEntry("motion", "how each starts to move (its centre; the faster, the longer)")]
+    if any(a.kind == "motion-axis" for a in arrows):
+        legend.append(SceneLegendEntry("motion-axis", "the axis it turns about (right-hand rule)"))
+    return replace(scene, blocks=blocks, arrows=scene.arrows + arrows, legend=scene.legend + legend,
+                   block_opacity=min(scene.block_opacity, MOTION_BLOCK_OPACITY))
 
 
 def with_pushes(scene: Scene, pushes: Sequence[dict[str, Any]]) -> Scene:

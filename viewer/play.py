@@ -76,6 +76,11 @@ class PlayController:
         self.selected_block: str | None = None
         self.aim: Any = None  # The Climbers: the pointer over the selected block's placements (viewer.placement)
         self.hover: str | None = None
+        #: the card games: the pointer over this position's click paths (viewer.cards.pointing), and whether the
+        #: menu's highlighted move was chosen by the keyboard (then it is previewed, else the pointer's move is)
+        self.pointer: Any = None
+        self._pointer_key: tuple | None = None
+        self.keyboard = False
         self.whatif = False
         self.removed: str | None = None  # what-if: the block taken away
         self.index = 0
@@ -98,6 +103,21 @@ class PlayController:
             self.aim = None
         self.moves = moves
         self.index = min(self.index, max(len(moves) - 1, 0))
+        self._refresh_pointer()
+
+    def _refresh_pointer(self) -> None:
+        """The card games' pointer over the click paths of the position shown (made once per position)."""
+        st = self.state
+        if st.construction or self.handover or not self.human_to_move:
+            self.pointer, self._pointer_key = None, None
+            return
+        key = (id(st), len(st.history), st.current_player)
+        if key != self._pointer_key:
+            from viewer.cards.clickpaths import card_table
+            from viewer.cards.pointing import CardPointer
+
+            self.pointer = CardPointer(card_table(st, st.current_player))
+            self._pointer_key = key
 
     @property
     def current_move(self) -> Any | None:
@@ -106,6 +126,9 @@ class PlayController:
     def cycle(self, step: int = 1) -> None:
         if self.moves:
             self.index = (self.index + step) % len(self.moves)
+            self.keyboard = True
+            if self.pointer is not None:  # the keyboard's choice: the pointer's half-made choice goes
+                self.pointer.reset()
             if self.aim is not None:  # the keyboard's way through the placements: the ghost goes along
                 self.aim.choose(str(self.moves[self.index]))
 
@@ -128,6 +151,7 @@ class PlayController:
         if self.handover:
             self.handover = False
             self.revealed = self.viewer
+            self._refresh_pointer()
             return False
         move = self.current_move
         if move is None or not self.human_to_move or self.whatif:
@@ -147,6 +171,7 @@ class PlayController:
         self.message = ""
         self.selected_block = None
         self.hover = None
+        self.keyboard = False
         self.index = 0
         self._after_move()
         self.refresh()
@@ -188,6 +213,9 @@ class PlayController:
         self.refresh()
         move = make_agent(HINT_AI, seed=len(self.state.history)).choose(self.state)
         self.select(move)
+        self.keyboard = True
+        if self.pointer is not None:
+            self.pointer.reset()
         self.message = f"hint: {move}"
         return move
 
@@ -288,6 +316,8 @@ class PlayController:
         ghost figure or pawn) plays it. True if a move was made."""
         if self.whatif or self.handover or not self.human_to_move:
             return False
+        if self.pointer is not None and layer in ("blocks", "figures"):
+            return self.card_click(self.pointer.spot_at(layer, index, scene))
         if layer == "blocks":
             self.click_block(scene.blocks[index].id)
             return False
@@ -310,6 +340,40 @@ class PlayController:
         self.message = f"click again or Enter: {self.current_move}{more}"
         return False
 
+    # --- the card games: pointing (viewer.cards.pointing) ------------------------------------------------------------
+    def card_click(self, key: str | None) -> bool:
+        """A click on spot `key` of a card game's table (None: on nothing): a card lifts and its targets light up;
+        the click that settles a move plays it. True if a move was made."""
+        if self.pointer is None or self.whatif or self.handover or not self.human_to_move:
+            return False
+        text = self.pointer.click(key)
+        if text is not None:
+            move = next((m for m in self.moves if str(m) == text), None)
+            return move is not None and self._apply(move)
+        self.keyboard = False
+        self._follow_pointer()
+        self.message = self.pointer.message
+        return False
+
+    def card_point(self, key: str | None) -> bool:
+        """The pointer is over spot `key` of a card game's table (None: nothing); True if what is shown changed.
+        The move a click there would play is previewed and said in words."""
+        if self.pointer is None or self.handover:
+            return False
+        if not self.pointer.point(key):
+            return False
+        if key is not None or not self.keyboard:
+            self.keyboard = False
+            self._follow_pointer()
+        self.message = self.pointer.words() or self.pointer.message or self.pointer.status()
+        return True
+
+    def _follow_pointer(self) -> None:
+        current = self.pointer.current() if self.pointer is not None else None
+        if current is not None:
+            text = self.pointer.table.moves[current][0]
+            self.index = next((i for i, m in enumerate(self.moves) if str(m) == text), self.index)
+
     def hover_block(self, block_id: str | None) -> bool:
         """The block under the mouse (outlined) if clicking it would do something; True if that changed."""
         offered = block_id if self.whatif or block_id in self.movable_blocks() else None
@@ -323,6 +387,8 @@ class PlayController:
         self.selected_block = None
         self.aim = None
         self.hover = None
+        if self.pointer is not None:
+            self.pointer.reset()
         if self.whatif:
             self.leave_whatif()
         self.refresh()
@@ -467,6 +533,8 @@ class PlayController:
         keys = ["arrows/n/p choose", "Enter play", "h hint", "u undo"]
         if self.aim is not None:
             keys = ["point: where", "wheel/r: turn", "click: place", "Esc: other block", "arrows: list"]
+        if self.pointer is not None:
+            keys.insert(0, "click a card, then a lit place")
         if self.state.construction and self.aim is None:
             keys.append("click block: its places")
             if self.physics is not None:
@@ -491,6 +559,8 @@ class PlayController:
         view = self.state.view(self.viewer)
         if not self.state.construction:
             scene = self._card_preview(scene_for_view(self.state.layout, view, names=self.names()))
+            if self.pointer is not None:
+                scene = self.pointer.decorate(scene)
             scene.menu = self.text_lines()
             return scene
         scene = self._climbers_scene(view)
@@ -504,6 +574,10 @@ class PlayController:
         from viewer.motion import with_preview
 
         move = self.current_move if self.human_to_move else None
+        if self.pointer is not None and not self.keyboard:  # pointing: the move the pointer settles, if any
+            current = self.pointer.current()
+            move = None if current is None else next(
+                (m for m in self.moves if str(m) == self.pointer.table.moves[current][0]), None)
         if move is None:
             return now
         key = (id(self.state), len(self.state.history), str(move), self.viewer)

@@ -53,8 +53,9 @@ class ClickOrDrag:
     def click(self, x: int, y: int) -> None:
         raise NotImplementedError
 
-    def _on_press(self, *_: Any) -> None:
+    def _on_press(self, *_: Any) -> bool | None:
         self.press = self.r.event_position()
+        return None  # the camera may orbit with this press
 
     def _on_release(self, *_: Any) -> None:
         if self.press is None:
@@ -228,10 +229,20 @@ class PlayWindow(ClickOrDrag):
         if self.ctl.aim is not None:
             self.aim(*self.r.event_position())
             return
+        if self.ctl.pointer is not None:  # a card game: the spot under the pointer says what a click does
+            if self.ctl.card_point(self.spot_at(*self.r.event_position())):
+                self.show_scene()
+            return
         hit = self.r.pick(*self.r.event_position()) if self.ctl.state.construction else None
         block = self.shown.blocks[hit[1]].id if hit is not None and hit[0] == "blocks" else None
         if self.ctl.hover_block(block):
             self.show_scene()
+
+    def spot_at(self, x: int, y: int) -> str | None:
+        """The card game's spot drawn at display pixel (x, y), or None."""
+        hit = self.r.pick(x, y)
+        return None if hit is None or self.ctl.pointer is None else \
+            self.ctl.pointer.spot_at(hit[0], hit[1], self.shown)
 
     def click(self, x: int, y: int) -> None:
         """A click at display pixel (x, y): whatever is drawn there goes to the controller."""
@@ -254,6 +265,8 @@ class PlayWindow(ClickOrDrag):
             return
         hit = self.r.pick(x, y)
         if hit is None:
+            if self.ctl.pointer is not None:  # a card game: a click on nothing puts the chosen card back
+                self.act(lambda: self.ctl.card_click(None))
             return
         layer, index = hit
         if self.ctl.whatif and layer == "blocks" and self.ctl.removed is None:

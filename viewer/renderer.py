@@ -528,17 +528,21 @@ class SceneRenderer:
         self.iren.AddObserver("KeyPressEvent", self._on_key)
 
     def on_left_button(self, press: Callable[[], Any], release: Callable[[], Any]) -> None:
-        """Call `press` and `release` when the left mouse button goes down and up (after the camera's own use)."""
+        """Call `press` and `release` when the left mouse button goes down and up. The camera orbits with the left
+        button too, unless `press` returns True: then the window keeps that press (a drag that moves a block) and
+        the camera does not move until the button is released."""
         self._left[0].append(press)
         self._left[1].append(release)
 
     def _left_down(self, style: Any, _event: str) -> None:
-        style.OnLeftButtonDown()
-        for fn in self._left[0]:
-            fn()
+        self._taken = any([bool(fn()) for fn in self._left[0]])
+        if not self._taken:
+            style.OnLeftButtonDown()
 
     def _left_up(self, style: Any, _event: str) -> None:
-        style.OnLeftButtonUp()
+        if not getattr(self, "_taken", False):
+            style.OnLeftButtonUp()
+        self._taken = False
         for fn in self._left[1]:
             fn()
 

@@ -51,9 +51,23 @@ EXTRA_RGB: dict[str, tuple[int, int, int]] = {
     "load-medium": (120, 150, 215),
     "load-heavy": (55, 85, 180),
     "force-critical": (255, 110, 0),
+    # the force bounds: what a contact may carry (a thin dark grey shaft beyond the thick certain part); the minimum-norm
+    # example as thin green lines; a falling build's motion (crimson arrows, violet rotation axes, moving blocks pink)
+    "force-possible": (70, 70, 84),
+    "force-example": (30, 150, 40),
+    "motion": (200, 20, 60),
+    "motion-axis": (120, 40, 200),
+    "moving": (246, 176, 176),
     "push": (200, 0, 160),
     "tilt": (20, 150, 150),
     "neutral": (215, 215, 215),
+    # card games played by pointing (viewer.cards.pointing): where the chosen card can go (green), the place
+    # under the pointer (the hover blue), and a choice already made (gold)
+    "lit": (60, 205, 95),
+    "lit-hover": (0, 170, 255),
+    "picked": (255, 200, 40),
+    # the lab's ghost where the rules would refuse the block (the problems' signal colour)
+    "refused": (255, 0, 60),
 }
 ALL_RGB: dict[str, tuple[int, int, int]] = {**EXTRA_RGB, **PALETTE}
 TABLE_RGB = (214, 196, 168)  # light wood: neutral, so no face colour is mistaken for the table
@@ -247,6 +261,8 @@ def build_scene(build: Build, violations: Iterable[Any] | None = None, *,
     markers: list[SceneMarker] = []
     problem_figures: set[tuple[int, int, int]] = set()
     for v in violations or ():
+        if (v.get("level") if isinstance(v, dict) else getattr(v, "level", "error")) not in (None, "error"):
+            continue  # a warning (more blocks than the box holds) is said in words, not outlined as a problem
         rule, blocks, cells = _violation_parts(v)
         for b in blocks:
             problems.setdefault(b, []).append(rule)

@@ -17,13 +17,21 @@ RECORD_FORMAT = "game-record/1"
 
 # --- what to show ------------------------------------------------------------------------------------------
 
-def stability_lines(build: Build, physics: Any) -> list[str]:
-    """The statics judge's verdict and tilt margin as overlay lines (the picture does not wait for the PyBullet
-    run; `tower check` runs both judges); a note instead if the physics judges are not available."""
+def statics_verdict(build: Build, physics: Any) -> dict[str, Any] | str:
+    """The statics judge's verdict with its evidence (`Verdict.to_json(detail=True)`), or why there is none."""
     try:
-        doc = physics.judge_build(build, statics_only=True).to_json(detail=True)
+        return physics.judge_build(build, statics_only=True).to_json(detail=True)
     except Exception as exc:  # noqa: BLE001 - the viewer must still show the build when physics fails
-        return [f"stability: not available ({type(exc).__name__})"]
+        return f"stability: not available ({type(exc).__name__})"
+
+
+def stability_lines(build: Build, physics: Any, doc: dict[str, Any] | str | None = None) -> list[str]:
+    """The statics judge's verdict and tilt margin as overlay lines (the picture does not wait for the PyBullet
+    run; `tower check` runs both judges); a note instead if the physics judges are not available. `doc`: the
+    verdict already asked for (statics_verdict)."""
+    doc = statics_verdict(build, physics) if doc is None else doc
+    if isinstance(doc, str):
+        return [doc]
     statics = doc.get("statics") or {}
     line = f"stability (statics judge): {doc.get('verdict', '?')}"
     if statics.get("stable") and statics.get("tilt_margin_deg") is not None:
@@ -31,7 +39,10 @@ def stability_lines(build: Build, physics: Any) -> list[str]:
     out = [line]
     if not statics.get("stable") and statics.get("mechanism"):
         falling = statics["mechanism"]
-        out.append("falling: " + ", ".join(falling[:6]) + (" ..." if len(falling) > 6 else ""))
+        mode = (statics.get("failure") or {}).get("mode")
+        how = {"tip": " (tipping over)", "slide": " (sliding)", "tip-and-slide": " (tipping and slipping)",
+               "drop": " (dropping)"}.get(mode, "")
+        out.append(f"falling{how}: " + ", ".join(falling[:6]) + (" ..." if len(falling) > 6 else ""))
     return out
 
 
@@ -50,15 +61,18 @@ def legality_lines(violations: list[Any]) -> list[str]:
 
 def build_view_scene(build: Build, title: str = "", physics: Any = None):
     """Scene of a build with its legality problems flagged and, given the physics judges (see `viewer.Physics`),
-    the verdict in the overlay text."""
+    the verdict in the overlay text and, for a build that falls, how it starts to fall (overlays.with_failure)."""
     from tower.climbers.legality import check_build
+    from viewer.overlays import with_failure
     from viewer.scene import build_scene
 
     violations = check_build(build)
     lines = [f"{len(build.blocks)} blocks, {len(build.figures)} figures"] + legality_lines(violations)
-    if physics is not None:
-        lines += stability_lines(build, physics)
-    return build_scene(build, violations, title=title, lines=lines)
+    doc = statics_verdict(build, physics) if physics is not None else None
+    if doc is not None:
+        lines += stability_lines(build, physics, doc)
+    scene = build_scene(build, violations, title=title, lines=lines)
+    return with_failure(scene, doc["statics"]) if isinstance(doc, dict) else scene
 
 
 #: The overlays `tower view --forces / --removal-map` asks for.
@@ -72,7 +86,7 @@ def explain_scene(scene, build: Build, physics: Any, explain: Any = ()):
 
     if "forces" in explain:
         scene = overlays.with_forces(scene, physics.forces(build).to_json())
-        statics = physics.judge_build(build, statics_only=True).to_json()["statics"]
+        statics = physics.judge_build(build, statics_only=True).to_json(detail=True)["statics"]
         scene = overlays.with_weakest_tilt(scene, statics)
     if "removal-map" in explain:
         # the statics judge alone, like the verdict line above: the picture does not wait for PyBullet runs

@@ -61,7 +61,10 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--remove", action="append", default=[], metavar="ID", help="judge without this block")
     s.add_argument("--judge", choices=("pybullet", "mujoco"), default="pybullet",
                    help="the dynamics judge: pybullet (default) or mujoco (the optional extra)")
-    s.add_argument("--forces", action="store_true", help="the contact forces: most loaded, closest to slipping")
+    s.add_argument("--forces", action="store_true",
+                   help="the contact forces: what every contact must and may carry, the friction the build needs")
+    s.add_argument("--witnesses", action="store_true",
+                   help="with --forces --json: every force distribution a bound names, in full (large)")
     s.add_argument("--removal-map", action="store_true", help="which blocks can be taken away, which bring others down")
     s.add_argument("--push", metavar="BLOCK[:DIR]",
                    help="smallest push on BLOCK that fails the build; DIR one of +x -x +y -y (default all four)")

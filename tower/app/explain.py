@@ -43,27 +43,94 @@ def _carrier(a: str) -> str:
     return "the table" if a == "table" else _who(a)
 
 
+#: Wood on wood, for the friction line (docs/physics.md, "Units and materials").
+WOOD_MU = "wood on wood is about 0.3-0.5"
+CARRIES = {"determinate": "are determinate: they carry the same force in every distribution",
+           "must-carry": "must carry some force in every distribution",
+           "may-carry-nothing": "may carry nothing: some distribution leaves them unloaded"}
+
+
+CARRIES_ONE = {"determinate": "is determinate: it carries the same force in every distribution",
+               "must-carry": "must carry some force in every distribution",
+               "may-carry-nothing": "may carry nothing: some distribution leaves it unloaded"}
+
+
+def _count(k: int, what: str) -> str:
+    return f"{k} {what}" + ("" if k == 1 else "s")
+
+
+def _n(v: float) -> str:
+    return f"{v:.3f} N"
+
+
+def friction_line(least: dict[str, Any] | None, mu: float, stands: bool) -> str:
+    """The least friction coefficient in words."""
+    if least is None:
+        return ""
+    if least["least_mu"] is None:
+        return f"friction: no friction coefficient up to {least['too_small_mu']:g} would hold it up"
+    if least["least_mu"] == 0:
+        return "friction: it stands with no friction at all (any friction coefficient from 0)"
+    if not stands:
+        return (f"friction: it would stand with a friction coefficient from {least['least_mu']:.2f} "
+                f"(it has mu = {mu}; {WOOD_MU})")
+    return f"friction: it stands with any friction coefficient from {least['least_mu']:.2f}; {WOOD_MU}"
+
+
 def forces_lines(doc: dict[str, Any]) -> list[str]:
-    """`--forces` in words: the most loaded contacts and the ones closest to slipping."""
+    """`--forces` in words: what every admissible distribution has in common (the bounds: which contacts must carry
+    the build, determinate or not), the friction the build needs, then the minimum-norm distribution as one
+    example."""
     if not doc["stands"]:
-        return ["forces: none: no distribution of contact forces holds this build up (it falls)"]
+        lines = ["forces: none: no distribution of contact forces holds this build up (it falls)"]
+        line = friction_line(doc.get("least_mu"), doc["mu"], False)
+        return lines + ([f"  {line}"] if line else [])
     contacts = doc["contacts"]
-    lines = [f"forces: {len(contacts)} contacts carry {doc['weight_n']:.3f} N; the minimum-norm distribution (one of "
-             "many possible where blocks rest on several supports)"]
-    lines.append("  most loaded:")
-    for c in sorted(contacts, key=lambda c: -c["normal_n"])[:SHOWN]:
-        lines.append(f"    {_carrier(c['a'])} carries {_who(c['b'])} with {c['normal_n']:.3f} N, "
-                     f"{c['edge_distance_m'] * 1000:.1f} mm from the contact's edge")
-    critical = sorted((c for c in contacts if c["normal_n"] > 0 and c["friction_use"] > 0.005),
-                      key=lambda c: -c["friction_use"])[:SHOWN]
-    if critical:
-        lines.append(f"  closest to slipping (friction used of what mu = {doc['mu']} allows):")
-        for c in critical:
-            flag = "  <- friction-critical" if c["friction_use"] >= doc["friction_critical_at"] else ""
-            lines.append(f"    {_who(c['b'])} on {_carrier(c['a'])}: {c['friction_n']:.3f} N of friction under "
-                         f"{c['normal_n']:.3f} N, {100 * c['friction_use']:.0f} %{flag}")
+    lines = [f"forces: {_count(len(contacts), 'contact')} carry {_n(doc['weight_n'])}"]
+    bounded = [c for c in contacts if "bounds" in c]
+    if bounded:
+        lines.append(f"  in every distribution that balances all blocks (compression only, friction within "
+                     f"mu = {doc['mu']}):")
+        for kind in ("determinate", "must-carry", "may-carry-nothing"):
+            count = sum(1 for c in bounded if c["bounds"]["carries"] == kind)
+            if count:
+                lines.append(f"    {count} {CARRIES[kind] if count > 1 else CARRIES_ONE[kind]}")
+        must = sorted((c for c in bounded if c["bounds"]["carries"] != "may-carry-nothing"),
+                      key=lambda c: -c["bounds"]["normal_n"][0])[:SHOWN]
+        if must:
+            lines.append("  must carry the most (least normal force, and the most it may carry):")
+            for c in must:
+                lo, hi = c["bounds"]["normal_n"]
+                span = f"exactly {_n(lo)}" if c["bounds"]["carries"] == "determinate" else \
+                    f"at least {_n(lo)}, at most {_n(hi)}"
+                lines.append(f"    {_carrier(c['a'])} under {_who(c['b'])}: {span}")
+        line = friction_line(doc.get("least_mu"), doc["mu"], True)
+        if line:
+            lines.append(f"  {line}")
+        critical = [c for c in bounded if c["bounds"]["friction_critical"]]
+        if critical:
+            lines.append(f"  friction-critical (every distribution uses {100 * doc['friction_critical_at']:.0f} % or "
+                         "more of the friction there):")
+            lines += [f"    {_who(c['b'])} on {_carrier(c['a'])}" for c in critical[:SHOWN]]
+        elif doc.get("least_mu") is not None:
+            lines.append(f"  friction-critical: none (no contact needs {100 * doc['friction_critical_at']:.0f} % of "
+                         "its friction in every distribution)")
+        lines.append("  one example, the minimum-norm distribution (one of many; the bounds above hold for all):")
     else:
-        lines.append("  no contact needs friction: every block is held by normal forces alone")
+        lines.append("  the minimum-norm distribution (one of many possible where blocks rest on several supports):")
+    lines.append("    most loaded:")
+    for c in sorted(contacts, key=lambda c: -c["normal_n"])[:SHOWN]:
+        lines.append(f"      {_carrier(c['a'])} carries {_who(c['b'])} with {_n(c['normal_n'])}, "
+                     f"{c['edge_distance_m'] * 1000:.1f} mm from the contact's edge")
+    used = sorted((c for c in contacts if c["normal_n"] > 0 and c["friction_use"] > 0.005),
+                  key=lambda c: -c["friction_use"])[:SHOWN]
+    if used:
+        lines.append(f"    most friction used (of what mu = {doc['mu']} allows; this distribution's choice):")
+        for c in used:
+            lines.append(f"      {_who(c['b'])} on {_carrier(c['a'])}: {_n(c['friction_n'])} of friction under "
+                         f"{_n(c['normal_n'])}, {100 * c['friction_use']:.0f} %")
+    else:
+        lines.append("    no friction used: every block is held by normal forces alone")
     return lines
 
 

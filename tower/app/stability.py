@@ -56,10 +56,11 @@ def fall(build: Build, seconds: float = 2.0) -> Any:
 # --- explanations: forces, removal map, push test (physics.forces / removal / push) ---------------------------
 
 def forces(build: Build) -> Any:
-    """The minimum-norm contact forces (`physics.ContactForces`) of a build."""
+    """The contact forces of a build (`physics.ContactForces`): the minimum-norm distribution as one example, the
+    bounds of every contact's force over all admissible distributions and the friction the build needs."""
     import physics
 
-    return physics.contact_forces(build_boxes(build))
+    return physics.contact_forces(build_boxes(build), bounds=True)
 
 
 def removal(build: Build, statics_only: bool = False) -> Any:

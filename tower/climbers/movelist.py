@@ -86,6 +86,13 @@ class MoveList(Sequence[ClimbersMove]):
             self._built[k] = move
         return move
 
+    def blocks(self) -> list[str]:
+        """The ids of the blocks that have a move here, sorted: read off the sort keys, no move is built (a
+        position may have hundreds of thousands)."""
+        shift = sum(bits for _, bits in _FIELDS) + _PUSH_BITS
+        names = sorted(self._ids)
+        return [names[int(r)] for r in np.unique(self._keys >> shift)]
+
     # --- the list protocol -----------------------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self._source)

@@ -1,9 +1,12 @@
 """The JSON Schemas (draft 2020-12) of every file and `--json` output of the project, and validation against them.
 
 Each document's `format` field names its schema: `tower-build/1` is `tower-build-1.schema.json` here, with the
-`$id` `urn:tower-sim:schema:tower-build/1`. Loaders call `validate` first, so what a schema says (types, required
-and unknown keys, ranges, enums) is checked in one place; what it cannot say (overlaps, colourings, rules) stays
-in their code. A document is first put to a yes/no check compiled from its schema (`tower.schemas.fast`, the same
+`$id` `urn:tower-sim:schema:tower-build/1`; its references are written absolute (`urn:...#/$defs/NAME`): a
+fragment alone is resolved against a URN as nothing by Python's `urljoin`, which hypothesis-jsonschema's resolver
+uses. The schemas use only keywords of the draft (ajv's strict mode compiles them); the project's wording of an
+error lives here (`MESSAGES`). Loaders call `validate` first, so what a schema says (types, required and unknown
+keys, ranges, enums, face colourings) is checked in one place; what it cannot say (unique ids, overlaps, the
+game's rules) stays in their code. A document is first put to a yes/no check compiled from its schema (`tower.schemas.fast`, the same
 verdict as `jsonschema` in a fraction of the time); only one that it refuses goes on to the `jsonschema` library,
 imported then, which finds the first error and words it. The rules packages stay fast to import, and valid input
 never imports `jsonschema`.
@@ -32,6 +35,21 @@ FORMATS: dict[str, str] = {
 }
 #: Longest quoted value in an error message.
 QUOTE = 80
+#: The project's words for a value that breaks an `enum`, `const`, `type`, `oneOf` or item count of one place
+#: of a schema ({value}: the value found, {allowed}: what the enum or const allows), by schema and JSON pointer.
+#: Kept here, not in the schemas: a strict validator (ajv's strict mode) refuses a keyword it does not know.
+MESSAGES: dict[str, dict[str, str]] = {
+    "tower-build": {
+        "/$defs/triple": "expected a list of 3 whole numbers [x, y, z]",
+        "/$defs/colour": "unknown colour {value} (one of: {allowed})",
+        "/$defs/playerColour": "unknown colour {value} (one of: {allowed})",
+        "/$defs/block/properties/size": "size {value} is no block (a permutation of 2x2x1, 2x2x2, 2x2x4 or 2x2x6)",
+        "/$defs/colouredFaces": "illegal face colouring: opposite faces must be the pairs red/yellow, "
+                                "dark-blue/light-blue and purple/grey, each pair once",
+        "/$defs/greyFaces": "illegal face colouring: a grey block is grey on every face",
+    },
+    "game-record": {"/properties/moves/items": "expected a move in its text form, got {value}"},
+}
 
 
 def schema_name(name: str) -> str:
@@ -84,7 +102,7 @@ def validator(name: str, part: str | None = None) -> Any:
     whole = schema(name)
     if part is None:
         return strict(whole)
-    return strict({"$ref": f"#/$defs/{part}", "$defs": whole["$defs"]})
+    return strict({"$id": whole["$id"], "$ref": f"#/$defs/{part}", "$defs": whole["$defs"]})
 
 
 @cache
@@ -120,12 +138,37 @@ TYPE_WORDS = {"integer": "a whole number", "number": "a number", "string": "a st
               "object": "an object", "boolean": "true or false", "null": "null"}
 
 
+def _pointer(doc: Any, pointer: str) -> Any:
+    for part in pointer.split("/")[1:]:
+        doc = doc[part.replace("~1", "/").replace("~0", "~")]
+    return doc
+
+
+@cache
+def _worded() -> dict[int, str]:
+    """`MESSAGES` by the identity of the schema node they word (jsonschema reports the node an error is in, the
+    very object of the cached schema, also through a `$ref`), and each schema's `format` worded alike."""
+    out: dict[int, str] = {}
+    for name, fmt in FORMATS.items():
+        out[id(_pointer(schema(name), "/properties/format"))] = f"unsupported format {{value}} (expected {fmt!r})"
+        for pointer, text in MESSAGES.get(name, {}).items():
+            out[id(_pointer(schema(name), pointer))] = text
+    return out
+
+
 def _message(error: Any) -> tuple[str, str]:
     """(what, where) of one jsonschema error, in the project's words: where names the offending key itself for
-    an unknown key; a schema's `x-message` (with {value} and {allowed}) says what a value of that place is."""
+    an unknown key; `MESSAGES` (with {value} and {allowed}) says what a value of that place is."""
     where = json_path(error.absolute_path)
     value, kind, sub = error.instance, error.validator, error.schema
-    custom = sub.get("x-message") if isinstance(sub, dict) else None
+    custom = _worded().get(id(sub))
+    if list(error.schema_path)[-2:-1] == ["propertyNames"]:  # a key of an object whose keys are listed
+        names = sub.get("enum", []) if isinstance(sub, dict) else []
+        return f"unknown key {_quote(value)}" + (f" (allowed: {', '.join(names)})" if names else ""), \
+            f"{where}.{value}"
+    if kind == "minProperties" and len(sub.get("propertyNames", {}).get("enum", ())) == error.validator_value:
+        missing = [k for k in sub["propertyNames"]["enum"] if k not in value][0]
+        return f"missing key {missing!r}", where
     if kind == "additionalProperties":
         extra = sorted(k for k in value if k not in sub.get("properties", {}))[0]
         allowed = ", ".join(sorted(sub.get("properties", {})))
@@ -133,7 +176,7 @@ def _message(error: Any) -> tuple[str, str]:
     if kind == "required":
         missing = [k for k in error.validator_value if k not in value][0]
         return f"missing key {missing!r}", where
-    if custom and kind in ("enum", "const", "type", "minItems", "maxItems"):
+    if custom and kind in ("enum", "const", "type", "minItems", "maxItems", "oneOf"):
         allowed = ", ".join(str(v) for v in sub.get("enum", [sub.get("const")]))
         return custom.format(value=_quote(value), allowed=allowed), where
     if kind == "type":

@@ -14,8 +14,9 @@ the build schema took it 21 ms a process (0.4 ms here; the check-output schema 4
 import; benchmarks/bench_tools.py prints the figures.
 
 Only the keywords our schemas use are understood (`SUPPORTED`); pure annotations are skipped (`ANNOTATIONS`).
-Any other keyword, a `$ref` other than `#/$defs/NAME`, or an `$id` below the root raises `SchemaNotCompiled`, so
-a schema edit cannot quietly weaken the check: tests/test_schemas_fast.py compiles every shipped schema and part.
+Any other keyword, a `$ref` other than `#/$defs/NAME` (or the same written absolute, after the root's `$id`), or an
+`$id` below the root raises `SchemaNotCompiled`, so a schema edit cannot quietly weaken the check:
+tests/test_schemas_fast.py compiles every shipped schema and part.
 """
 
 from __future__ import annotations
@@ -30,14 +31,14 @@ Check = Callable[[Any], bool]
 #: Keywords the compiler turns into checks.
 SUPPORTED = frozenset({
     "type", "enum", "const", "oneOf", "$ref",
-    "properties", "required", "additionalProperties", "patternProperties",
-    "items", "minItems", "maxItems",
+    "properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+    "minProperties", "maxProperties", "if", "then", "else",
+    "items", "minItems", "maxItems", "contains",
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
     "minLength", "maxLength", "pattern",
 })
 #: Keywords that only annotate (or hold `$ref` targets): `jsonschema` asserts nothing with them either.
-ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "$comment", "title", "description", "x-message", "default",
-                         "examples"})
+ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "$comment", "title", "description", "default", "examples"})
 REF_PREFIX = "#/$defs/"
 
 
@@ -94,13 +95,16 @@ def equal(one: Any, two: Any) -> bool:
 
 
 def _fast_key(x: Any) -> Any:
-    """A hashable stand-in for a string, a plain int or a list of plain ints (None for anything else): two keys
-    that are equal mean `equal` holds, so a hit in a set of keys answers yes and only a miss needs the slow loop."""
+    """A hashable stand-in for a string, a plain int, a list of plain ints or an object of strings (None for
+    anything else): two keys that are equal mean `equal` holds, so a hit in a set of keys answers yes and only a
+    miss needs the slow loop."""
     t = type(x)
     if t is str or t is int:
         return x
     if (t is list or t is tuple) and all(type(e) is int for e in x):
         return tuple(x)
+    if t is dict and all(type(k) is str and type(v) is str for k, v in x.items()):  # a face colouring
+        return frozenset(x.items())
     return None
 
 
@@ -142,9 +146,12 @@ class _Compiler:
         self.defs: dict[str, Any] = root.get("$defs", {})
         self.done: dict[str, Check] = {}
         self.busy: set[str] = set()
+        root_id = root.get("$id")
+        self.prefixes = (REF_PREFIX,) + ((root_id + REF_PREFIX,) if isinstance(root_id, str) and root_id else ())
 
     def ref(self, ref: Any, where: str) -> Check:
-        name = ref[len(REF_PREFIX):] if isinstance(ref, str) and ref.startswith(REF_PREFIX) else None
+        prefix = next((p for p in self.prefixes if isinstance(ref, str) and ref.startswith(p)), None)
+        name = ref[len(prefix):] if prefix is not None else None
         if name is None or "/" in name or "~" in name or "%" in name or name not in self.defs:
             raise SchemaNotCompiled(f"{where}: $ref {ref!r} is not '#/$defs/NAME' of this schema")
         if name in self.done:
@@ -187,9 +194,17 @@ class _Compiler:
         checks += [part for part in parts.values() if part is not None]
         if "oneOf" in s:
             checks.append(self.one_of(s["oneOf"], where))
+        if "if" in s:
+            checks.append(self.if_then_else(s, where))
         if "$ref" in s:
             checks.append(self.ref(s["$ref"], where))
         return _all(checks)
+
+    def if_then_else(self, s: dict[str, Any], where: str) -> Check:
+        test = self.node(s["if"], f"{where}/if")
+        then = self.node(s.get("then", True), f"{where}/then")
+        other = self.node(s.get("else", True), f"{where}/else")
+        return lambda x: then(x) if test(x) else other(x)
 
     @staticmethod
     def type(names: Any, where: str) -> Check:
@@ -253,12 +268,14 @@ class _Compiler:
         return check
 
     def array(self, s: dict[str, Any], where: str, typed: bool) -> Check | None:
-        """minItems, maxItems, items; `typed`: the node's type is "array", so anything else is refused."""
+        """minItems, maxItems, items, contains; `typed`: the node's type is "array", so anything else is
+        refused."""
         lo, hi = s.get("minItems"), s.get("maxItems")
         if "items" in s and not isinstance(s["items"], dict | bool):
             raise SchemaNotCompiled(f"{where}: items must be one schema (draft 2020-12), not a list")
         item = self.node(s["items"], f"{where}/items") if "items" in s else None
-        if lo is None and hi is None and item is None:
+        contains = self.node(s["contains"], f"{where}/contains") if "contains" in s else None
+        if lo is None and hi is None and item is None and contains is None:
             return None
         other = not typed
         lo = 0 if lo is None else lo
@@ -270,12 +287,17 @@ class _Compiler:
             n = len(x)
             if n < lo or n > hi:
                 return False
+            if contains is not None and not any(map(contains, x)):
+                return False
             return item is None or all(map(item, x))
         return check
 
     def object(self, s: dict[str, Any], where: str, typed: bool) -> Check | None:
-        """properties, required, additionalProperties, patternProperties; `typed`: the node's type is "object"."""
-        if not any(k in s for k in ("properties", "required", "additionalProperties", "patternProperties")):
+        """properties, required, additionalProperties, patternProperties, propertyNames, minProperties and
+        maxProperties; `typed`: the node's type is "object"."""
+        keywords = ("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+                    "minProperties", "maxProperties")
+        if not any(k in s for k in keywords):
             return None
         props = {k: self.node(v, f"{where}/properties/{k}") for k, v in s.get("properties", {}).items()}
         required = tuple(s.get("required", ()))
@@ -285,11 +307,17 @@ class _Compiler:
         joined = re.compile("|".join(s.get("patternProperties", {}))).search if patterns else None
         extra = s.get("additionalProperties", True)
         extra_check = None if extra is True else self.node(extra, f"{where}/additionalProperties")
+        names = self.node(s["propertyNames"], f"{where}/propertyNames") if "propertyNames" in s else None
+        lo, hi = s.get("minProperties", 0), s.get("maxProperties", float("inf"))
         other = not typed
 
         def check(x: Any) -> bool:
             if not isinstance(x, dict):
                 return other
+            if not lo <= len(x) <= hi:
+                return False
+            if names is not None and not all(map(names, x)):
+                return False
             for k in required:
                 if k not in x:
                     return False

@@ -35,6 +35,17 @@ def diabolo_card_text(card: str) -> str:
 DIABOLO_STEP = CARD_W + 0.35  # from one card of a row to the next
 
 
+def diabolo_slot(row: int, side: str, k: int) -> tuple[float, float]:
+    """Where the k-th card of a row's side lies (x, y of its corner): devil cards leftwards from the row's card,
+    angel cards rightwards."""
+    y = (2 - row) * 3.2
+    return (-1.4 - CARD_W - k * DIABOLO_STEP, y) if side == "devil" else (1.4 + k * DIABOLO_STEP, y)
+
+
+#: the discard pile (x, y of its corner): left of the hand
+DIABOLO_DISCARDS = (-15.0, -11.5)
+
+
 def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Sequence[str] | None = None) -> Scene:
     """Five heaven/hell rows: hell (devil) cards to the left, heaven (angel) cards to the right; the hand."""
     name = namer(names, view)
@@ -53,14 +64,11 @@ def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Sequen
         colour = row.get("colour", "white")
         blocks.append(box(f"row-{r}", (-1.0, y, 0.25), (2.0, CARD_D, 0.5), colour, "black" if row.get("closed")
                            else colour))
-        for k, value in enumerate(row.get("devil", [])):
-            x = -1.4 - CARD_W - k * DIABOLO_STEP
-            blocks.append(card(f"devil-{r}-{k}", x, y, colour, z=0.25))
-            labels.append(label(x + CARD_W / 2, y + CARD_D / 2, 0.25 + CARD_H, value))
-        for k, value in enumerate(row.get("angel", [])):
-            x = 1.4 + k * DIABOLO_STEP
-            blocks.append(card(f"angel-{r}-{k}", x, y, colour, z=0.25))
-            labels.append(label(x + CARD_W / 2, y + CARD_D / 2, 0.25 + CARD_H, value))
+        for side in ("devil", "angel"):
+            for k, value in enumerate(row.get(side, [])):
+                x, _ = diabolo_slot(r, side, k)
+                blocks.append(card(f"{side}-{r}-{k}", x, y, colour, z=0.25))
+                labels.append(label(x + CARD_W / 2, y + CARD_D / 2, 0.25 + CARD_H, value))
         # each side's sum just beyond its last card; a closed or scoring row says so beside the heaven sum
         devil, angel = row.get("devil", []), row.get("angel", [])
         note = "closed" if row.get("closed") else ("scoring" if scoring == colour else "")
@@ -75,6 +83,12 @@ def diabolo_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Sequen
     blocks.append(box("heaven", (1, -7.5, 0), (half - 1, 17, 0.25), "white"))
     labels.append(label(-half / 2, 9.1, 0.3, "HELL (devil)"))
     labels.append(label(half / 2, 9.1, 0.3, "HEAVEN (angel)"))
+    # the discarded cards (a forced discard), face up, the last on top
+    discards = view.get("discards", [])
+    dx, dy = DIABOLO_DISCARDS
+    blocks.append(card("discard", dx, dy, diabolo_card_colour(discards[-1]) if discards else "card"))
+    labels.append(label(dx + CARD_W / 2, dy + CARD_D / 2, CARD_H,
+                        diabolo_card_text(discards[-1]) if discards else "discards"))
     hand = view.get("hand", [])
     cards, card_labels = hand_row(hand, diabolo_card_colour, y=-11.5, text_of=diabolo_card_text)
     blocks += cards

@@ -6,7 +6,19 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from viewer.cards.common import box, finish, hand_row, label, namer, pawn, seat_text, wrap
+from viewer.cards.common import (
+    CARD_D,
+    CARD_H,
+    CARD_W,
+    box,
+    finish,
+    hand_row,
+    label,
+    namer,
+    pawn,
+    seat_text,
+    wrap,
+)
 from viewer.scene import Scene
 
 SECTION = 16
@@ -78,6 +90,10 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Seque
             q, d = divmod(where - t - n, FINISH)
             (x, y), z = board["finish"][q][d], 0.45
         figures.append(pawn(colour, x, y, z, PARTNERS_PAWN_SCALE))
+    # the cards played lie in the middle of the board, the last one on top
+    last = (view.get("discard") or [None])[-1]
+    blocks.append(box("discard", (-CARD_W, -CARD_D, 0.3), (2 * CARD_W, 2 * CARD_D, CARD_H), "card"))
+    labels.append(label(0, 0, 0.3 + CARD_H, f"played: {last}" if last else "played cards"))
     hand = view.get("hand", [])
     own = colours[you] if you is not None and you < len(colours) else "white"
     cards, card_labels = hand_row(hand, lambda _c: own, y=-31, scale=2.0)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from viewer.cards.common import (
+    CARD_D,
     CARD_H,
     CARD_W,
     box,
@@ -71,8 +72,49 @@ def seventh_track(length: int) -> list[tuple[float, float, float]]:
     return out
 
 
+def seventh_pawns(view: dict[str, Any]) -> list[tuple[str, float, float, float]]:
+    """The pawns as the scene draws them, in the order of its figures: (colour, x, y, z of the foot's centre);
+    pawns sharing a space stand side by side."""
+    length = int(view.get("track_length", 20))
+    positions = seventh_track(length)
+    by_space: dict[int, list[str]] = {}
+    for colour, space in view.get("pawns", {}).items():
+        by_space.setdefault(min(max(int(space), 0), length), []).append(colour)
+    out = []
+    for space, colours in by_space.items():
+        x, y, z = positions[space]
+        for k, colour in enumerate(colours):
+            out.append((colour, x + (k % 3 - 1) * 0.6, y + (k // 3 - 0.5) * 0.7, z))
+    return out
+
+
+BESIDE = -1  # the holder of a partner card lying beside the board (4-5 players)
+
+
+def seventh_partner_cards(view: dict[str, Any]) -> list[tuple[str, str, int, float, float]]:
+    """The face-up partner cards as the scene lays them: (block id, colour, holder or BESIDE, x, y); each
+    holder's before him in seat order, then the cards nobody holds, beside the board."""
+    holders: dict[int, list[str]] = {}
+    for colour, holder in view.get("partners", {}).items():
+        holders.setdefault(BESIDE if holder is None else int(holder), []).append(colour)
+    out = []
+    seats = sorted(p for p in holders if p != BESIDE)
+    for p in seats + ([BESIDE] if BESIDE in holders else []):
+        x0 = 13 + 5 * (p if p != BESIDE else (max(seats, default=-1) + 1))
+        for k, colour in enumerate(holders[p]):
+            out.append((f"partner-{p}-{k}" if p != BESIDE else f"partner-beside-{k}", colour, p,
+                        x0 + k * (CARD_W + 0.2), -4.0))
+    return out
+
+
+#: where the draw pile and the discard pile lie, right of the hand (x, y of the draw pile; the discard pile is one
+#: card further right)
+SEVENTH_PILES = (12.5, -16.0)
+
+
 def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Sequence[str] | None = None) -> Scene:
-    """The track as a stair rising from the Garden Party to 7th Heaven, the six pawns, partner cards, the hand."""
+    """The track as a stair rising from the Garden Party to 7th Heaven, the six pawns, partner cards, the piles,
+    the hand."""
     name = namer(names, view)
     length = int(view.get("track_length", 20))
     blocks, figures, labels = [], [], []
@@ -86,25 +128,27 @@ def seventh_heaven_scene(view: dict[str, Any], lines: Sequence[str] = (), names:
             # outside the arc, so the label never covers the pawns standing on the space
             k = 1.3 if i else 1.45
             labels.append(label(x * k, y * k, z, text))
-    by_space: dict[int, list[str]] = {}
-    for colour, space in view.get("pawns", {}).items():
-        by_space.setdefault(min(max(int(space), 0), length), []).append(colour)
-    for space, colours in by_space.items():
-        x, y, z = positions[space]
-        for k, colour in enumerate(colours):
-            dx, dy = (k % 3 - 1) * 0.6, (k // 3 - 0.5) * 0.7
-            figures.append(pawn(SEVENTH_COLOURS.get(colour, "white"), x + dx, y + dy, z, SEVENTH_PAWN_SCALE))
-    # partner cards: one face-up card per pawn colour, laid before its holder
-    holders: dict[int, list[str]] = {}
-    for colour, holder in view.get("partners", {}).items():
-        if holder is not None:
-            holders.setdefault(int(holder), []).append(colour)
+    for colour, x, y, z in seventh_pawns(view):
+        figures.append(pawn(SEVENTH_COLOURS.get(colour, "white"), x, y, z, SEVENTH_PAWN_SCALE))
+    # partner cards: one face-up card per pawn colour, laid before its holder (or beside the board)
     you = view.get("you")  # None: a spectator's public view
-    for p, colours in sorted(holders.items()):
-        x0 = 13 + 5 * p
-        for k, colour in enumerate(colours):
-            blocks.append(card(f"partner-{p}-{k}", x0 + k * (CARD_W + 0.2), -4.0, colour))
-        labels.append(label(x0 + CARD_W, -4.0 - 1.0, CARD_H, name(p) + (" (you)" if p == you else "")))
+    holders: dict[int, list[str]] = {}
+    for block_id, colour, p, x, y in seventh_partner_cards(view):
+        blocks.append(card(block_id, x, y, colour))
+        holders.setdefault(p, []).append(colour)
+        if len(holders[p]) == 1:
+            who = "beside the board" if p == BESIDE else name(p) + (" (you)" if p == you else "")
+            labels.append(label(x + CARD_W, y - 1.0, CARD_H, who))
+    holders.pop(BESIDE, None)
+    # the draw pile (face down, as high as the cards left) and the discard pile (its top card face up)
+    px, py = SEVENTH_PILES
+    deck = int(view.get("deck", 0) or 0)
+    blocks.append(box("deck", (px, py, 0), (CARD_W, CARD_D, CARD_H * (1 + min(deck, 60) / 10)), "board", "card"))
+    labels.append(label(px + CARD_W / 2, py - 0.8, CARD_H, f"deck {deck}"))
+    top = (view.get("discard") or [None])[-1]
+    blocks.append(card("discard", px + CARD_W + 1.0, py, seventh_card_colour(top) if top else "card"))
+    labels.append(label(px + 1.5 * CARD_W + 1.0, py + CARD_D / 2, CARD_H,
+                        seventh_card_text(top) if top else "discard"))
     hand = view.get("hand", [])
     cards, card_labels = hand_row(hand, seventh_card_colour, y=-16, text_of=seventh_card_text)
     blocks += cards

@@ -26,17 +26,23 @@ def direction_words(dx: float, dy: float) -> str:
 
 def read_build(path: str):
     """The build in `path`; a game record handed over instead is named as one (not "unknown key 'game'")."""
-    from tower.climbers.build import parse_build
     from tower.games.fileio import read_json
 
-    doc = read_json(path)
+    try:
+        return build_document(read_json(path))
+    except BadInput as exc:
+        raise exc if exc.source else exc.in_source(path) from None
+
+
+def build_document(doc: Any):
+    """A `tower-build/1` document as a build, worded as `tower check` words a bad file (the lab's uploads too): a
+    game record is named as one, not as a build with an unknown key."""
+    from tower.climbers.build import parse_build
+
     if isinstance(doc, dict) and doc.get("format") == RECORD_FORMAT:
         raise BadInput("this is a game record, not a build: `tower replay FILE` steps through it, "
-                       "`tower view FILE` shows where it ended", "$.format", path)
-    try:
-        return parse_build(doc)
-    except BadInput as exc:
-        raise exc.in_source(path) from None
+                       "`tower view FILE` shows where it ended", "$.format")
+    return parse_build(doc)
 
 
 def judge(build, statics_only: bool, engine: str = "pybullet") -> Any:
@@ -63,8 +69,11 @@ def check_document(build, statics_only: bool, verdict: Any = "judge") -> dict[st
     violations = check_build(build)
     if verdict == "judge":
         verdict = judge(build, statics_only)
+    stability = None if verdict is None else verdict.to_json()
+    if stability is not None and verdict.statics.failure is not None:  # how it starts to fail (physics.failure)
+        stability["statics"]["failure"] = verdict.statics.failure.to_json()
     return {"format": CHECK_FORMAT, "legal": is_legal(violations), "violations": [v.to_json() for v in violations],
-            "stability": None if verdict is None else verdict.to_json()}
+            "stability": stability}
 
 
 # --- the verdict in words ------------------------------------------------------------------------------------
@@ -97,13 +106,27 @@ def lean(build, ids: list[str]) -> tuple[float, float] | None:
     return (com[0] - sum(c[0] for c in held) / len(held), com[1] - sum(c[1] for c in held) / len(held))
 
 
+#: The failure modes of physics.failure as verbs (one block, several).
+MODE_VERBS = {"tip": ("tips over", "tip over"), "slide": ("slides", "slide"),
+              "tip-and-slide": ("tips over, partly sliding,", "tip over, partly sliding,"), "drop": ("drops", "drop")}
+
+
+def tilt_words(statics: dict[str, Any]) -> str:
+    """What the weakest table tilt does to a standing build: "tip it over" or "make it slide" (the failure mode
+    of the critical LP's dual, physics.failure)."""
+    mode = (statics.get("failure") or {}).get("mode", "tip")
+    return {"slide": "make it slide", "tip-and-slide": "tip it over, partly sliding,"}.get(mode, "tip it over")
+
+
 def fall_line(statics: dict[str, Any], build) -> str:
     """Which blocks fall and which way, from the statics judge's failure mode (and the build's shape)."""
     mechanism = statics.get("mechanism") or []
     who = _names(mechanism) if mechanism else "the build"
+    mode = (statics.get("failure") or {}).get("mode", "tip")
+    verb = MODE_VERBS.get(mode, MODE_VERBS["tip"])[0 if len(mechanism) == 1 else 1]
     dx, dy = statics["weakest_direction"]
     if math.hypot(dx, dy) > 0.5:
-        return f"falls: {who} tip{'s' if len(mechanism) == 1 else ''} over toward {direction_words(dx, dy)}"
+        return f"falls: {who} {verb} toward {direction_words(dx, dy)}"
     way = lean(build, [i for i in mechanism if not i.startswith("figure-")]) if build is not None else None
     if way == (0.0, 0.0):
         return f"falls: nothing holds up {who}: {'it drops' if len(mechanism) == 1 else 'they drop'}"
@@ -122,7 +145,8 @@ def verdict_lines(st: dict[str, Any], build) -> list[str]:
     toward = direction_words(*s["weakest_direction"]) if any(s["weakest_direction"]) else ""
     if st["verdict"] == "marginal":
         if s["stable"] and (d is None or not d["collapsed"]):
-            lines.append(f"  marginal: it stands, but a table tilted by only {margin:.1f} deg tips it over toward "
+            does = tilt_words(s).replace("tip it over", "tips it over").replace("make it", "makes it")
+            lines.append(f"  marginal: it stands, but a table tilted by only {margin:.1f} deg {does} toward "
                          f"{toward} (stable needs at least 1 deg)")
         elif s["stable"]:
             lines.append(f"  marginal: the judges disagree: the statics LP finds it standing, the {sim} "
@@ -131,7 +155,7 @@ def verdict_lines(st: dict[str, Any], build) -> list[str]:
             lines.append("  marginal: the judges disagree: the statics LP finds no way for it to stand, yet it stayed up in "
                          f"the {sim} simulation")
     if s["stable"]:
-        lines.append(f"  statics  (LP):       stands; a table tilted by {margin:.1f} deg would tip it over toward "
+        lines.append(f"  statics  (LP):       stands; a table tilted by {margin:.1f} deg would {tilt_words(s)} toward "
                      f"{toward}, {s['ms']:.0f} ms")
     else:
         lines.append(f"  statics  (LP):       {fall_line(s, build)}, {s['ms']:.0f} ms")
@@ -182,7 +206,7 @@ def explanations(build, args) -> dict[str, Any]:
     except ImportError:  # pragma: no cover - physics not installed
         raise BadInput("--forces, --removal-map and --push need the physics judges (numpy, scipy)", "") from None
     if args.forces:
-        out["forces"] = stability.forces(build).to_json()
+        out["forces"] = stability.forces(build).to_json(witnesses=getattr(args, "witnesses", False))
     if args.removal_map:
         out["removal_map"] = stability.removal(build, args.statics_only).to_json()
     if push:
@@ -197,6 +221,8 @@ def run(args) -> int:
         if block_id not in known:
             raise BadInput(f"--remove {block_id}: {unknown_id('block', block_id, known)}", "", args.file)
     build = build.without(set(args.remove))
+    if getattr(args, "witnesses", False) and not (args.forces and args.json):
+        raise BadInput("--witnesses adds the force distributions to the --forces --json document: give both", "")
     if getattr(args, "push", None):  # a bad --push is refused before any judging
         from tower.app.explain import parse_push
 

@@ -46,9 +46,17 @@ def run(args) -> int:
 
     build = None
     if args.file:
+        from tower.app.lab.controller import LabController
         from tower.climbers.build import build_to_json
+        from tower.games.errors import IllegalMove
 
-        build = build_to_json(read_build(args.file))  # a bad file: one line, exit 2, before anything starts
+        found = read_build(args.file)  # a bad file: one line, exit 2, before anything starts
+        try:  # checked as the lab checks a file opened in it (the rule set chosen)
+            LabController(found, rules=args.rules)
+        except IllegalMove as exc:
+            raise BadInput(f"the lab refuses it ({args.rules} rules): {exc.rule}: {exc.message}", "",
+                           args.file) from None
+        build = build_to_json(found)
     if not 0 <= args.port <= 65535:
         raise BadInput(f"--port must be 0 to 65535, got {args.port}", "")
 

@@ -41,6 +41,7 @@ def _edit(args, stability) -> int:
     build = read_build(args.file)
     try:
         ctl = LabController(build, rules=args.rules, physics=stability)
-    except IllegalMove as exc:
-        raise BadInput(exc.message, "$.blocks", args.file) from None
+    except IllegalMove as exc:  # checked as the lab checks a file opened in it (the rule set chosen)
+        raise BadInput(f"the lab refuses it ({args.rules} rules): {exc.rule}: {exc.message}", "",
+                       args.file) from None
     return lab_window(ctl, save_path=args.file)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tower.app.commands.check import direction_words, fall_line
+from tower.app.commands.check import direction_words, fall_line, tilt_words
 from tower.climbers.build import Build
 from tower.climbers.legality import Violation, is_legal
 
@@ -30,7 +30,7 @@ def verdict_words(stability: dict[str, Any] | None, build: Build) -> list[str]:
         dx, dy = s["weakest_direction"]
         toward = f" toward {direction_words(dx, dy)}" if math.hypot(dx, dy) > 0 else ""
         return [f"stability: {stability['verdict'].upper()}: it stands; a table tilted by "
-                f"{s['tilt_margin_deg']:.1f} deg would tip it over{toward}"]
+                f"{s['tilt_margin_deg']:.1f} deg would {tilt_words(s)}{toward}"]
     return [f"stability: {stability['verdict'].upper()}: {fall_line(s, build)}"]
 
 
@@ -41,10 +41,15 @@ def problem_words(violations: list[Violation], rules: str) -> list[str]:
     if not violations:
         return ["legal: no rule broken"]
     errors = [v for v in violations if v.level == "error"]
-    out = [f"ILLEGAL: {len(errors)} problem(s)" if errors else "legal (with warnings)"]
-    out += [f"  {v.rule}: {v.message}" for v in violations[:6]]
-    if len(violations) > 6:
-        out.append(f"  ... {len(violations) - 6} more")
+    warnings = [v for v in violations if v.level != "error"]
+    # a warning (more blocks than the box holds) is said as one, never counted as a problem
+    noted = f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''}"
+    out = [f"ILLEGAL: {len(errors)} problem(s)" + (f", {noted}" if warnings else "") if errors
+           else f"legal ({noted})"]
+    out += [f"  {v.rule}: {v.message}" for v in errors[:6]]
+    out += [f"  warning: {v.rule}: {v.message}" for v in warnings[:2]]
+    if len(errors) > 6:
+        out.append(f"  ... {len(errors) - 6} more")
     return out
 
 

@@ -35,9 +35,10 @@ from tower.climbers.blocks import (
     orientations,
     rotate,
 )
-from tower.climbers.build import Block, Build, Figure, Stone, parse_build
+from tower.climbers.build import BUILD_FORMAT, Block, Build, Figure, Stone
 from tower.climbers.legality import Violation, check_build
 from tower.games.errors import BadInput, IllegalMove
+from tower.schemas import problem
 
 RULE_SETS = ("strict", "flag", "free")
 #: Rules an edit may never break, whatever the rule set: no real table allows them.
@@ -51,6 +52,10 @@ TABLE_HALF = 100
 TABLE_HEIGHT = 200
 #: Edits kept for undo; older ones are forgotten.
 HISTORY = 500
+#: What one step of the history holds in memory, estimated (measured with tracemalloc on CPython 3.11): the step
+#: and its build, a pointer per block (blocks an edit did not touch are shared with the step before) and each new
+#: block (one for most edits, every block for a loaded build).
+EDIT_BYTES, POINTER_BYTES, BLOCK_BYTES = 1500, 8, 330
 #: Verdicts kept for undo and redo (the last builds of the history judged).
 VERDICTS_KEPT = 8
 #: Id prefixes of new blocks, by kind name.
@@ -66,6 +71,7 @@ class Edit:
 
     build: Build
     words: str
+    bytes: int = 0  # memory the step holds, estimated (EDIT_BYTES, ...)
 
 
 def _key(v: Violation) -> tuple:
@@ -131,11 +137,12 @@ class LabController:
     history, `select()` picks a block. `rules` is one of RULE_SETS."""
 
     def __init__(self, build: Build | None = None, rules: str = "strict", max_blocks: int = MAX_LAB_BLOCKS,
-                 physics: Any = None) -> None:
+                 physics: Any = None, check: bool = True, max_history_bytes: int | None = None) -> None:
         #: the physics judges (`tower.app.stability`, or a stand-in with `judge_build` and `fall`); None: the lab
         #: shows the rules only
         self.physics = physics
         self.max_blocks = max_blocks
+        self.max_history_bytes = max_history_bytes  # the history's memory (estimated); None: HISTORY edits only
         self._analysis: tuple[int, str, dict[str, Any]] | None = None
         # the verdicts of the last few builds of the history, each kept with its build (so that its id stays its
         # own): undo and redo show a verdict again without judging the build again
@@ -145,10 +152,14 @@ class LabController:
         self.set_rules(rules)
         start = build if build is not None else Build()
         self._check_limits(start)
-        self.history: list[Edit] = [Edit(start, "start")]
+        self.history: list[Edit] = [Edit(start, "start", _bytes(start, len(start.blocks)))]
         self.cursor = 0
         self.selected: str | None = None
         self._violations: tuple[int, list[Violation]] | None = None
+        if check:  # a build to start from is checked as a loaded file is (a stored lab was checked already)
+            refused = self._refused(start, Build(), loading=True)
+            if refused is not None:
+                raise refused
 
     # --- reading -----------------------------------------------------------------------------------------------
     @property
@@ -165,18 +176,14 @@ class LabController:
 
     def violations(self) -> list[Violation]:
         """The build's problems under the rule set (none in free building but the physical ones)."""
-        build = self.build
-        if self._violations is None or self._violations[0] != id(build):
-            found = check_build(build)
-            self._violations = (id(build), found)
-        found = self._violations[1]
+        found = self._all_violations()
         return [v for v in found if v.rule in PHYSICAL_RULES] if self.rules == "free" else list(found)
 
     def block(self, block_id: str) -> Block:
         for b in self.build.blocks:
             if b.id == block_id:
                 return b
-        raise BadInput(f"no block {block_id!r} in the build"[:200], "$.block")
+        raise IllegalMove("no-block", f"no block {block_id!r} in the build"[:200])
 
     def surface_z(self, x: int, y: int, size: Sequence[int] = (1, 1), without: str | None = None) -> int:
         """The height a footprint of `size` at (x, y) rests at: the top of whatever is under it, or the table."""
@@ -206,20 +213,35 @@ class LabController:
         return self._analysis[2]
 
     def scene(self, ghost: Block | None = None, title: str = "tower lab", show: Sequence[str] = (),
-              pushes: Sequence[tuple[str, str]] = ()) -> Any:
+              pushes: Sequence[tuple[str, str]] = (), hidden: str | None = None, refused: str = "") -> Any:
         """The pure scene of the lab (`viewer.scene.Scene`): the build, its problems outlined, the selection, the
         ghost of a block about to be placed, the weakest tilt direction on the table, the words of the analysis
         as overlay text; with `show` ("forces", "removal") and `pushes` ((block, direction), ...) the physics
-        overlays of `viewer.overlays` (asked of the physics here, once per build)."""
-        from viewer.overlays import with_forces, with_pushes, with_removal_map, with_weakest_tilt
-        from viewer.scene import SceneGhost, build_scene, face_names
+        overlays of `viewer.overlays` (asked of the physics here, once per build). `hidden`: a block left out (the
+        one being moved: the ghost shows where it goes); `refused`: the rule in words that refuses the ghost's
+        place (the ghost is drawn in the refusal colour, the words beside it)."""
+        from viewer.overlays import (
+            with_failure,
+            with_forces,
+            with_pushes,
+            with_removal_map,
+            with_weakest_tilt,
+        )
+        from viewer.scene import SceneGhost, SceneLabel, build_scene, face_names
 
-        ghosts = [SceneGhost(ghost.id, ghost.origin, ghost.size, face_names(ghost), True, "ghost")] if ghost else []
+        faces = ("refused",) * 6 if refused else face_names(ghost) if ghost else ()
+        ghosts = [SceneGhost(ghost.id, ghost.origin, ghost.size, faces, True, "ghost")] if ghost else []  # type: ignore[arg-type]
         analysis = self.analysis()
-        scene = build_scene(self.build, self.violations(), selected=self.selected, ghosts=ghosts, title=title,
+        build = self.build.without({hidden}) if hidden else self.build
+        scene = build_scene(build, self.violations(), selected=self.selected, ghosts=ghosts, title=title,
                             lines=analysis["words"])
+        if ghost is not None and refused:
+            top = (ghost.origin[0] + ghost.size[0] / 2, ghost.origin[1] + ghost.size[1] / 2,
+                   ghost.origin[2] + ghost.size[2] + 0.6)
+            scene.labels.append(SceneLabel(top, f"refused here: {refused}"))
         if analysis["stability"] is not None:
             scene = with_weakest_tilt(scene, analysis["stability"]["statics"])
+            scene = with_failure(scene, analysis["stability"]["statics"])
         if "forces" in show:
             scene = with_forces(scene, self.forces()["forces"])
         if "removal" in show:
@@ -335,6 +357,11 @@ class LabController:
         rule broken) or BadInput (malformed); nothing changes then."""
         if not isinstance(op, dict) or not isinstance(op.get("op"), str):
             raise BadInput('an edit is an object with "op"', "$.op")
+        for key, value in op.items():
+            if value is None:  # leave a key out for its default; null is no value of any of them
+                raise BadInput(f"{key} must not be null (leave it out for its default)"[:200], f"$.{key}")
+        if "top" in op and (not isinstance(op["top"], str) or op["top"] not in COLOUR_INDEX):  # even where unused
+            raise BadInput(f"unknown colour {op['top']!r} (one of: {', '.join(COLOURS)})"[:200], "$.top")
         kind = op["op"]
         handler = {"add": self._add, "move": self._move, "turn": self._turn, "delete": self._delete,
                    "figure": self._figure, "unfigure": self._unfigure, "stone": self._stone,
@@ -342,7 +369,7 @@ class LabController:
         if handler is None:
             raise BadInput(f"unknown edit {kind!r}"[:200], "$.op")
         build, words, select = handler(op)
-        self._commit(build, words, loading=kind == "load")
+        self._commit(build, words, loading=kind == "load", new=self._new_name(op, build))
         self.selected = select if select is not None and any(b.id == select for b in build.blocks) else None
         return words
 
@@ -394,10 +421,12 @@ class LabController:
                            f"{', '.join('x'.join(map(str, s)) for s in sizes)})", "$.size")
         origin = _int3(op.get("origin"), "$.origin")
         faces = _faces_of(op["faces"], size) if "faces" in op else default_faces(size, op.get("top"))
-        block_id = op.get("id") or self._new_id(op["kind"])
-        if not isinstance(block_id, str) or not block_id or len(block_id) > 64 or \
-                any(b.id == block_id for b in self.build.blocks):
-            raise BadInput(f"id {block_id!r} is taken or not a short name"[:200], "$.id")
+        block_id = op.get("id", "")
+        if not isinstance(block_id, str) or len(block_id) > 64:
+            raise BadInput(f"id {block_id!r} is not a short name"[:200], "$.id")
+        block_id = block_id or self._new_id(op["kind"])
+        if any(b.id == block_id for b in self.build.blocks):
+            raise IllegalMove("id-taken", f"the build has a block {block_id!r} already"[:200])
         b = Block(block_id, origin, size, faces)
         build = self.build
         return (Build([*build.blocks, b], list(build.figures), list(build.stones)),
@@ -418,8 +447,8 @@ class LabController:
             if "top" in op:
                 turned = [(s, f) for s, f in turned if COLOURS[f[TOP]] == op["top"]]
             if not turned:
-                raise BadInput(f"block {b.id} cannot be turned to size {list(size)}"
-                               + (f" with {op['top']} on top" if "top" in op else ""), "$.size")
+                raise IllegalMove("cannot-turn", f"block {b.id} cannot be turned to size {list(size)}"
+                                  + (f" with {op['top']} on top" if "top" in op else ""))
             faces = turned[0][1]
         return self._replace(replace(b, origin=origin, size=size, faces=faces)), \
             f"moved {b.id} to {list(origin)}", b.id
@@ -436,6 +465,8 @@ class LabController:
     def _recolour(self, op: dict[str, Any]) -> tuple[Build, str, str]:
         _only(op, {"op", "block", "top", "faces"})
         b = self.block(op.get("block"))  # type: ignore[arg-type]
+        if op.get("top") in COLOUR_INDEX and op["top"] != "grey" and not kind_of(b.size).coloured:  # type: ignore
+            raise IllegalMove("face-colouring", f"a grey block is grey on every face, not {op['top']}")
         faces = _faces_of(op["faces"], b.size) if "faces" in op else default_faces(b.size, op.get("top"))
         return self._replace(replace(b, faces=faces)), f"recoloured {b.id}", b.id
 
@@ -488,8 +519,66 @@ class LabController:
 
     def _load(self, op: dict[str, Any]) -> tuple[Build, str, None]:
         _only(op, {"op", "build"})
-        build = parse_build(op.get("build"))
+        build = load_build_doc(op.get("build"))
         return build, f"loaded a build of {len(build.blocks)} blocks", None
+
+    def snapshot(self) -> LabController:
+        """A controller of the current build alone (same rules and cap, no history, no physics): long questions
+        such as `refusals` are asked of it outside the lab's lock, so an edit never waits for them."""
+        return LabController(self.build, rules=self.rules, max_blocks=self.max_blocks, check=False)
+
+    def refusal(self, op: dict[str, Any]) -> IllegalMove | None:
+        """What `edit(op)` would refuse (the rule, worded as the edit's refusal would be), without changing
+        anything; None when it would be kept. BadInput for a malformed edit, as `edit` raises it."""
+        handler = {"add": self._add, "move": self._move}.get(op.get("op"))  # type: ignore[arg-type]
+        if handler is None:
+            raise BadInput("only an add or a move is checked ahead", "$.op")
+        try:
+            build, _words, _select = handler(op)
+        except IllegalMove as exc:
+            return exc
+        return self._refused(build, self.build, new=self._new_name(op, build))
+
+    def refusals(self, block: str, shapes: Sequence[Any], area: Sequence[int], kind: str = "") -> dict[str, str]:
+        """Every placement of the block in hand that the rules would refuse, as the lab's pointing offers them
+        (`viewer.placement.BlockPlacements.resting` over `area`, the block lifted out): placement text -> "rule:
+        words". `block` is "new" (a block of `kind` still to be added, `shapes` its orientations) or the id of
+        the block being moved. The ghost says it before the click; the edit, if clicked, is refused alike.
+
+        Each placement is checked as its edit would be, except where nothing can happen: a footprint over columns
+        with no block and no figure rests on the table, touches nothing, and is judged like the first such
+        placement (so a move that leaves a block above without support is refused everywhere alike)."""
+        from viewer.placement import BlockPlacements
+
+        moving = None if block == "new" else self.block(block)
+        heights: dict[tuple[int, int], int] = {}
+        for b in self.build.blocks:
+            if b.id != block:
+                for cell in b.footprint_cells():
+                    heights[cell] = max(heights.get(cell, 0), b.top)
+        figures = {(f.cell[0], f.cell[1]) for f in self.build.figures}
+        ps = BlockPlacements.resting(block, shapes, heights, area, -TABLE_HALF, 2 * TABLE_HALF)
+        out: dict[str, str] = {}
+        far: tuple[IllegalMove | None] | None = None
+        for p in ps.placements:
+            shape = ps.shapes[p.shape]
+            x, y, z = p.origin
+            cells = [(cx, cy) for cx in range(x, x + shape.size[0]) for cy in range(y, y + shape.size[1])]
+            alone = not any(c in heights or c in figures for c in cells)
+            if alone and far is not None:
+                refused = far[0]
+            else:
+                if moving is not None:
+                    op: dict[str, Any] = {"op": "move", "block": block, "origin": list(p.origin)}
+                else:
+                    op = {"op": "add", "kind": kind, "origin": list(p.origin), "size": list(shape.size),
+                          "faces": dict(zip(FACES, shape.faces, strict=True))}
+                refused = self.refusal(op)
+                if alone:
+                    far = (refused,)
+            if refused is not None:
+                out[p.text] = f"{refused.rule}: {refused.message}"
+        return out
 
     # --- keeping an edit -------------------------------------------------------------------------------------------
     def _check_limits(self, build: Build) -> None:
@@ -505,22 +594,93 @@ class LabController:
             if max(abs(f.cell[0]), abs(f.cell[1])) > TABLE_HALF or not 0 <= f.cell[2] <= TABLE_HEIGHT:
                 raise IllegalMove("off-table", f"the {f.colour} figure would leave the lab's table")
 
-    def _commit(self, build: Build, words: str, loading: bool = False) -> None:
-        """Keep `build` as the next step of the history, unless the rule set refuses it (IllegalMove)."""
-        self._check_limits(build)
-        if not loading:  # a loaded file is taken as it is, its problems shown
-            before = {_key(v) for v in check_build(self.build) if v.level == "error"}
-            refused = PHYSICAL_RULES if self.rules in ("free", "flag") else None
-            for v in check_build(build):
-                if v.level != "error" or _key(v) in before:
-                    continue
-                if refused is None or v.rule in refused:
-                    raise IllegalMove(v.rule, v.message)
+    def _new_name(self, op: dict[str, Any], build: Build) -> tuple[str, str] | None:
+        """(id, words) of the block an add makes: its refusals call it "the new cube", not by an id nobody saw."""
+        if op.get("op") != "add" or not build.blocks or op.get("id"):
+            return None
+        return build.blocks[-1].id, f"the new {str(op.get('kind', 'block')).replace('-', ' ')}"
+
+    def _refused(self, build: Build, before_build: Build, loading: bool = False,
+                 new: tuple[str, str] | None = None) -> IllegalMove | None:
+        """Why the rule set refuses to go from `before_build` to `build` (None: it does not): the lab's limits,
+        then any problem that was not there before (a loaded file: any problem at all) that the rule set
+        refuses. `new` names an added block in the words."""
+        try:
+            self._check_limits(build)
+        except IllegalMove as exc:
+            return exc
+        before = set() if loading else {_key(v) for v in self._errors(before_build)}
+        refused = PHYSICAL_RULES if self.rules in ("free", "flag") else None
+        for v in self._errors(build):
+            if _key(v) in before:
+                continue
+            if refused is None or v.rule in refused:
+                message = v.message if new is None else _renamed(v.message, *new)
+                if loading and refused is None:
+                    message += " (the game's rules refuse it: 'allow, outline' opens it with its problems shown)"
+                return IllegalMove(v.rule, message)
+        return None
+
+    def _errors(self, build: Build) -> list[Violation]:
+        if build is self.build:
+            return [v for v in self._all_violations() if v.level == "error"]
+        return [v for v in check_build(build) if v.level == "error"]
+
+    def _all_violations(self) -> list[Violation]:
+        build = self.build
+        if self._violations is None or self._violations[0] != id(build):
+            self._violations = (id(build), check_build(build))
+        return self._violations[1]
+
+    def _commit(self, build: Build, words: str, loading: bool = False, new: tuple[str, str] | None = None) -> None:
+        """Keep `build` as the next step of the history, unless the rule set refuses it (IllegalMove). A loaded
+        file is checked as a whole: every problem in it is new."""
+        refused = self._refused(build, self.build, loading=loading, new=new)
+        if refused is not None:
+            raise refused
         del self.history[self.cursor + 1:]
-        self.history.append(Edit(build, words))
-        if len(self.history) > HISTORY:
-            del self.history[0]
+        self.history.append(Edit(build, words, _bytes(build, len(build.blocks) if loading else 1)))
+        drop = max(0, len(self.history) - HISTORY)
+        if self.max_history_bytes is not None:
+            held = sum(e.bytes for e in self.history)
+            while drop < len(self.history) - 1 and held > self.max_history_bytes:
+                held -= self.history[drop].bytes
+                drop += 1
+        del self.history[:drop]
         self.cursor = len(self.history) - 1
+
+    @property
+    def history_bytes(self) -> int:
+        """The memory the history holds, estimated."""
+        return sum(e.bytes for e in self.history)
+
+
+def _bytes(build: Build, new_blocks: int) -> int:
+    """The estimated memory of a history step holding `build` with `new_blocks` blocks of its own."""
+    items = len(build.blocks) + len(build.figures) + len(build.stones)
+    return EDIT_BYTES + POINTER_BYTES * items + BLOCK_BYTES * new_blocks
+
+
+def load_build_doc(doc: Any) -> Build:
+    """A `tower-build/1` document for the lab, worded as `tower check FILE` words it: BadInput where it breaks the
+    format's schema (a game record named as one), IllegalMove (`bad-build`) where it breaks what the loader checks
+    beyond it (ids repeat, a stone on no block, ...): the OpenAPI document says the first, not the second."""
+    from tower.app.commands.check import build_document
+
+    if problem(doc, BUILD_FORMAT) is not None:
+        return build_document(doc)  # raises BadInput, the place inside the file named
+    try:
+        return build_document(doc)
+    except BadInput as exc:
+        raise IllegalMove("bad-build", f"at {exc.where}: {exc.what}"[:280]) from None
+
+
+def _renamed(message: str, block_id: str, name: str) -> str:
+    """`message` with the id of a block being added replaced by what the person knows it as ("the new cube")."""
+    import re
+
+    message = re.sub(rf"\bblock {re.escape(block_id)}\b", name, message)
+    return re.sub(rf"(?<![\w-]){re.escape(block_id)}(?![\w-])", name, message)
 
 
 def _only(op: dict[str, Any], allowed: set[str]) -> None:

@@ -96,6 +96,19 @@ class Client:
         """`GET /api/games/{id}`: the seat's view, to_move, legal_moves, over, result."""
         return self._ok("GET", f"/api/games/{quote(game_id)}?token={quote(token)}")
 
+    def placements(self, game_id: str, token: str, block: str) -> list[str]:
+        """The Climbers: the move texts of one block's legal placements (the state answer names the blocks)."""
+        doc = self._ok("GET", f"/api/games/{quote(game_id)}/placements?token={quote(token)}&block={quote(block)}")
+        return [p[4] for p in doc["placements"]]
+
+    def random_move(self, game_id: str, token: str, rng: Any, state: dict[str, Any] | None = None) -> str:
+        """A legal move of the seat to move, drawn with `rng`: one of `legal_moves`, or in The Climbers a block of
+        `blocks` and then one of its placements (a block step's placements are asked block by block)."""
+        state = state if state is not None else self.state(game_id, token)
+        options: list[Any] = list(state["legal_moves"]) + [("block", b) for b in state.get("blocks", [])]
+        pick = rng.choice(options)
+        return rng.choice(self.placements(game_id, token, pick[1])) if isinstance(pick, tuple) else pick
+
     def move(self, game_id: str, token: str, text: str, n: int | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"move": text}
         if n is not None:

@@ -4,8 +4,8 @@ aiohttp closes an idle keep-alive connection, but it waits for ever for a reques
 keeps any number of connections of one client. The guard gives every connection a deadline: a new one must have
 its first request's headers read within `header_seconds`; after an answer the next request must begin within
 `idle_seconds`; while a request is handled there is none (the body has `body_seconds`, a WebSocket its
-heartbeat). A client may hold `connections_per_client` connections; more are closed in the watchdog's next round
-(within a second).
+heartbeat). A client may hold `connections_per_client` connections; one more is answered `429` and closed as it
+opens, before it can send a request (so no request, WebSocket or slow body keeps it open).
 """
 
 from __future__ import annotations
@@ -19,6 +19,18 @@ from tower.app.serve.limits import Limits
 
 log = logging.getLogger("tower.serve")
 
+#: What a connection over its client's limit is told before it is closed.
+_BODY = b'{"error": "this address has too many connections open", "rule": "connections-per-client"}'
+TOO_MANY = (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: 5\r\n"
+            b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(_BODY), _BODY))
+
+
+def _refuse(transport: Any) -> None:
+    """Tell a connection over its client's limit so, and close it."""
+    if not transport.is_closing():
+        transport.write(TOO_MANY)
+        transport.close()
+
 
 class Guard:
     """Deadlines of the open connections of one aiohttp `web.Server` (see the module's docstring)."""
@@ -28,6 +40,7 @@ class Guard:
         self.deadline: dict[Any, float | None] = {}  # protocol -> when it is closed (None: a request runs)
         self.client: dict[Any, str] = {}
         self.per_client: dict[str, int] = {}
+        self.refused: set[Any] = set()  # connections over their client's limit, being closed
         self.closed = 0  # connections closed by the guard (for tests and figures)
         self._task: asyncio.Task | None = None
 
@@ -41,15 +54,19 @@ class Guard:
             client = str(peer[0]) if peer else "?"
             self.client[handler] = client
             self.per_client[client] = self.per_client.get(client, 0) + 1
-            self.deadline[handler] = time.monotonic() + self.limits.header_seconds
             if self.per_client[client] > self.limits.connections_per_client:
-                # closed by the watchdog's next round: closing it here, before aiohttp has started the
-                # connection's task, would fail that task
-                self.deadline[handler] = 0.0
+                # closed at once, but after aiohttp has made the connection's task (closing it before would
+                # fail that task)
+                self.refused.add(handler)
+                self.closed += 1
+                asyncio.get_running_loop().call_soon(_refuse, transport)
+            else:
+                self.deadline[handler] = time.monotonic() + self.limits.header_seconds
 
         def connection_lost(handler: Any, exc: BaseException | None) -> None:
             lost(handler, exc)
             self.deadline.pop(handler, None)
+            self.refused.discard(handler)
             client = self.client.pop(handler, None)
             if client is not None:
                 left = self.per_client.get(client, 1) - 1
@@ -61,13 +78,14 @@ class Guard:
         server.connection_made, server.connection_lost = connection_made, connection_lost
 
     def busy(self, handler: Any) -> None:
-        """A request of this connection is being handled: no deadline meanwhile."""
-        if handler in self.deadline:
+        """A request of this connection is being handled: no deadline meanwhile (a connection being closed
+        stays closed)."""
+        if handler in self.deadline and handler not in self.refused:
             self.deadline[handler] = None
 
     def answered(self, handler: Any) -> None:
         """The answer is sent: the next request must come within `idle_seconds`."""
-        if handler in self.deadline:
+        if handler in self.deadline and handler not in self.refused:
             self.deadline[handler] = time.monotonic() + self.limits.idle_seconds
 
     def start(self) -> None:

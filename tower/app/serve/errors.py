@@ -13,5 +13,8 @@ class Refused(Exception):
         self.status, self.rule, self.message = status, rule, message
         self.retry_after = retry_after  # seconds, sent as `Retry-After` (429, 503)
 
+    def __reduce__(self) -> tuple[Any, ...]:  # raised in a worker process (a replay), answered by the server
+        return (Refused, (self.status, self.rule, self.message, self.retry_after))
+
     def to_json(self) -> dict[str, Any]:
         return {"error": self.message, "rule": self.rule}

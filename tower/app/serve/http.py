@@ -70,7 +70,7 @@ async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
         resp = await handler(request)
         if resp.status >= 400 and resp.content_type != "application/json":  # e.g. the static files' 404
             return _error(resp.status, resp.reason or "error")
-        return resp
+        return _bounded(request, resp)
     except Refused as exc:
         return _error(exc.status, exc.message, _retry(exc.retry_after), rule=exc.rule)
     except BadInput as exc:
@@ -80,7 +80,8 @@ async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        return _error(exc.status, exc.reason)
+        allow = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None  # a 405 names the methods
+        return _error(exc.status, exc.reason, allow)
     except (ConnectionError, asyncio.CancelledError) as exc:
         log.info("%s %s: the client went away (%s)", request.method, request.path[:80], type(exc).__name__)
         raise
@@ -89,6 +90,19 @@ async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
         return _error(500, "internal error (logged by the server)")
     finally:
         guard.answered(request.protocol)
+
+
+def _bounded(request: web.Request, resp: web.StreamResponse) -> web.StreamResponse:
+    """`resp`, unless its body is over `answer_bytes`: then a 500 naming the limit (logged: a bound the server's
+    own answers should never reach)."""
+    limit = request.app[SERVER_KEY].limits.answer_bytes
+    body = resp.body if isinstance(resp, web.Response) else None
+    if limit > 0 and isinstance(body, bytes | bytearray) and len(body) > limit:
+        log.warning("an answer to %s %s of %d bytes was refused (answer_bytes %d)", request.method,
+                    request.path[:80], len(body), limit)
+        return _error(500, f"the answer would be {len(body)} bytes, over this server's limit answer_bytes ({limit})",
+                      rule="answer-too-large")
+    return resp
 
 
 def _client(request: web.Request, trust_proxy: bool) -> str:
@@ -105,6 +119,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _number(text: str) -> float | int:
+    """A JSON number with a fraction or exponent: an int when it is a whole number (JSON Schema's number model,
+    which the OpenAPI document's `integer` follows: 6.0 is the integer 6)."""
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
 async def read_json(request: web.Request) -> Any:
     """The request body as JSON; BadInput (400) for anything else, 413 past the body limit (from its
     Content-Length, before reading it), 415 for another content type, 408 for a body sent too slowly."""
@@ -119,7 +140,7 @@ async def read_json(request: web.Request) -> Any:
     except TimeoutError:
         raise Refused(408, "slow-body", f"the body did not arrive within {server.limits.body_seconds:g} s") from None
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant, parse_float=_number)
     except UnicodeDecodeError:
         raise BadInput("the body is not UTF-8 text", "$") from None
     except (ValueError, RecursionError) as exc:
@@ -131,10 +152,14 @@ def _token(request: web.Request) -> str:
 
 
 def _no_body(request: web.Request) -> None:
-    """A POST without a body may come from any page of any site (a form): only this server's pages and scripts
-    send `application/json`, so any other POST is refused before it does anything."""
+    """A POST whose body is optional may come without one, and then without a content type; a body (even an
+    empty form's, which always names its type) must be `application/json`. A form of another site is refused
+    so, before it does anything; a script of another site can send no body without preflight, but these
+    requests need a seat's token or a lab's id, which such a script does not have."""
+    if "Content-Type" not in request.headers and not request.body_exists:
+        return
     if request.content_type != "application/json":
-        raise Refused(415, "not-json", "a POST must be sent as Content-Type: application/json")
+        raise Refused(415, "not-json", "a POST body must be sent as Content-Type: application/json")
 
 
 async def no_body(request: web.Request) -> None:
@@ -144,8 +169,13 @@ async def no_body(request: web.Request) -> None:
     if request.content_length is not None and request.content_length > 64:
         raise BadInput("this request takes no body (or {})", "$")
     raw = (await request.read()).strip()
-    if raw and raw.replace(b" ", b"") != b"{}":
-        raise BadInput("this request takes no body (or {})", "$")
+    if raw:
+        try:
+            empty = json.loads(raw) == {}
+        except (ValueError, UnicodeDecodeError):
+            empty = False
+        if not empty:
+            raise BadInput("this request takes no body (or {})", "$")
 
 
 def _origin(request: web.Request) -> str:
@@ -156,6 +186,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     limits = server.limits
     requests = Bucket(limits.requests_per_second, limits.request_burst)
     replaying: dict[str, int] = {}  # client -> replay computations running
+    feeds: dict[Any, int] = {}  # client, and (game, seat) -> open WebSocket feeds
 
     @web.middleware
     async def per_client(request: web.Request, handler) -> web.StreamResponse:
@@ -258,7 +289,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
 
     @routes.get("/api/games/{id}/hint")
     async def hint(request: web.Request) -> web.Response:
-        return web.json_response(await server.hint(request.match_info["id"], _token(request)))
+        return web.json_response(await server.hint(request.match_info["id"], _token(request), request[CLIENT_KEY]))
 
     @routes.get("/api/games/{id}/snapshot")
     async def snapshot(request: web.Request) -> web.Response:
@@ -346,27 +377,43 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     @routes.get("/api/games/{id}/ws")
     async def websocket(request: web.Request) -> web.StreamResponse:
         game_id, token = request.match_info["id"], _token(request)
-        await server.seat(game_id, token)  # refuse before upgrading: a plain 403/404 the page can read
-        ws = web.WebSocketResponse(heartbeat=20, compress=False)
-        await ws.prepare(request)
-
-        async def close() -> None:
-            await ws.close()
-
-        sub = await server.subscribe(game_id, token, lambda seat: Subscriber(seat, ws.send_str, close))
-        sender = asyncio.create_task(sub.run())
+        _, seat = await server.seat(game_id, token)  # refuse before upgrading: a plain 403/404 the page can read
+        client, place = request[CLIENT_KEY], (game_id, seat)
+        if feeds.get(client, 0) >= limits.websockets_per_client:
+            raise Refused(429, "too-many-feeds", f"this address has {feeds[client]} game pages open "
+                                                 f"(websockets_per_client); close one first", retry_after=5)
+        if seat is not None and feeds.get(place, 0) >= limits.websockets_per_seat:
+            raise Refused(429, "too-many-feeds", f"this seat has {feeds[place]} pages open (websockets_per_seat); "
+                                                 f"close one first", retry_after=5)
+        for key in (client, place):
+            feeds[key] = feeds.get(key, 0) + 1
         try:
-            async for msg in ws:
-                if msg.type == WSMsgType.TEXT and msg.data == "ping":
-                    await ws.send_str('{"type": "pong"}')
+            ws = web.WebSocketResponse(heartbeat=20, compress=False)
+            await ws.prepare(request)
+
+            async def close() -> None:
+                await ws.close()
+
+            sub = await server.subscribe(game_id, token, lambda seat: Subscriber(seat, ws.send_str, close))
+            sender = asyncio.create_task(sub.run())
+            try:
+                async for msg in ws:
+                    if msg.type == WSMsgType.TEXT and msg.data == "ping":
+                        await ws.send_str('{"type": "pong"}')
+            finally:
+                server.unsubscribe(sub)
+                sender.cancel()
         finally:
-            server.unsubscribe(sub)
-            sender.cancel()
+            for key in (client, place):
+                if feeds[key] <= 1:
+                    del feeds[key]
+                else:
+                    feeds[key] -= 1
         return ws
 
     from tower.app.serve.lab import add_lab_routes
 
-    add_lab_routes(app, routes, server, page, read_json, _no_body)
+    add_lab_routes(app, routes, server, page, read_json, _no_body, lambda request: request[CLIENT_KEY])
     root = STATIC.resolve()
 
     @routes.get("/static/{tail:.+}")

@@ -2,12 +2,15 @@
 
 Each lab is a `LabController` kept in memory under a random id (72 bits, like a game's: not secret, hard to
 stumble upon) and its current build stored in the server's SQLite file (table `labs`), so a lab link reopens the
-same build after a restart. The edit history lives in memory only. Edits of one lab run one at a time (its
-lock), in a thread: the statics judge takes tens of milliseconds and the event loop keeps answering meanwhile.
+same build after a restart; a lab nobody opens or edits for `lab_idle_seconds` is deleted. The edit history lives
+in memory only (at most `lab_history_bytes` of it). Requests of one lab run one at a time (its lock), in threads
+of the lab's own; every physics call (the verdict after an edit, forces, removal map, push, drop) is a job in the
+lab's worker processes (`labjobs`), budgeted, one per client at a time, so no other request waits for it.
 
 Errors follow the server's contract: 400 a malformed request or build file (one line naming the place), 404 no
-such lab, 409 an edit the rules refuse (`rule` names the rule), 413 a body over the limit or a build over the
-lab's block cap.
+such lab, 409 an edit the rules refuse (`rule` names the rule: also a block the build does not have, a build
+whose ids repeat, the lab's block cap), 413 a body over the limit or a physics job over `lab_cpu_seconds`, 429 a
+client over its lab limits, 503 the lab's workers have too many jobs waiting (both with `Retry-After`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 import sqlite3
 import threading
 import time
@@ -25,8 +27,11 @@ from typing import Any
 
 from aiohttp import web
 
-from tower.app.lab.controller import MAX_LAB_BLOCKS, LabController, kind_sizes, top_colours
+from tower.app.lab.controller import LabController, kind_sizes, load_build_doc, top_colours
 from tower.app.serve.errors import Refused
+from tower.app.serve.labjobs import Asker, LabJobs, lab_threads
+from tower.app.serve.limits import Bucket, Limits
+from tower.app.serve.store import new_id
 from tower.climbers.blocks import KINDS
 from tower.climbers.build import build_to_json, dumps_build, parse_build
 from tower.games.errors import BadInput, IllegalMove
@@ -37,8 +42,15 @@ LAB_ID_BYTES = 9
 UNIT_M = 0.02  # a grid unit in metres (physics.units.UNIT_M; the explanations' points are in metres)
 #: Labs kept in memory; older ones leave it (their build stays in the database and is reloaded when asked for).
 LABS_KEPT = 128
+#: A lab in use has its row's `updated` written at most this often (seconds): what `lab_idle_seconds` counts from.
+TOUCH_SECONDS = 3600.0
+#: Seconds between the lab's chores: idle heavy workers stop; labs idle past `lab_idle_seconds` are deleted.
+SWEEP_SECONDS = 5.0
+EXPIRE_SECONDS = 600.0
 SCHEMA = ("CREATE TABLE IF NOT EXISTS labs (id TEXT PRIMARY KEY, build TEXT NOT NULL, rules TEXT NOT NULL, "
           "created REAL NOT NULL, updated REAL NOT NULL)")
+#: Who asks when nobody in particular does (a lab used from Python, not over HTTP).
+NOBODY = Asker("")
 #: What a new lab may start from.
 STARTS = ("empty", "random")
 
@@ -48,6 +60,8 @@ class Lab:
     id: str
     ctl: LabController
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    used: float = field(default_factory=time.time)  # when it was last opened or changed
+    touched: float = field(default_factory=time.time)  # when its row's `updated` was last written
 
 
 def _log_failed_save(fut: Any) -> None:
@@ -56,20 +70,39 @@ def _log_failed_save(fut: Any) -> None:
 
 
 def _refusal(exc: IllegalMove) -> Refused:
-    return Refused(413 if exc.rule == "too-many-blocks" else 409, exc.rule, exc.message)
+    return Refused(409, exc.rule, exc.message)
 
 
 class Labs:
-    """Every lab of one server: in memory (bounded) and in the server's database."""
+    """Every lab of one server: in memory (bounded) and in the server's database. Their physics runs in the lab's
+    worker processes (`labjobs`), their requests in threads of their own; each request names its client, who
+    is held to the lab's limits (`labs_per_minute`, `labs_per_client`, one physics job at a time)."""
 
-    def __init__(self, store: Any, physics: Any, max_blocks: int = MAX_LAB_BLOCKS) -> None:
+    def __init__(self, store: Any, limits: Limits, jobs: LabJobs | None) -> None:
         self.store = store  # the server's Store: writes go through its one writer thread
-        self.physics = physics
-        self.max_blocks = max_blocks
+        self.limits = limits
+        self.jobs = jobs  # None: the lab shows the rules only
+        self.max_blocks = limits.blocks_per_build
+        self.threads = lab_threads(limits)
         self.labs: OrderedDict[str, Lab] = OrderedDict()
+        self.rate = Bucket(limits.labs_per_minute / 60, limits.lab_burst)
+        # a client's labs: room for another one each time one of its labs may have expired
+        self.held = Bucket(limits.labs_per_client / max(1.0, limits.lab_idle_seconds), limits.labs_per_client)
         self._schema = False
         self._schema_lock = threading.Lock()
         self._read: sqlite3.Connection | None = None
+
+    async def _thread(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self.threads, fn, *args)
+
+    def _controller(self, build: Any, rules: str, check: bool = True) -> LabController:
+        return LabController(build, rules=rules, max_blocks=self.max_blocks, check=check,
+                             max_history_bytes=self.limits.lab_history_bytes)
+
+    def _serve(self, lab: Lab, asker: Asker) -> LabController:
+        """The lab's controller, its physics now working for `asker` (call holding the lab's lock)."""
+        lab.ctl.physics = self.jobs.physics(asker) if self.jobs is not None else None
+        return lab.ctl
 
     # --- the database --------------------------------------------------------------------------------------------
     def _ensure_schema(self) -> None:
@@ -84,7 +117,7 @@ class Labs:
         are committed in order by the store's one writer, and a lab is a sketch, not a game whose every move must
         survive a power cut; a new lab is committed before its link is given out."""
         self._ensure_schema()
-        now = time.time()
+        now = lab.touched = time.time()
         ops = [("INSERT INTO labs VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET build = excluded.build, "
                 "rules = excluded.rules, updated = excluded.updated",
                 (lab.id, json.dumps(build_to_json(lab.ctl.build)), lab.ctl.rules, now, now))]
@@ -97,14 +130,32 @@ class Labs:
         self._ensure_schema()
         assert self._read is not None
         with self._schema_lock:
-            row = self._read.execute("SELECT build, rules FROM labs WHERE id = ?", (lab_id,)).fetchone()
+            row = self._read.execute("SELECT build, rules FROM labs WHERE id = ? AND updated >= ?",
+                                     (lab_id, time.time() - self.limits.lab_idle_seconds)).fetchone()
         if row is None:
             return None
-        ctl = LabController(parse_build(json.loads(row[0])), rules=row[1], max_blocks=self.max_blocks,
-                            physics=self.physics)
-        return Lab(lab_id, ctl)
+        lab = Lab(lab_id, self._controller(parse_build(json.loads(row[0])), row[1], check=False))
+        self._touch(lab)
+        return lab
+
+    def _touch(self, lab: Lab) -> None:
+        """Note in the database that the lab is in use (at most every TOUCH_SECONDS): it is not idle."""
+        now = lab.used = time.time()
+        if now - lab.touched > TOUCH_SECONDS:
+            lab.touched = now
+            self.store.submit([("UPDATE labs SET updated = ? WHERE id = ?", (now, lab.id))]
+                              ).add_done_callback(_log_failed_save)
+
+    def expire(self) -> None:
+        """Labs nobody opened or edited for `lab_idle_seconds` leave memory and the database."""
+        oldest = time.time() - self.limits.lab_idle_seconds
+        for lab_id in [k for k, lab in self.labs.items() if lab.used < oldest and not lab.lock.locked()]:
+            del self.labs[lab_id]
+        self._ensure_schema()
+        self.store.submit([("DELETE FROM labs WHERE updated < ?", (oldest,))]).add_done_callback(_log_failed_save)
 
     def close(self) -> None:
+        self.threads.shutdown(wait=False, cancel_futures=True)
         if self._read is not None:
             self._read.close()
 
@@ -119,17 +170,37 @@ class Labs:
             del self.labs[oldest]
         return lab
 
+    def warm(self) -> None:
+        """Start the lab's quick worker if it is not running (it imports the judges: a second or so)."""
+        if self.jobs is not None:
+            self.jobs.start()
+
     async def get(self, lab_id: str) -> Lab:
+        self.warm()
         lab = self.labs.get(lab_id)
         if lab is None:
             plausible = 0 < len(lab_id) <= 32 and all(c.isalnum() or c in "-_" for c in lab_id)
-            lab = await asyncio.to_thread(self._load, lab_id) if plausible else None
+            lab = await self._thread(self._load, lab_id) if plausible else None
             if lab is None:
                 raise Refused(404, "no-lab", f"no lab {lab_id!r} on this server"[:200])
             lab = self.labs.get(lab_id) or lab  # loaded twice at once: keep the first
+        else:
+            self._touch(lab)
         return self._keep(lab)
 
-    async def create(self, body: Any) -> dict[str, Any]:
+    def _quota(self, client: str) -> None:
+        """A new lab of `client`: within `labs_per_minute` (burst `lab_burst`) and `labs_per_client` (429)."""
+        wait = self.held.take(client)
+        if wait:
+            raise Refused(429, "too-many-labs", f"this address holds {self.limits.labs_per_client} labs; another "
+                                                f"one as they expire (labs_per_client)", retry_after=min(wait, 3600))
+        wait = self.rate.take(client)
+        if wait:
+            self.held.give(client)
+            raise Refused(429, "too-many-labs", f"at most {self.limits.labs_per_minute:g} new labs a minute from "
+                                                f"one address (labs_per_minute)", retry_after=wait)
+
+    async def create(self, body: Any, asker: Asker = NOBODY) -> dict[str, Any]:
         """A new lab from `{"start": "empty"|"random", "seed", "build", "rules"}` (all optional)."""
         if not isinstance(body, dict):
             raise BadInput("expected a JSON object", "$")
@@ -145,7 +216,10 @@ class Labs:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise BadInput("seed must be a whole number from 0", "$.seed")
         if "build" in body:
-            build = parse_build(body["build"])
+            try:
+                build = load_build_doc(body["build"])
+            except IllegalMove as exc:
+                raise _refusal(exc) from None
         else:
             if start == "random":
                 from tower.climbers.setup import random_start_tower
@@ -156,26 +230,35 @@ class Labs:
 
                 build = Build()
         try:
-            ctl = LabController(build, rules=rules, max_blocks=self.max_blocks, physics=self.physics)
+            ctl = self._controller(build, rules)
         except IllegalMove as exc:
             raise _refusal(exc) from None
-        lab = Lab(secrets.token_urlsafe(LAB_ID_BYTES), ctl)
+        self._quota(asker.client)
+        self.warm()
+        lab = Lab(new_id(LAB_ID_BYTES), ctl)
         async with lab.lock:
-            state = await asyncio.to_thread(self._state_saved, lab)
+            self._serve(lab, asker)
+            state = await self._thread(self._state_saved, lab)
         self._keep(lab)
         return state
 
     def _state_saved(self, lab: Lab, wait: bool = True) -> dict[str, Any]:
+        """The lab's state, then its build stored (a build the physics refuses, e.g. over `lab_cpu_seconds`, is
+        not stored)."""
+        state = state_json(lab)
         self._save(lab, wait)
-        return state_json(lab)
+        return state
 
-    async def change(self, lab_id: str, what: str, body: Any = None) -> dict[str, Any]:
+    async def change(self, lab_id: str, what: str, body: Any = None, asker: Asker = NOBODY) -> dict[str, Any]:
         """An edit (`what` = "edit", body: the edit), "undo", "redo" or "rules" (body {"rules"}); the new state.
-        A refused change changes nothing (409/413 naming the rule)."""
+        A refused change changes nothing (409 naming the rule), nor does one whose verdict the lab's workers
+        refuse (413 over `lab_cpu_seconds`, 429, 503)."""
         lab = await self.get(lab_id)
         async with lab.lock:
+            ctl = self._serve(lab, asker)
+
             def run() -> dict[str, Any]:
-                ctl = lab.ctl
+                before = (list(ctl.history), ctl.cursor, ctl.selected, ctl.rules)
                 try:
                     if what == "edit":
                         words = ctl.edit(body)
@@ -190,35 +273,62 @@ class Labs:
                         words = f"rules: {ctl.rules}"
                 except IllegalMove as exc:
                     raise _refusal(exc) from None
-                state = self._state_saved(lab, wait=False)
+                try:
+                    state = self._state_saved(lab, wait=False)
+                except Refused:
+                    ctl.history, ctl.cursor, ctl.selected, ctl.rules = before
+                    raise
                 state["did"] = words
                 return state
 
-            return await asyncio.to_thread(run)
+            return await self._thread(run)
 
-    async def state(self, lab_id: str) -> dict[str, Any]:
+    async def refusals(self, lab_id: str, body: Any) -> dict[str, Any]:
+        """The placements of the block in hand the rules would refuse (`LabController.refusals`), so the page's
+        ghost says so before the click: `{"block": "new" | ID, "kind", "shapes": [{"size", "top", "faces"}],
+        "area": [x0, y0, x1, y1]}` -> `{"edits", "refused": {placement text: "rule: words"}}`."""
+        from viewer.placement import Shape
+
+        lab = await self.get(lab_id)
+        shapes, area, block, kind = _hand(body)
+        async with lab.lock:  # the build as it is now; the question is answered outside the lock
+            ctl, edits = lab.ctl.snapshot(), lab.ctl.cursor
+
+        def run() -> dict[str, Any]:
+            if block == "new" and kind not in ctl.kinds():
+                raise BadInput(f"unknown kind {kind!r}"[:100], "$.kind")
+            try:
+                return {"edits": edits, "refused": ctl.refusals(block, [Shape(*s) for s in shapes], area, kind)}
+            except IllegalMove as exc:  # a block the build does not have
+                raise _refusal(exc) from None
+        return await self._thread(run)
+
+    async def state(self, lab_id: str, asker: Asker = NOBODY) -> dict[str, Any]:
         lab = await self.get(lab_id)
         async with lab.lock:
-            return await asyncio.to_thread(state_json, lab)
+            self._serve(lab, asker)
+            return await self._thread(state_json, lab)
 
-    async def drop(self, lab_id: str) -> dict[str, Any]:
+    async def drop(self, lab_id: str, asker: Asker = NOBODY) -> dict[str, Any]:
         """PyBullet's run of the build: the scene with the trajectory as its `frames` and the blocks that moved,
         and the verdict of both judges (`tower check`'s)."""
         from viewer.scene_json import scene_to_json
 
         lab = await self.get(lab_id)
         async with lab.lock:
+            ctl = self._serve(lab, asker)
+
             def run() -> dict[str, Any]:
                 try:
-                    dropped = lab.ctl.drop()
+                    dropped = ctl.drop()
                 except IllegalMove as exc:
                     raise _refusal(exc) from None
-                scene = scene_to_json(lab.ctl.drop_scene(dropped))
+                scene = scene_to_json(ctl.drop_scene(dropped))
                 return {"scene": scene, "moved": dropped["moved"], "collapsed": dropped["collapsed"],
                         "stability": dropped["stability"], "words": dropped["words"]}
-            return await asyncio.to_thread(run)
+            return await self._thread(run)
 
-    async def explain(self, lab_id: str, what: str, body: Any = None) -> dict[str, Any]:
+    async def explain(self, lab_id: str, what: str, body: Any = None, asker: Asker = NOBODY) -> dict[str, Any]:
         """The contact forces ("forces"), the removal map ("removal") or a push test ("push", body {"block",
         "direction"}) of the lab's current build."""
         lab = await self.get(lab_id)
@@ -226,25 +336,29 @@ class Labs:
             if not isinstance(body, dict) or set(body) != {"block", "direction"}:
                 raise BadInput('expected {"block": ID, "direction": "+x" | "-x" | "+y" | "-y"}', "$")
         async with lab.lock:
+            ctl = self._serve(lab, asker)
+
             def run() -> dict[str, Any]:
                 try:
                     if what == "push":
-                        return lab.ctl.push(body["block"], body["direction"])
-                    return lab.ctl.forces() if what == "forces" else lab.ctl.removal()
+                        return ctl.push(body["block"], body["direction"])
+                    return ctl.forces() if what == "forces" else ctl.removal()
                 except IllegalMove as exc:
                     raise _refusal(exc) from None
-            out = await asyncio.to_thread(run)
+            out = await self._thread(run)
         return {**out, "unit_m": UNIT_M, "edits": lab.ctl.cursor}
 
-    async def overlays(self, lab_id: str, show: list[str], pushes: list[tuple[str, str]]) -> dict[str, Any]:
+    async def overlays(self, lab_id: str, show: list[str], pushes: list[tuple[str, str]],
+                       asker: Asker = NOBODY) -> dict[str, Any]:
         """The lab's scene with the physics overlays asked for (`show`: forces, removal; `pushes`: (block,
         direction)) and their words: what the page's toggles and push test draw."""
         from viewer.scene_json import scene_to_json
 
         lab = await self.get(lab_id)
         async with lab.lock:
+            ctl = self._serve(lab, asker)
+
             def run() -> dict[str, Any]:
-                ctl = lab.ctl
                 try:
                     scene = ctl.scene(title="tower lab", show=show, pushes=pushes)
                     words = []
@@ -257,11 +371,42 @@ class Labs:
                 except IllegalMove as exc:
                     raise _refusal(exc) from None
                 return {"scene": scene_to_json(scene), "words": words, "edits": ctl.cursor}
-            return await asyncio.to_thread(run)
+            return await self._thread(run)
 
     async def build_file(self, lab_id: str) -> str:
         lab = await self.get(lab_id)
         return dumps_build(lab.ctl.build)
+
+
+def _hand(body: Any) -> tuple[list[tuple[tuple[int, ...], str, tuple[str, ...]]], tuple[int, ...], str, str]:
+    """The block in hand of a `refusals` request, checked: (shapes as (size, top, faces), area, block, kind)."""
+    from tower.climbers.blocks import COLOUR_INDEX
+
+    if not isinstance(body, dict) or not set(body) <= {"block", "kind", "shapes", "area"}:
+        raise BadInput('expected {"block", "kind", "shapes", "area"}', "$")
+    block, kind = body.get("block", "new"), body.get("kind", "")
+    if not isinstance(block, str) or not isinstance(kind, str) or len(block) > 64:
+        raise BadInput("block and kind are short texts", "$.block")
+    shapes = body.get("shapes")
+    if not isinstance(shapes, list) or not 1 <= len(shapes) <= 6:
+        raise BadInput("shapes: 1 to 6 ways the block can lie", "$.shapes")
+    out = []
+    for i, sh in enumerate(shapes):
+        if not isinstance(sh, dict) or set(sh) != {"size", "top", "faces"}:
+            raise BadInput('a shape is {"size", "top", "faces"}', f"$.shapes[{i}]")
+        size, faces = sh["size"], sh["faces"]
+        if not isinstance(size, list) or len(size) != 3 or \
+                any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6 for v in size):
+            raise BadInput("a size is three whole numbers 1-6", f"$.shapes[{i}].size")
+        if not isinstance(faces, list) or len(faces) != 6 or \
+                any(not isinstance(f, str) or f not in COLOUR_INDEX for f in [*faces, sh["top"]]):
+            raise BadInput("faces are six colour names, top one of them", f"$.shapes[{i}].faces")
+        out.append((tuple(size), sh["top"], tuple(faces)))
+    area = body.get("area")
+    if not isinstance(area, list) or len(area) != 4 or \
+            any(isinstance(v, bool) or not isinstance(v, int) or abs(v) > 100 for v in area):
+        raise BadInput("area is [x0, y0, x1, y1], whole numbers within the lab's table (|v| <= 100)", "$.area")
+    return out, tuple(area), block, kind
 
 
 def palette_json() -> dict[str, Any]:
@@ -290,70 +435,83 @@ LABS_KEY = web.AppKey("labs", Labs)
 
 
 def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any, page: Any,
-                   read_json: Any, no_body: Any) -> None:
+                   read_json: Any, no_body: Any, client_of: Any = lambda request: request.remote or "?") -> None:
     """The lab's pages and API on the server's app (`page(name)` serves a static page, `read_json` reads a body,
-    `no_body(request)` refuses a POST that is not `application/json`, as a form from another site would be)."""
-    from tower.app import stability
-
-    labs = Labs(server.store, stability, max_blocks=server.limits.blocks_per_build)
+    `no_body(request)` refuses a POST that is not `application/json`, as a form from another site would be,
+    `client_of(request)` is the client a request counts for)."""
+    labs = Labs(server.store, server.limits, LabJobs(server.limits))
     app[LABS_KEY] = labs
+
+    def asker(request: web.Request) -> Asker:
+        """The request's client, and whether its connection is gone (then its physics job is stopped)."""
+        return Asker(client_of(request), lambda: request.transport is None or request.transport.is_closing())
+
     routes.get("/lab")(page("lab"))
     routes.get("/lab/{id}")(page("lab"))
 
     @routes.get("/api/lab")
     async def lab_palette(_request: web.Request) -> web.Response:
+        labs.warm()  # the page's first request: its first edit will want the quick lane's worker
         return web.json_response(palette_json())
 
     @routes.post("/api/lab")
     async def lab_create(request: web.Request) -> web.Response:
-        return web.json_response(await labs.create(await read_json(request)), status=201)
+        return web.json_response(await labs.create(await read_json(request), asker(request)), status=201)
 
     @routes.get("/api/lab/{id}")
     async def lab_state(request: web.Request) -> web.Response:
-        return web.json_response(await labs.state(request.match_info["id"]))
+        return web.json_response(await labs.state(request.match_info["id"], asker(request)))
 
     @routes.post("/api/lab/{id}/edits")
     async def lab_edit(request: web.Request) -> web.Response:
         lab_id = request.match_info["id"]
         await labs.get(lab_id)  # no such lab: 404 whatever the body holds
-        return web.json_response(await labs.change(lab_id, "edit", await read_json(request)))
+        return web.json_response(await labs.change(lab_id, "edit", await read_json(request), asker(request)))
 
     @routes.post("/api/lab/{id}/undo")
     async def lab_undo(request: web.Request) -> web.Response:
         no_body(request)
-        return web.json_response(await labs.change(request.match_info["id"], "undo"))
+        return web.json_response(await labs.change(request.match_info["id"], "undo", asker=asker(request)))
 
     @routes.post("/api/lab/{id}/redo")
     async def lab_redo(request: web.Request) -> web.Response:
         no_body(request)
-        return web.json_response(await labs.change(request.match_info["id"], "redo"))
+        return web.json_response(await labs.change(request.match_info["id"], "redo", asker=asker(request)))
 
     @routes.post("/api/lab/{id}/rules")
     async def lab_rules(request: web.Request) -> web.Response:
         lab_id = request.match_info["id"]
         await labs.get(lab_id)
-        return web.json_response(await labs.change(lab_id, "rules", await read_json(request)))
+        return web.json_response(await labs.change(lab_id, "rules", await read_json(request), asker(request)))
+
+    @routes.post("/api/lab/{id}/refusals")
+    async def lab_refusals(request: web.Request) -> web.Response:
+        lab_id = request.match_info["id"]
+        await labs.get(lab_id)
+        resp = web.json_response(await labs.refusals(lab_id, await read_json(request)))
+        resp.enable_compression()
+        return resp
 
     @routes.post("/api/lab/{id}/drop")
     async def lab_drop(request: web.Request) -> web.Response:
         no_body(request)
-        resp = web.json_response(await labs.drop(request.match_info["id"]))
+        resp = web.json_response(await labs.drop(request.match_info["id"], asker(request)))
         resp.enable_compression()
         return resp
 
     @routes.get("/api/lab/{id}/forces")
     async def lab_forces(request: web.Request) -> web.Response:
-        return web.json_response(await labs.explain(request.match_info["id"], "forces"))
+        return web.json_response(await labs.explain(request.match_info["id"], "forces", asker=asker(request)))
 
     @routes.get("/api/lab/{id}/removal")
     async def lab_removal(request: web.Request) -> web.Response:
-        return web.json_response(await labs.explain(request.match_info["id"], "removal"))
+        return web.json_response(await labs.explain(request.match_info["id"], "removal", asker=asker(request)))
 
     @routes.post("/api/lab/{id}/push")
     async def lab_push(request: web.Request) -> web.Response:
         lab_id = request.match_info["id"]
         await labs.get(lab_id)
-        return web.json_response(await labs.explain(lab_id, "push", await read_json(request)))
+        return web.json_response(await labs.explain(lab_id, "push", await read_json(request), asker(request)))
 
     @routes.get("/api/lab/{id}/overlays")
     async def lab_overlays(request: web.Request) -> web.Response:
@@ -362,10 +520,13 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
             if w not in ("forces", "removal"):
                 raise BadInput(f"show takes forces and removal, not {w!r}"[:200], "$.show")
         pushes = []
-        for text in [p for p in request.query.get("push", "").split(",") if p][:4]:
+        for text in [p for p in request.query.get("push", "").split(",") if p]:
             block, _, direction = text.rpartition(":")
+            if direction not in ("+x", "-x", "+y", "-y") or not block:
+                raise BadInput(f"push takes BLOCK:DIR with DIR +x, -x, +y or -y, not {text!r}"[:200], "$.push")
             pushes.append((block, direction))
-        resp = web.json_response(await labs.overlays(request.match_info["id"], show, pushes))
+        pushes = pushes[:4]  # the first four are drawn
+        resp = web.json_response(await labs.overlays(request.match_info["id"], show, pushes, asker(request)))
         resp.enable_compression()
         return resp
 
@@ -375,7 +536,31 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
         return web.Response(text=await labs.build_file(lab_id), content_type="application/json",
                             headers={"Content-Disposition": f'attachment; filename="lab-{lab_id}.json"'})
 
+    chores: list[asyncio.Task] = []
+
+    async def sweep() -> None:
+        """Now and then: idle heavy workers stop (`labjobs.IDLE_SECONDS`), idle labs expire."""
+        expired = 0.0
+        while True:
+            await asyncio.sleep(SWEEP_SECONDS)
+            try:
+                if labs.jobs is not None:
+                    await labs._thread(labs.jobs.sweep)
+                if time.monotonic() - expired > EXPIRE_SECONDS:
+                    expired = time.monotonic()
+                    await labs._thread(labs.expire)
+            except Exception:  # a chore that failed once is tried again next round
+                log.exception("the lab's sweep failed")
+
+    async def on_startup(_app: web.Application) -> None:
+        chores.append(asyncio.get_running_loop().create_task(sweep()))
+
     async def on_cleanup(_app: web.Application) -> None:
+        for task in chores:
+            task.cancel()
+        if labs.jobs is not None:
+            labs.jobs.close()
         labs.close()
 
+    app.on_startup.append(on_startup)
     app.on_cleanup.append(on_cleanup)

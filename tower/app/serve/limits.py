@@ -31,6 +31,7 @@ class Limits:
     option_text_number: int = 40
     blocks_per_build: int = 200
     record_moves: int = 3000
+    answer_bytes: int = 4 * 1024 * 1024
     # --- one client (an address) ------------------------------------------------------------------------------
     requests_per_second: float = 40.0
     request_burst: int = 200
@@ -38,7 +39,12 @@ class Limits:
     game_burst: int = 10
     running_games_per_client: int = 20
     connections_per_client: int = 64
+    websockets_per_client: int = 16
     replays_per_client: int = 1
+    hints_per_client: int = 1
+    labs_per_minute: float = 6.0
+    lab_burst: int = 10
+    labs_per_client: int = 100
     # --- connections ------------------------------------------------------------------------------------------
     header_seconds: float = 10.0
     body_seconds: float = 10.0
@@ -53,6 +59,15 @@ class Limits:
     replay_page: int = 25
     replay_cache: int = 64
     db_lock_seconds: float = 3.0
+    websockets_per_seat: int = 8
+    hints_waiting: int = 8
+    # --- the lab ----------------------------------------------------------------------------------------------
+    lab_cpu_seconds: float = 20.0
+    lab_workers: int = 1
+    lab_queue: int = 8
+    lab_quick_blocks: int = 60
+    lab_history_bytes: int = 1024 * 1024
+    lab_idle_seconds: int = 30 * 24 * 3600
 
     def with_changes(self, settings: list[str]) -> Limits:
         """A copy with `NAME=VALUE` settings applied; BadInput names a setting that is unknown or not a number."""
@@ -89,13 +104,19 @@ DOCS: dict[str, str] = {
     "option_text_number": "largest number inside a text option (a count of cards, a space of the track)",
     "blocks_per_build": "blocks of a build sent to the server (The Climbers' `start` option, the lab)",
     "record_moves": "moves of a record sent for replay",
+    "answer_bytes": "bytes of any JSON answer (a larger one is refused with 500 `answer-too-large`, and logged)",
     "requests_per_second": "API requests a client may make per second, on average (token bucket; 429)",
     "request_burst": "API requests a client may make at once before `requests_per_second` applies",
     "games_per_minute": "games a client may create per minute, on average (token bucket; 429)",
     "game_burst": "games a client may create at once before `games_per_minute` applies",
     "running_games_per_client": "unfinished games created by one client (429 until one ends or is abandoned)",
-    "connections_per_client": "open connections of one client (more are closed within a second)",
+    "connections_per_client": "open connections of one client (more are answered 429 and closed as they open)",
+    "websockets_per_client": "open WebSocket feeds of one client (429 before the upgrade)",
     "replays_per_client": "replay computations of one client at a time (429 while one runs)",
+    "hints_per_client": "hints of one client thought out at a time (429 while one runs)",
+    "labs_per_minute": "labs a client may create per minute, on average (token bucket; 429)",
+    "lab_burst": "labs a client may create at once before `labs_per_minute` applies",
+    "labs_per_client": "labs a client may hold: it gets room for another as its labs reach `lab_idle_seconds`",
     "header_seconds": "seconds a new connection has to send its first request's headers",
     "body_seconds": "seconds a request has to send its body",
     "idle_seconds": "seconds a keep-alive connection may wait for its next request",
@@ -108,6 +129,18 @@ DOCS: dict[str, str] = {
     "replay_page": "positions (scenes) in one replay answer",
     "replay_cache": "replay answers of finished games kept for the next asker",
     "db_lock_seconds": "seconds a write waits for the database lock before it is answered with 503",
+    "websockets_per_seat": "open WebSocket feeds of one seat of a game (429 before the upgrade)",
+    "hints_waiting": "hints asked for at once on the whole server, the one thought out included (then 503 with "
+                     "`Retry-After`)",
+    "lab_cpu_seconds": "CPU seconds one physics job of the lab may use (a verdict, removal map, push, drop, forces); "
+                       "over it: 413 `lab-cpu-seconds`, the build is too big for this server",
+    "lab_workers": "worker processes (nice 19) for the lab's heavy physics: removal maps, pushes, drops, forces, "
+                   "verdicts of big builds",
+    "lab_queue": "physics jobs of the lab waiting for a worker, in each lane (then 503 with `Retry-After`)",
+    "lab_quick_blocks": "blocks of a build whose statics verdict runs in the lab's quick lane (a worker at the "
+                        "server's priority); a bigger build's verdict is heavy work",
+    "lab_history_bytes": "bytes of one lab's undo history in memory (estimated); the oldest edits are forgotten",
+    "lab_idle_seconds": "seconds after which a lab nobody opened or edited is deleted (from memory and database)",
 }
 
 
@@ -130,6 +163,12 @@ class Bucket:
             return 0.0
         self._state[key] = (tokens, now)
         return (1 - tokens) / self.rate if self.rate > 0 else 3600.0
+
+    def give(self, key: str) -> None:
+        """Give back a token taken by `take` (the request it was taken for was refused by another limit)."""
+        if key in self._state:
+            tokens, when = self._state[key]
+            self._state[key] = (min(self.burst, tokens + 1), when)
 
     def _forget(self, now: float) -> None:
         """Drop the keys whose buckets are full again (they would start full anyway)."""

@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from tower.app.serve.errors import Refused
 from tower.app.serve.limits import DEFAULT, Limits, clip
 from tower.app.serve.workers import AGENT_CHOICES, LEVEL_CHOICES, check_ai_spec
 from tower.games.errors import BadInput
@@ -40,9 +41,11 @@ def parse_new_game(body: Any, limits: Limits = DEFAULT) -> NewGame:
     each seat against the AI grammar, each option's value and size before the game reads it."""
     if not isinstance(body, dict):
         raise BadInput("the body must be a JSON object", "$")
-    for key in body:
+    for key, value in body.items():
         if key not in NEW_GAME_KEYS:
             raise BadInput(f"unknown key {clip(key, 40)} (known: {', '.join(NEW_GAME_KEYS)})", f"$.{key[:40]}")
+        if value is None:  # leave a key out for its default; null is no value of any of them
+            raise BadInput(f"{key} must not be null (leave it out for its default)", f"$.{key}")
     if "game" not in body:
         raise BadInput("missing key 'game'", "$")
     if not isinstance(body["game"], str) or body["game"] not in game_names():
@@ -77,25 +80,39 @@ def parse_new_game(body: Any, limits: Limits = DEFAULT) -> NewGame:
         seed = secrets.randbelow(MAX_SEED)
     elif not _whole(seed) or not 0 <= seed <= MAX_SEED:
         raise BadInput(f"seed must be a whole number from 0 to {MAX_SEED}, got {clip(seed, 40)}", "$.seed")
-    options = body.get("options") or {}
-    check_option_sizes(options, cls.default_options, limits)
-    cls.resolve_options(options)  # BadInput names $.options.NAME
+    options = body.get("options", {})
+    check_option_sizes(options, cls.default_options, limits, cls.option_choices)
+    try:
+        cls.resolve_options(options)
+    except BadInput as exc:  # a value of the option's type that the game does not take (its text, a start build)
+        raise Refused(409, "option", f"at {exc.where}: {exc.what}") from None
     return NewGame(cls.name, players, list(seats), seed, dict(options))
 
 
 _NUMBER_IN_TEXT = re.compile(r"\d+")
 
 
-def check_option_sizes(options: Any, known: dict[str, Any], limits: Limits = DEFAULT) -> None:
+def check_option_sizes(options: Any, known: dict[str, Any], limits: Limits = DEFAULT,
+                       choices: dict[str, Any] | None = None) -> None:
     """Bound the size of every option before the game reads it (the game checks the meaning): names the game
-    knows, numbers up to `option_number`, texts up to `option_text` characters with no number in them above
-    `option_text_number`, builds of at most `blocks_per_build` blocks."""
+    knows, each of its default's type (a build or null for a build option) and one of its `choices` if given,
+    numbers up to `option_number`, texts up to `option_text` characters with no number in them above
+    `option_text_number`, builds of at most `blocks_per_build` blocks: what the OpenAPI document says of them."""
     if not isinstance(options, dict):
         raise BadInput("options must be an object", "$.options")
     for key, value in options.items():
         where = f"$.options.{str(key)[:40]}"
         if key not in known:
             raise BadInput(f"unknown option {clip(key, 40)} (known: {', '.join(sorted(known)) or 'none'})", where)
+        if choices is not None:
+            default = known[key]
+            typed = value is None or isinstance(value, dict) if default is None else \
+                isinstance(value, bool) == isinstance(default, bool) and isinstance(value, type(default))
+            if not typed:
+                kind = "a build or null" if default is None else type(default).__name__
+                raise BadInput(f"option {key!r} must be {kind}, got {clip(value, 40)}", where)
+            if key in choices and value not in choices[key]:
+                raise BadInput(f"option {key!r} must be one of {list(choices[key])}, got {clip(value, 40)}", where)
         if isinstance(value, bool) or value is None:
             continue
         if isinstance(value, int):
@@ -106,10 +123,13 @@ def check_option_sizes(options: Any, known: dict[str, Any], limits: Limits = DEF
             if len(value) > limits.option_text:
                 raise BadInput(f"option {key!r} must be at most {limits.option_text} characters on this server, "
                                f"got {len(value)}", where)
-            big = [int(d) for d in _NUMBER_IN_TEXT.findall(value) if len(d) > 6 or int(d) > limits.option_text_number]
+            big = [d for d in _NUMBER_IN_TEXT.findall(value) if len(d) > 6 or int(d) > limits.option_text_number]
             if big:
-                raise BadInput(f"option {key!r}: numbers in it must be at most {limits.option_text_number} on this "
-                               f"server, got {clip(big[0], 20)}", where)
+                message = f"option {key!r}: numbers in it must be at most {limits.option_text_number} on this " \
+                          f"server, got {clip(int(big[0]), 20)}"
+                if not all(d.isascii() for d in big):  # other scripts' digits: beyond the document's pattern
+                    raise Refused(409, "option", f"at {where}: {message}")
+                raise BadInput(message, where)
         elif isinstance(value, dict):  # a build (The Climbers' `start`)
             blocks = value.get("blocks")
             if isinstance(blocks, list) and len(blocks) > limits.blocks_per_build:

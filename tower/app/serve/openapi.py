@@ -2,39 +2,45 @@
 HTTP API, the lab's and the pages', each answer with its body, every refusal with the JSON error body, and the
 server's limits (the values it runs with).
 
-Built here from the same sources the server uses: the games' names, the limits, and the JSON Schemas of the files
-and documents it sends (`tower.schemas`: a scene is `tower-scene/1`, a record `game-record/1`, a build
-`tower-build/1`), so the document cannot drift from them. `tests/test_serve_openapi.py` fuzzes the server from it
-with schemathesis.
+Built here from the same sources the server uses: the games' names, rules and options, the limits, and the JSON
+Schemas of the files and documents it sends (`tower.schemas`: a scene is `tower-scene/1`, a record `game-record/1`,
+a build `tower-build/1`), so the document cannot drift from them; the component schemas are in `api_schemas.py`.
+A request the document calls invalid is refused with 400; one it calls valid is answered, or refused by the rules
+(409) or for a missing game, lab, seat or position (404). `tests/test_serve_openapi.py` fuzzes the server from it
+with every check of schemathesis, and generates a client from it with openapi-python-client.
 """
 
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 from tower.app.serve.limits import DEFAULT, DOCS, Limits
-from tower.app.serve.table import NAME_MAX
 
 OPENAPI_VERSION = "3.1.0"
 JSON = "application/json"
 
 #: Every refusal: status -> (component name, what it means).
 ERRORS: dict[int, tuple[str, str]] = {
-    400: ("BadRequest", "the body is not JSON (or holds NaN), not an object, has unknown keys or wrong types; a move "
-                        "text that is no move; an unknown game, seat or option (`where` names the JSON path)"),
+    400: ("BadRequest", "the request breaks this document: the body is not JSON (or holds NaN), not an object, has "
+                        "unknown keys, wrong types or values out of range or past a limit; a move text that is no "
+                        "move of the game (`where` names the JSON path)"),
     403: ("Forbidden", "the token opens no seat of this game (also a spectator's token asking to play)"),
-    404: ("NotFound", "no such game, lab or path"),
+    404: ("NotFound", "no such game, lab, seat, position or path"),
     408: ("Timeout", "the body did not arrive within the limit `body_seconds`"),
-    409: ("Conflict", "refused by the referee: out of turn, an illegal move (the rule broken), the game is over, a "
-                      "stale `n`, an undo the rule refuses, the record of a game still running; in the lab an edit "
-                      "the rules forbid or nothing to undo"),
-    413: ("TooLarge", "the body is larger than the limit `body_bytes`, or a record or build past its size limits"),
+    409: ("Conflict", "refused by the rules (`rule` names it): out of turn, an illegal move, the game is over, a "
+                      "stale `n`, an undo the rule refuses, the record of a game still running; what no schema can "
+                      "say: a record whose moves do not replay, an option's value the game cannot take, an AI past "
+                      "the server's bounds, a build whose block ids repeat or whose stone lies on no block; in the "
+                      "lab an edit the rules forbid, a block it does not have, a full lab, nothing to undo"),
+    413: ("TooLarge", "the body is larger than the limit `body_bytes`, or a lab job past `lab_cpu_seconds` (the build "
+                      "is too big for this server)"),
     415: ("NotJson", "a POST not sent as `Content-Type: application/json`"),
     429: ("TooMany", "the client is over one of its limits (requests a second, games a minute, running games, replays "
-                     "at a time); `Retry-After` says when to ask again"),
-    503: ("Unavailable", "the database refused the write (locked past `db_lock_seconds`): nothing was changed"),
+                     "at a time, labs, a lab job or hint at a time, open feeds); `Retry-After` says when to ask "
+                     "again"),
+    503: ("Unavailable", "the database refused the write (locked past `db_lock_seconds`): nothing was changed; or "
+                         "the lab's or the hints' line is full (`Retry-After`)"),
 }
 
 
@@ -51,24 +57,6 @@ def _error_schema() -> dict[str, Any]:
             "where": {"type": "string", "description": "the JSON path of the bad part of the input (`$.seats[1]`)"},
         },
     }
-
-
-def _embed(doc: dict[str, Any], name: str, prefix: str) -> dict[str, Any]:
-    """The JSON Schema `name` (tower.schemas) as component schemas: its `$defs` become `{prefix}_{def}` components
-    and every `#/$defs/...` reference is pointed at them; returns a reference to the schema itself."""
-    from tower.schemas import schema
-
-    s = copy.deepcopy(schema(name))
-    defs = s.pop("$defs", {})
-    for key in ("$schema", "$id"):
-        s.pop(key, None)
-    text = json.dumps({"root": s, "defs": defs}).replace('"#/$defs/', f'"#/components/schemas/{prefix}_')
-    moved = json.loads(text)
-    components = doc["components"]["schemas"]
-    components[prefix] = moved["root"]
-    for key, value in moved["defs"].items():
-        components[f"{prefix}_{key}"] = value
-    return {"$ref": f"#/components/schemas/{prefix}"}
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -102,15 +90,24 @@ FROM = _param("from", "query", "the first position of the page (default 0)", {"t
                                                                                "maximum": 999_999})
 COUNT = _param("count", "query", "positions wanted (at most the limit `replay_page`)",
                {"type": "integer", "minimum": 0, "maximum": 999_999})
-#: A POST without a body still says `application/json` (only the server's pages and scripts do; a form cannot).
-EMPTY_JSON_BODY = {"required": False, "description": "no body, or `{}`; the request must still be sent as "
-                                                     "`Content-Type: application/json` (415 otherwise): a form of "
-                                                     "another site cannot",
-                   "content": {JSON: {"schema": {"type": "object", "maxProperties": 0}}}}
-#: The lab's undo, redo and drop read no body: it is ignored, but the request must say `application/json`.
-IGNORED_BODY = {"required": False, "description": "none (a body is ignored); the request must still be sent as "
-                                                  "`Content-Type: application/json` (415 otherwise)",
+#: An optional body: none (then no content type is needed), or `{}` as `application/json` (415 for another type: a
+#: form of another site is refused).
+EMPTY_JSON_BODY = {"required": False, "description": "none, or `{}` sent as `Content-Type: application/json` (415 "
+                                                     "for another content type)",
+                   "content": {JSON: {"schema": _ref("NoBody")}}}
+#: The lab's undo, redo and drop read no body: one sent is ignored, but it must be `application/json`.
+IGNORED_BODY = {"required": False, "description": "none; a body is ignored, but must be sent as `Content-Type: "
+                                                  "application/json` (415 for another content type)",
                 "content": {JSON: {"schema": {}}}}
+#: The content types of the static files (scripts, styles, pages, the vendored three.js's README and LICENSE).
+STATIC_TYPES = ("text/javascript", "application/javascript", "text/css", "text/html", "text/markdown",
+                "text/plain", "application/octet-stream")
+#: The lab's push tests in a query: comma-separated `BLOCK:DIR` (empty parts are skipped).
+PUSHES = r"^(?:[^,]+:[+-][xy])?(?:,(?:[^,]+:[+-][xy])?)*$"
+
+
+def _body(name: str) -> dict[str, Any]:
+    return {"required": True, "content": {JSON: {"schema": _ref(name)}}}
 
 
 def _op(op_id: str, tag: str, summary: str, ok: dict[str, Any], errors: tuple[int, ...],
@@ -175,230 +172,53 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
             response["headers"] = {"Retry-After": {"description": "seconds until the client may ask again",
                                                    "schema": {"type": "string", "pattern": "^[0-9]+$"}}}
         doc["components"]["responses"][name] = response
-    schemas = doc["components"]["schemas"]
-    scene = _embed(doc, "tower-scene", "Scene")
-    record = _embed(doc, "game-record", "Record")
-    build = _embed(doc, "tower-build", "Build")
-    games = list(game_names())
-    strings = {"type": "array", "items": {"type": "string"}}
-    nullable_int = {"type": ["integer", "null"]}
-    nullable_str = {"type": ["string", "null"]}
-    schemas.update({
-        "NewGame": {
-            "type": "object", "required": ["game"], "additionalProperties": False,
-            "properties": {
-                "game": {"enum": games},
-                "players": {"type": "integer", "minimum": 1, "maximum": limits.players,
-                            "description": "default: the number of seats, or the game's usual count"},
-                "seats": {"type": "array", "minItems": 1, "maxItems": limits.players,
-                          "items": {"type": "string", "maxLength": 100},
-                          "description": "`human` or an AI (a level: `ai:easy`, `ai:normal`, `ai:strong`; or a code "
-                                         "name: `ai:greedy`, `ai:mcts:time=1`, ...) per seat; "
-                                         "default: all human"},
-                "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1,
-                         "description": "leave it out for a fair game: the server draws one"},
-                "options": {"type": "object", "description": "the game's rule options (GET /api/catalogue)"},
-            },
-        },
-        "NewGameAnswer": {
-            "type": "object", "required": ["id", "seats", "spectator_url"],
-            "properties": {
-                "id": {"type": "string"},
-                "seats": {"type": "array", "items": {
-                    "type": "object", "required": ["seat", "url", "token"],
-                    "properties": {"seat": {"type": "integer", "minimum": 0}, "url": {"type": "string"},
-                                   "token": {"type": "string"}}}},
-                "spectator_url": {"type": "string"},
-            },
-        },
-        "GameAnswer": {
-            "type": "object",
-            "required": ["id", "game", "seat", "view", "to_move", "legal_moves", "n", "over", "result", "outcome"],
-            "properties": {
-                "id": {"type": "string"}, "game": {"enum": games},
-                "seat": {**nullable_int, "description": "null for a spectator"},
-                "view": {"type": "object", "description": "exactly `state.view(seat)` (a spectator's: the "
-                                                          "public view); its fields are the game's"},
-                "to_move": {**nullable_int, "description": "the seat to move; null once the game is over"},
-                "legal_moves": {**strings, "description": "text forms; only for the seat to move, else empty"},
-                "n": {"type": "integer", "minimum": 0, "description": "moves played"},
-                "over": {"type": "boolean"}, "abandoned": {"type": "boolean"},
-                "result": {"type": ["object", "null"]}, "outcome": nullable_str,
-            },
-        },
-        "Move": {
-            "type": "object", "required": ["move"], "additionalProperties": False,
-            "properties": {
-                "move": {"type": "string", "maxLength": 1000, "description": "a move in its text form"},
-                "n": {"type": "integer", "minimum": 0,
-                      "description": "moves the sender saw played: a retried request never plays twice"},
-            },
-        },
-        "Hint": {"type": "object", "required": ["move", "n"],
-                 "properties": {"move": {"type": "string"}, "n": {"type": "integer", "minimum": 0}}},
-        "Snapshot": {
-            "type": "object",
-            "required": ["id", "game", "title", "seat", "n", "players", "to_move", "your_turn", "over", "result",
-                         "outcome", "moves", "log", "undo", "scene"],
-            "properties": {
-                "id": {"type": "string"}, "game": {"enum": games}, "title": {"type": "string"},
-                "credit": {"type": "string"}, "seat": nullable_int, "rev": {"type": "integer"},
-                "n": {"type": "integer", "minimum": 0},
-                "players": {"type": "array", "items": {"type": "object", "required": ["seat", "label"]}},
-                "to_move": nullable_int, "your_turn": {"type": "boolean"}, "over": {"type": "boolean"},
-                "result": {"type": ["object", "null"]}, "outcome": nullable_str,
-                "construction": {"type": "boolean"}, "perfect_information": {"type": "boolean"},
-                "moves": strings, "blocks": strings,
-                "cells": {"type": "array", "items": {"type": "object"}},
-                "log": {"type": "array"}, "undo": {"type": "boolean"}, "scene": scene,
-            },
-        },
-        "Ghosts": {"type": "object", "required": ["block", "n", "ghosts"],
-                   "properties": {"block": {"type": "string"}, "n": {"type": "integer", "minimum": 0},
-                                  "ghosts": {"type": "array", "items": {"type": "object"}}}},
-        "ReplayPage": {
-            "type": "object", "required": ["game", "total", "from", "page", "frames"],
-            "properties": {
-                "game": {"enum": games}, "title": {"type": "string"}, "players": strings,
-                "seat": nullable_int, "outcome": nullable_str, "total": {"type": "integer", "minimum": 0},
-                "from": {"type": "integer", "minimum": 0}, "page": {"type": "integer", "minimum": 0},
-                "frames": {"type": "array", "items": {
-                    "type": "object", "required": ["k", "scene"],
-                    "properties": {"k": {"type": "integer", "minimum": 0}, "scene": scene,
-                                   "move": nullable_str, "player": nullable_int, "label": nullable_str}}},
-                "moves": {"type": "array", "items": {"type": "object"},
-                          "description": "every move (the page from 0 only)"},
-            },
-        },
-        "Catalogue": {
-            "type": "object", "required": ["games", "ai"],
-            "properties": {
-                "games": {"type": "array", "items": {
-                    "type": "object", "required": ["name", "title", "players", "default_players", "options"],
-                    "properties": {"name": {"enum": games}, "title": {"type": "string"},
-                                   "credit": {"type": "string"},
-                                   "players": {"type": "array", "items": {"type": "integer", "minimum": 1}},
-                                   "default_players": {"type": "integer", "minimum": 1},
-                                   "options": {"type": "object"}, "choices": {"type": "object"},
-                                   "perfect_information": {"type": "boolean"},
-                                   "levels": {"type": "object", "description": "level -> the AI playing it"}}}},
-                "ai": strings,
-                "levels": {"type": "array", "description": "the AI levels by name: spec, label, text",
-                           "items": {"type": "object"}},
-            },
-        },
-        "NewLab": {
-            "type": "object", "additionalProperties": False,
-            "properties": {
-                "build": {"description": "a `tower-build/1` build to start from", **build},
-                "rules": {"enum": ["strict", "flag", "free"]},
-                "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
-                "start": {"enum": ["empty", "random"],
-                          "description": "`empty` (default) or `random`: a random start tower of `seed`"},
-            },
-        },
-        "LabState": {
-            "type": "object",
-            "required": ["id", "url", "rules", "edits", "can_undo", "can_redo", "build", "analysis", "scene"],
-            "properties": {
-                "id": {"type": "string"}, "url": {"type": "string"},
-                "rules": {"enum": ["strict", "flag", "free"]}, "edits": {"type": "integer", "minimum": 0},
-                "can_undo": {"type": "boolean"}, "can_redo": {"type": "boolean"},
-                "undo": nullable_str, "redo": nullable_str, "max_blocks": {"type": "integer"},
-                "build": build,
-                "analysis": {"type": "object", "required": ["legal", "violations", "stability", "words"],
-                             "properties": {"legal": {"type": "boolean"}, "violations": {"type": "array"},
-                                            "stability": {"type": ["object", "null"]}, "words": strings}},
-                "scene": scene,
-                "did": {"type": "string", "description": "after an edit: the edit in words"},
-            },
-        },
-        "LabEdit": {
-            "type": "object", "required": ["op"],
-            "description": "one edit: `add` (kind, origin, size?, top?, faces?, id?), `move` (block, origin, "
-                           "size?, top?), `turn` (block, axis), `recolour` (block, top or faces), `delete` "
-                           "(block), `figure` / `unfigure` (colour, cell), `stone` / `unstone` (colour, block), "
-                           "`load` (build)",
-            "properties": {"op": {"enum": ["add", "move", "turn", "delete", "figure", "unfigure", "stone",
-                                           "unstone", "load", "recolour"]}},
-        },
-        "LabRules": {"type": "object", "required": ["rules"], "additionalProperties": False,
-                     "properties": {"rules": {"enum": ["strict", "flag", "free"]}}},
-        "LabPush": {"type": "object", "required": ["block", "direction"],
-                    "properties": {"block": {"type": "string"}, "direction": {"enum": ["+x", "-x", "+y", "-y"]}}},
-        "LabExplained": {"type": "object", "required": ["words", "edits"],
-                         "description": "`forces`, `removal` or `push` (the physics of docs/physics.md), the same "
-                                        "in words, the grid unit in metres and the edit it is of",
-                         "properties": {"forces": {"type": "object"}, "removal": {"type": "object"},
-                                        "push": {"type": ["object", "array"]}, "words": strings,
-                                        "unit_m": {"type": "number"}, "edits": {"type": "integer"}}},
-        "LabDrop": {"type": "object", "required": ["scene", "moved", "collapsed", "stability", "words"],
-                    "description": "PyBullet's run of the build: the scene with the animation's frames (`frames`: "
-                                   "poses a frame, grid units) and the blocks it moves",
-                    "properties": {"scene": scene, "moved": strings, "collapsed": {"type": "boolean"},
-                                   "stability": {"type": ["object", "null"]},
-                                   "words": {"type": "string", "description": "what happened, in one line"}}},
-        "LabPalette": {"type": "object", "required": ["kinds"],
-                       "properties": {"kinds": {"type": "array", "items": {"type": "object",
-                                                                           "required": ["name", "sizes"]}}}},
-    })
+    from tower.app.serve.api_schemas import components
+
+    parts = components(limits, list(game_names()))
+    doc["components"]["schemas"].update(parts["schemas"])
+    doc["components"]["schemas"]["NoBody"] = {"type": "object", "maxProperties": 0, "description": "`{}`"}
+    record, build = parts["record"], parts["build"]
     lab_changes = (400, 404, 408, 409, 413, 415, 429, 503)
     game_reads = (403, 404, 429, 503)
+    seat_changes = (400, 403, 404, 409, 413, 415, 429, 503)
+    block = _param("block", "query", "the block's id (none: no placements)", {"type": "string", "maxLength": 16})
     p = doc["paths"]
     p["/api/openapi.json"] = {"get": _op(
-        "openapi", "meta", "this document", _json({"type": "object"}, "the OpenAPI 3.1 document"), (429,))}
+        "openapi", "meta", "this document", _json(_ref("Document"), "the OpenAPI 3.1 document"), (429,))}
     p["/api/asyncapi.json"] = {"get": _op(
         "asyncapi", "meta", "the AsyncAPI 3.0 document of the WebSocket feed",
-        _json({"type": "object"}, "the AsyncAPI document"), (429,))}
+        _json(_ref("Document"), "the AsyncAPI document"), (429,))}
     p["/api/catalogue"] = {"get": _op(
-        "catalogue", "meta", "the games, their player counts and rule options, the AIs", _json(_ref("Catalogue"),
-                                                                                              "the catalogue"),
-        (429,))}
+        "catalogue", "meta", "the games, their player counts and rule options, the AIs",
+        _json(_ref("Catalogue"), "the catalogue"), (429,))}
     p["/api/games"] = {"post": _op(
         "createGame", "games", "create a game: a link and token for each human seat",
         _json(_ref("NewGameAnswer"), "the game's id, its seats' links and tokens, the spectators' link"),
-        (400, 408, 413, 415, 429, 503), body={"required": True, "content": {JSON: {"schema": _ref("NewGame")}}},
-        ok_status=201)}
+        (400, 408, 409, 413, 415, 429, 503), body=_body("NewGame"), ok_status=201)}
     p["/api/games/{id}"] = {"get": _op(
         "getGame", "games", "the seat's view, whose turn, the legal moves",
         _json(_ref("GameAnswer"), "what the seat may see"), game_reads, [GAME_ID, TOKEN])}
     p["/api/games/{id}/moves"] = {"post": _op(
         "playMove", "games", "play a move for the seat", _json(_ref("GameAnswer"), "the game after the move"),
-        (400, 403, 404, 408, 409, 413, 415, 429, 503), [GAME_ID, TOKEN],
-        {"required": True, "content": {JSON: {"schema": _ref("Move")}}})}
+        (400, 403, 404, 408, 409, 413, 415, 429, 503), [GAME_ID, TOKEN], _body("Move"))}
     p["/api/games/{id}/undo"] = {"post": _op(
         "undoMove", "games", "take the seat's last move back (the undo rule of docs/serve.md)",
-        _json(_ref("GameAnswer"), "the game after the take-back"), (400, 403, 404, 409, 413, 415, 429, 503),
-        [GAME_ID, TOKEN], EMPTY_JSON_BODY)}
+        _json(_ref("GameAnswer"), "the game after the take-back"), seat_changes, [GAME_ID, TOKEN], EMPTY_JSON_BODY)}
     p["/api/games/{id}/abandon"] = {"post": _op(
         "abandonGame", "games", "give the game up: it ends, abandoned", _json(_ref("GameAnswer"), "the ended game"),
-        (400, 403, 404, 409, 413, 415, 429, 503), [GAME_ID, TOKEN], EMPTY_JSON_BODY)}
+        seat_changes, [GAME_ID, TOKEN], EMPTY_JSON_BODY)}
     p["/api/games/{id}/name"] = {"post": _op(
         "nameSeat", "games", "the seat's name, shown to everyone",
-        _json({"type": "object", "required": ["seat", "name"],
-               "properties": {"seat": {"type": "integer", "minimum": 0}, "name": {"type": "string"}}},
-              "the seat and its name as kept"),
-        (400, 403, 404, 408, 409, 413, 415, 429, 503), [GAME_ID, TOKEN],
-        {"required": True, "content": {JSON: {"schema": {
-            "type": "object", "required": ["name"], "additionalProperties": False,
-            "properties": {"name": {"type": "string", "description": f"printable text; spaces are squeezed, and "
-                                                                    f"then it may be {NAME_MAX} characters at most "
-                                                                    f"(400 otherwise); empty clears the name"}}}}}})}
+        _json(_ref("SeatName"), "the seat and its name as kept"), (400, 403, 404, 408, 409, 413, 415, 429, 503),
+        [GAME_ID, TOKEN], _body("NewName"))}
     p["/api/games/{id}/rematch"] = {"post": _op(
         "rematch", "games", "the same table again (game, seats, options; a new deal), once; each seat gets its new "
-                            "link", _json({"type": "object", "required": ["id", "url"],
-                                           "properties": {"id": {"type": "string"}, "url": {"type": "string"}}},
-                                          "the new game and the asking seat's link to it"),
-        (400, 403, 404, 408, 409, 413, 415, 429, 503), [GAME_ID, TOKEN],
-        {"required": True, "content": {JSON: {"schema": {"type": "object", "maxProperties": 0}}}}, ok_status=201)}
+                            "link", _json(_ref("Rematch"), "the new game and the asking seat's link to it"),
+        (400, 403, 404, 408, 409, 413, 415, 429, 503), [GAME_ID, TOKEN], _body("NoBody"), ok_status=201)}
     p["/api/games/{id}/placements"] = {"get": _op(
         "placements", "games", "The Climbers: every legal placement of one block, for aiming it on the page",
-        _json({"type": "object", "required": ["n", "block", "placements"],
-               "properties": {"n": {"type": "integer", "minimum": 0}, "block": {"type": "string"},
-                              "placements": {"type": "array", "items": {"type": "array"}}}},
-              "the placements, their shapes and words"),
-        (400, 403, 404, 409, 429, 503),
-        [GAME_ID, TOKEN, _param("block", "query", "the block's id", {"type": "string", "maxLength": 64})])}
+        _json(_ref("Placements"), "the placements, their shapes and words"), (400, 403, 404, 409, 429, 503),
+        [GAME_ID, TOKEN, block])}
     p["/api/games/{id}/hint"] = {"get": _op(
         "hint", "games", "a move for the seat to move (an AI thinking on what the seat may know)",
         _json(_ref("Hint"), "the hint"), (403, 404, 409, 429, 503), [GAME_ID, TOKEN])}
@@ -407,8 +227,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         _json(_ref("Snapshot"), "the snapshot"), game_reads, [GAME_ID, TOKEN])}
     p["/api/games/{id}/ghosts"] = {"get": _op(
         "ghosts", "games", "The Climbers: the legal placements of one block, as ghost blocks",
-        _json(_ref("Ghosts"), "the placements"), (400, 403, 404, 409, 429, 503),
-        [GAME_ID, TOKEN, _param("block", "query", "the block's id", {"type": "string", "maxLength": 64})])}
+        _json(_ref("Ghosts"), "the placements"), (400, 403, 404, 409, 429, 503), [GAME_ID, TOKEN, block])}
     p["/api/games/{id}/ws"] = {"get": _op(
         "feed", "games", "the WebSocket feed of the seat (info.description); a plain GET is refused with 400",
         {"description": "switching to the WebSocket protocol"}, (400, 403, 404, 429, 503), [GAME_ID, TOKEN],
@@ -421,45 +240,46 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         _json(_ref("ReplayPage"), "the page"), (400, 404, 409, 429, 503), [GAME_ID, SEAT, FROM, COUNT])}
     p["/api/replay"] = {"post": _op(
         "replayRecord", "replays", "one page of the positions of a record sent in the body",
-        _json(_ref("ReplayPage"), "the page"), (400, 408, 413, 415, 429), [SEAT, FROM, COUNT],
-        {"required": True, "content": {JSON: {"schema": record}}})}
+        _json(_ref("ReplayPage"), "the page"), (400, 404, 408, 409, 413, 415, 429), [SEAT, FROM, COUNT],
+        _body("RecordUpload"))}
     p["/api/lab"] = {
         "get": _op("labPalette", "lab", "the kinds of block and their orientations",
                    _json(_ref("LabPalette"), "the palette"), (429,)),
         "post": _op("createLab", "lab", "a new lab (empty, a start tower, or a build)",
-                    _json(_ref("LabState"), "the lab"), (400, 408, 413, 415, 429, 503),
-                    body={"required": True, "content": {JSON: {"schema": _ref("NewLab")}}}, ok_status=201)}
+                    _json(_ref("LabState"), "the lab"), (400, 408, 409, 413, 415, 429, 503),
+                    body=_body("NewLab"), ok_status=201)}
     p["/api/lab/{id}"] = {"get": _op("getLab", "lab", "the lab: its build, analysis and scene",
-                                     _json(_ref("LabState"), "the lab"), (404, 429, 503), [LAB_ID])}
+                                     _json(_ref("LabState"), "the lab"), (404, 413, 429, 503), [LAB_ID])}
     p["/api/lab/{id}/edits"] = {"post": _op(
         "editLab", "lab", "one edit of the build (refused when the rules forbid it)",
-        _json(_ref("LabState"), "the lab after the edit"), lab_changes, [LAB_ID],
-        {"required": True, "content": {JSON: {"schema": _ref("LabEdit")}}})}
+        _json(_ref("LabState"), "the lab after the edit"), lab_changes, [LAB_ID], _body("LabEdit"))}
     for name, what in (("undo", "take the last edit back"), ("redo", "do the edit taken back again")):
         p[f"/api/lab/{{id}}/{name}"] = {"post": _op(
             f"{name}Lab", "lab", what, _json(_ref("LabState"), "the lab"), lab_changes, [LAB_ID], IGNORED_BODY)}
     p["/api/lab/{id}/rules"] = {"post": _op(
         "labRules", "lab", "strict, flag or free: how the game's rules apply", _json(_ref("LabState"), "the lab"),
-        lab_changes, [LAB_ID], {"required": True, "content": {JSON: {"schema": _ref("LabRules")}}})}
+        lab_changes, [LAB_ID], _body("LabRules"))}
+    p["/api/lab/{id}/refusals"] = {"post": _op(
+        "labRefusals", "lab", "where the block in hand would be refused: the ghost says it before the click",
+        _json(_ref("LabRefusals"), "the refused placements"), lab_changes, [LAB_ID], _body("LabHand"))}
     p["/api/lab/{id}/drop"] = {"post": _op(
         "dropLab", "lab", "PyBullet's run of the build, for the drop animation", _json(_ref("LabDrop"), "the run"),
         lab_changes, [LAB_ID], IGNORED_BODY)}
     for name, what in (("forces", "the contact forces"), ("removal", "the removal map")):
         p[f"/api/lab/{{id}}/{name}"] = {"get": _op(
-            f"lab{name.title()}", "lab", what, _json(_ref("LabExplained"), what), (404, 409, 429, 503), [LAB_ID])}
+            f"lab{name.title()}", "lab", what, _json(_ref("LabExplained"), what), (404, 409, 413, 429, 503),
+            [LAB_ID])}
     p["/api/lab/{id}/push"] = {"post": _op(
         "labPush", "lab", "the push a block takes before it moves", _json(_ref("LabExplained"), "the push"),
-        lab_changes, [LAB_ID], {"required": True, "content": {JSON: {"schema": _ref("LabPush")}}})}
+        lab_changes, [LAB_ID], _body("LabPush"))}
     p["/api/lab/{id}/overlays"] = {"get": _op(
         "labOverlays", "lab", "the lab's scene with physics overlays (what the page's toggles and push test draw)",
-        _json({"type": "object", "required": ["scene", "words", "edits"],
-               "properties": {"scene": scene, "words": strings, "edits": {"type": "integer", "minimum": 0}}},
-              "the scene with its overlays, and their words"),
-        (400, 404, 409, 429, 503),
+        _json(_ref("LabOverlays"), "the scene with its overlays, and their words"), (400, 404, 409, 413, 429, 503),
         [LAB_ID, _param("show", "query", "overlays, comma-separated: `forces`, `removal`",
-                        {"type": "string", "pattern": "^((forces|removal)(,(forces|removal))*)?$"}),
-         _param("push", "query", "push tests, comma-separated `BLOCK:DIR` (DIR `+x`, `-x`, `+y`, `-y`; at most 4 "
-                                 "are drawn)", {"type": "string", "maxLength": 400})])}
+                        {"type": "string", "pattern": "^(forces|removal)?(,(forces|removal)?)*$"}),
+         _param("push", "query", "push tests, comma-separated `BLOCK:DIR` (DIR `+x`, `-x`, `+y`, `-y`; the first 4 "
+                                 "are drawn; 409 for a block the build does not have)",
+                {"type": "string", "maxLength": 400, "pattern": PUSHES})])}
     p["/api/lab/{id}/build"] = {"get": _op(
         "labBuild", "lab", "the build as a `tower-build/1` file", _json(build, "the build file"), (404, 429, 503),
         [LAB_ID])}
@@ -472,7 +292,8 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
     p["/lab/{id}"] = {"get": _html_page("labIdPage", "a lab", [PAGE_ID])}
     p["/static/{path}"] = {"get": _op(
         "static", "pages", "the pages' scripts, styles and the vendored three.js",
-        {"description": "the file", "content": {"*/*": {"schema": {}}}}, (404,),
+        {"description": "the file", "content": {kind: {"schema": {"type": "string"}} for kind in STATIC_TYPES}},
+        (404,),
         [_param("path", "path", "a file under the static folder", {"type": "string", "maxLength": 200})])}
     p["/favicon.ico"] = {"get": _op("favicon", "pages", "no icon", {"description": "nothing"}, (), ok_status=204)}
     return doc

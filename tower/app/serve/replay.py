@@ -13,6 +13,7 @@ import json
 from collections import OrderedDict
 from typing import Any
 
+from tower.app.serve.errors import Refused
 from tower.app.serve.limits import DEFAULT, Limits, clip
 from tower.games.errors import BadInput
 
@@ -27,12 +28,15 @@ def record_key(record: Any) -> str:
 
 
 def check_record(record: Any, limits: Limits = DEFAULT) -> None:
-    """The sizes of a record, before any of it is replayed: moves, players, options (BadInput names them)."""
+    """A record's format (its schema) and sizes, before any of it is replayed: moves, players, options (BadInput
+    names them: the OpenAPI document's `RecordUpload` says all of it)."""
     from tower.app.serve.lobby import check_option_sizes
     from tower.games.registry import game_class, game_names
+    from tower.schemas import validate
 
     if not isinstance(record, dict):
         raise BadInput("a game record must be a JSON object", "$")
+    validate(record, "game-record")
     moves = record.get("moves")
     if isinstance(moves, list) and len(moves) > limits.record_moves:
         raise BadInput(f"a record of more than {limits.record_moves} moves is not replayed here", "$.moves")
@@ -44,7 +48,7 @@ def check_record(record: Any, limits: Limits = DEFAULT) -> None:
     if not isinstance(players, int) or isinstance(players, bool) or not 0 < players <= min(limits.players,
                                                                                           cls.max_players):
         raise BadInput(f"{cls.name} is for {cls.players_text()} players, got {clip(players, 40)}", "$.players")
-    check_option_sizes(record.get("options") or {}, cls.default_options, limits)
+    check_option_sizes(record.get("options") or {}, cls.default_options, limits, cls.option_choices)
 
 
 class _Replays:
@@ -59,7 +63,10 @@ class _Replays:
 
         entry = self.entries.get(key)
         if entry is None:
-            final = replay(record, judge=judge)  # every move checked; the path of a bad one is named
+            try:
+                final = replay(record, judge=judge)  # every move checked; the path of a bad one is named
+            except BadInput as exc:  # the record is well formed (check_record): its moves or options are refused
+                raise Refused(409, "does-not-replay", f"at {exc.where}: {exc.what}"[:280]) from None
             entry = (final, {0: final.restart()}, _movers(final))
             self.entries[key] = entry
             while len(self.entries) > RECORDS_KEPT:
@@ -82,10 +89,10 @@ def replay_page(key: str, record: Any, seat: int | None, start: int, count: int,
     check_record(record, limits)
     final, checkpoints, movers = _REPLAYS.get(key, record, judge)
     if seat is not None and not 0 <= seat < final.num_players:
-        raise BadInput(f"seat must be 0 to {final.num_players - 1} or 'public', got {seat}", "$.seat")
+        raise Refused(404, "no-seat", f"no seat {seat}: the seats are 0 to {final.num_players - 1} (or 'public')")
     total = len(final.history) + 1
     if not 0 <= start < total:
-        raise BadInput(f"from must be 0 to {total - 1}, got {start}", "$.from")
+        raise Refused(404, "no-position", f"no position {start}: the positions are 0 to {total - 1}")
     count = max(1, min(count, limits.replay_page, total - start))
     base = max(k for k in checkpoints if k <= start)
     state = checkpoints[base].clone()

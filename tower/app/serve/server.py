@@ -15,13 +15,14 @@ import random
 import secrets
 import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from tower.app.serve.errors import Refused
 from tower.app.serve.limits import Bucket, Limits
 from tower.app.serve.lobby import parse_new_game
-from tower.app.serve.store import GameRow, Store, StoreError, token_hash
+from tower.app.serve.store import GameRow, Store, StoreError, new_id, token_hash
 from tower.app.serve.table import Change, Table, render, render_messages
 from tower.app.serve.workers import HINT_AI, WorkerPool
 from tower.games.errors import BadInput
@@ -35,6 +36,14 @@ QUEUE_LIMIT = 256  # messages waiting for one page; a page that falls further be
 #: finished games kept in memory with no page open; older ones are dropped and, if asked for again, reloaded from
 #: the database (a finished game never changes, so nothing is lost)
 FINISHED_KEPT = 64
+#: The threads of the games' work (a Climbers position listing its moves, a game loaded, a take-back checked): an
+#: executor of its own, so no game waits for a thread behind other work of the server (the lab has its own).
+GAME_THREADS = ThreadPoolExecutor(4, thread_name_prefix="tower-game")
+
+
+async def in_game_thread(fn, *args: Any) -> Any:
+    """`fn(*args)` in one of the games' threads (GAME_THREADS)."""
+    return await asyncio.get_running_loop().run_in_executor(GAME_THREADS, fn, *args)
 
 
 @dataclass(eq=False)
@@ -83,6 +92,8 @@ class GameServer:
         self.pool = WorkerPool(workers, nice=19)  # AI seats: searches use what the answers leave of the cores
         # hints: a worker of their own, so a hint never waits behind the AI seats' searches
         self.hints = WorkerPool(1)
+        self.hinting: dict[str, int] = {}  # client -> its hints being thought out (`hints_per_client`)
+        self.hints_queued = 0  # hints asked for and not yet answered (`hints_waiting` of them wait at most)
         # AI searches wait their turn here: at most one per AI worker at a time, first come first served
         self.ai_queue = asyncio.Semaphore(limits.ai_searches_at_once or self.pool.workers)
         self.game_bucket = Bucket(limits.games_per_minute / 60, limits.game_burst)
@@ -161,7 +172,7 @@ class GameServer:
                 if row is None:
                     raise Refused(404, "no-game", "no such game on this server")
                 try:
-                    table = await asyncio.to_thread(Table.load, self.store, row, self.judge)
+                    table = await in_game_thread(Table.load, self.store, row, self.judge)
                 except BadInput as exc:  # the operator reads why in the log; a client is never shown a move
                     log.error("game %s cannot be loaded: %s", game_id, exc.what)
                     raise Refused(500, "damaged-game", "this game's stored moves no longer replay; the server's "
@@ -267,8 +278,12 @@ class GameServer:
         if wait:
             raise Refused(429, "too-many-games", f"at most {self.limits.games_per_minute:g} new games a minute "
                                                  f"from one address", retry_after=wait)
-        state = await asyncio.to_thread(new_game, ng.game, ng.players, ng.seed, ng.options, judge=self.judge)
-        game_id = secrets.token_urlsafe(GAME_ID_BYTES)
+        try:
+            state = await in_game_thread(lambda: new_game(ng.game, ng.players, ng.seed, ng.options,
+                                                          judge=self.judge))
+        except BadInput as exc:  # an option of the right type that the game refuses (OpenAPI: 409, not 400)
+            raise Refused(409, "option", f"at {exc.where}: {exc.what}") from None
+        game_id = new_id(GAME_ID_BYTES)
         seat_tokens = {p: secrets.token_urlsafe(TOKEN_BYTES) for p, kind in enumerate(ng.seats) if kind == "human"}
         watch = secrets.token_urlsafe(TOKEN_BYTES)
         row = GameRow(game_id, ng.game, ng.players, ng.seed, ng.options, ng.seats, time.time(), False)
@@ -323,7 +338,7 @@ class GameServer:
         if len(body["move"]) > 200:
             raise BadInput("a move's text is at most 200 characters", "$.move")
         expect = body.get("n")
-        if expect is not None and (not isinstance(expect, int) or isinstance(expect, bool)):
+        if "n" in body and (not isinstance(expect, int) or isinstance(expect, bool)):
             raise BadInput("n must be a whole number", "$.n")
         return await self._change(game_id, token, lambda t, seat: (t.play, seat, body["move"], expect))
 
@@ -342,7 +357,7 @@ class GameServer:
         table, seat = await self.hold(game_id, token)
         try:
             fn, *args = what(table, seat)
-            change = await (asyncio.to_thread(fn, *args) if thread else work(table, fn, *args))
+            change = await (in_game_thread(fn, *args) if thread else work(table, fn, *args))
             await self._commit(table, change)
             await self._announce(table, change)
             out = await work(table, table.api_answer, seat)
@@ -380,8 +395,9 @@ class GameServer:
             table.lock.release()
         return {"id": table.rematch["id"], "url": table.rematch_for(seat)}
 
-    async def hint(self, game_id: str, token: str) -> dict[str, Any]:
-        """A move suggested for the seat to move, by an AI that sees only what that seat sees."""
+    async def hint(self, game_id: str, token: str, client: str = "") -> dict[str, Any]:
+        """A move suggested for the seat to move, by an AI that sees only what that seat sees. A client has one
+        hint thought out at a time (`hints_per_client`, 429); at most `hints_waiting` wait for the worker (503)."""
         table, seat = await self.hold(game_id, token)
         try:
             table.require_turn(seat)
@@ -389,7 +405,7 @@ class GameServer:
             args = await work(table, self._think_args, table, HINT_AI, seat)
         finally:
             table.lock.release()
-        text = await self.hints.choose(*args)
+        text = await self._hint(client, args)
         table, seat = await self.hold(game_id, token)
         try:
             if table.rev != rev:
@@ -398,6 +414,24 @@ class GameServer:
         finally:
             table.lock.release()
         return {"move": text if text in legal else legal[0], "n": table.n}
+
+    async def _hint(self, client: str, args: tuple) -> str:
+        if self.hinting.get(client, 0) >= max(1, self.limits.hints_per_client):
+            raise Refused(429, "hint-running", "a hint of yours is being thought out; ask again when it is done",
+                          retry_after=1)
+        if self.hints_queued >= max(1, self.limits.hints_waiting):
+            raise Refused(503, "hints-busy", f"{self.hints_queued} hints are waiting for the hints' worker; try "
+                                             f"again shortly", retry_after=2)
+        self.hinting[client] = self.hinting.get(client, 0) + 1
+        self.hints_queued += 1
+        try:
+            return await self.hints.choose(*args)
+        finally:
+            self.hints_queued -= 1
+            if self.hinting[client] <= 1:
+                del self.hinting[client]
+            else:
+                self.hinting[client] -= 1
 
     async def ghosts(self, game_id: str, token: str, block: str) -> dict[str, Any]:
         if len(block) > 16:
@@ -565,7 +599,7 @@ async def work(table: Table, fn, *args: Any) -> Any:
     microseconds: it runs at once, as a hop to a thread and back would cost more than the work (and would queue
     behind other threads for the interpreter lock)."""
     if table.state.construction:
-        return await asyncio.to_thread(fn, *args)
+        return await in_game_thread(fn, *args)
     return fn(*args)
 
 

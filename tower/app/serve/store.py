@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import queue
+import secrets
 import sqlite3
 import threading
 import time
@@ -24,6 +25,16 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
+
+
+def new_id(nbytes: int) -> str:
+    """A random URL-safe id of `nbytes` random bytes that does not start with '-': an operator types it after an
+    option (`tower serve --delete-game ID`), where a leading '-' would read as another option."""
+    while True:
+        out = secrets.token_urlsafe(nbytes)
+        if not out.startswith("-"):
+            return out
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS games (

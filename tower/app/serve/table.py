@@ -27,15 +27,14 @@ NAME_MAX = 24  # characters of a seat's name
 
 
 def clean_name(text: Any) -> str:
-    """A seat's name as people typed it, made plain: printable characters only, spaces squeezed, at most NAME_MAX
-    characters; BadInput for anything but text. The pages show it as text, never as markup."""
+    """A seat's name as people typed it (at most NAME_MAX characters), made plain: printable characters only,
+    spaces squeezed; BadInput for anything else. The pages show it as text, never as markup."""
     if not isinstance(text, str):
         raise BadInput(f"a name is text, got {text!r}", "$.name")
+    if len(text) > NAME_MAX:  # as sent, before squeezing: the OpenAPI document's maxLength
+        raise BadInput(f"a name has at most {NAME_MAX} characters, got {len(text)}", "$.name")
     plain = "".join(c if c.isprintable() else " " for c in text)
-    name = " ".join(plain.split())
-    if len(name) > NAME_MAX:
-        raise BadInput(f"a name has at most {NAME_MAX} characters, got {len(name)}", "$.name")
-    return name
+    return " ".join(plain.split())
 
 
 @dataclass(frozen=True)
@@ -87,6 +86,11 @@ def render_messages(items: list[tuple[int | None, Capture, dict[str, Any] | None
 
     return {seat: json.dumps({"type": "snapshot", "event": event, "snapshot": render(capture)})
             for seat, capture, event in items}
+
+
+def _placement(move: Move) -> bool:
+    """A construction game's block placement (listed per block: `Table.placements`)."""
+    return getattr(move, "kind", None) == "block"
 
 
 class Table:
@@ -180,22 +184,38 @@ class Table:
 
     # --- answers -------------------------------------------------------------------------------------------
     def api_answer(self, seat: int | None) -> dict[str, Any]:
-        """`GET /api/games/{id}`: the seat's view, whose turn, its legal moves, and the result once over."""
+        """`GET /api/games/{id}`: the seat's view, whose turn, its legal moves, and the result once over. A
+        construction game's block placements are not listed (a position may have hundreds of thousands): `blocks`
+        names the blocks that may be placed, and `placements` gives one block's (as the page asks for them)."""
         st = self.state
         cur = None if self.abandoned else st.current_player
-        return {
+        others, blocks = self.split_legal() if seat is not None and cur == seat else ([], [])
+        out = {
             "id": self.id,
             "game": st.name,
             "seat": seat,
             "view": self.view_for(seat),
             "to_move": cur,
-            "legal_moves": [str(m) for m in self.legal()] if seat is not None and cur == seat else [],
+            "legal_moves": [str(m) for m in others],
             "n": self.n,
             "over": self.over,
             "abandoned": self.abandoned,
             "result": self.result(),
             "outcome": self.outcome(),
         }
+        if st.construction:
+            out["blocks"] = blocks
+        return out
+
+    def split_legal(self) -> tuple[list[Move], list[str]]:
+        """The legal moves that are not block placements, and the blocks that have placements. A block step's
+        move list answers without building its moves (`MoveList.blocks`): iterating hundreds of thousands of
+        them would hold the interpreter for a second."""
+        legal = self.legal()
+        blocks = getattr(legal, "blocks", None)
+        if callable(blocks):
+            return [], blocks()
+        return [m for m in legal if not _placement(m)], sorted({m.block for m in legal if _placement(m)})
 
     def result(self) -> dict[str, Any] | None:
         if self.state.is_over:
@@ -234,23 +254,23 @@ class Table:
         blocks: list[str] = []
         cells: list[dict[str, Any]] = []
         words: dict[str, str] = {}
+        pointing: dict[str, Any] | None = None  # a card game: the click paths of the seat's moves
         if mine:
-            legal = self.legal()
+            legal, blocks = self.split_legal()
             # every move the page lists, in words a newcomer understands (block placements: `placements`)
-            words = {str(m): st.move_words(m) for m in legal if getattr(m, "kind", None) != "block"}
+            words = {str(m): st.move_words(m) for m in legal}
+            moves = [str(m) for m in legal]
             if st.construction:
                 # a construction game lists thousands of block placements: the page asks for one block's
                 # placements when that block is clicked (`placements`), and gets the other moves here
-                blocks = sorted({m.block for m in legal if getattr(m, "kind", None) == "block"})
                 by_cell: dict[tuple, list[str]] = {}
                 for m in legal:
                     if getattr(m, "kind", None) == "fig":
                         by_cell.setdefault(tuple(m.cell), []).append(str(m))
                 cells = [{"cell": list(c), "moves": ms} for c, ms in sorted(by_cell.items())]
-                moves = [str(m) for m in legal if getattr(m, "kind", None) != "block"]
                 overlays = {"movable": blocks, "targets": list(by_cell)}
             else:
-                moves = [str(m) for m in legal]
+                pointing = self.pointing(seat)
         first = max(0, self.n - LOG_TAIL)
         log = []
         for k, (m, p) in enumerate(zip(st.history[first:], self.movers[first:], strict=True)):
@@ -282,10 +302,18 @@ class Table:
             "rematch": self.rematch_for(seat),
             "blocks": blocks,
             "cells": cells,
+            "pointing": pointing,
             "log": log,
             "undo": self.may_ask_take_back(seat),
         }
         return Capture(st.layout, self.view_for(seat), overlays, page)
+
+    def pointing(self, seat: int) -> dict[str, Any]:
+        """A card game's click paths for the seat to move (`viewer.cards.clickpaths`): the page walks them itself
+        (static/js/cardpoint.js), so pointing asks the server nothing until a move is played."""
+        from viewer.cards.clickpaths import card_table
+
+        return card_table(self.state, seat).to_json()
 
     def rematch_for(self, seat: int | None) -> str | None:
         """The link of the rematch for this seat's page (its own seat's, or the spectators'), once there is one."""
@@ -313,7 +341,7 @@ class Table:
         if cached is not None and cached[0] == self.rev:
             return cached[1]
         st = self.state
-        mine = [m for m in self.legal() if getattr(m, "kind", None) == "block" and m.block == block]
+        mine = [m for m in self.legal() if _placement(m) and m.block == block]
         if not mine:
             raise Refused(409, "block-cannot-move", f"block {block} cannot move now")
         ps = BlockPlacements.from_moves(block, mine, st.to_build(), words=st.move_words)
@@ -330,7 +358,7 @@ class Table:
         self.require_turn(seat)
         if not self.state.construction:
             raise Refused(409, "no-blocks", f"{self.state.name} has no blocks to place")
-        mine = [m for m in self.legal() if getattr(m, "kind", None) == "block" and m.block == block]
+        mine = [m for m in self.legal() if _placement(m) and m.block == block]
         build = self.state.to_build()
         return {"block": block, "n": self.n,
                 "ghosts": [_item(ghost_from_move(m, build)) for m in mine]}

@@ -11,7 +11,7 @@ import multiprocessing
 import os
 import random
 import re
-import time
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -73,11 +73,14 @@ def choose(game: str, state_json: dict[str, Any], spec: str, seed: int, observer
     return str(make_agent(spec, seed=seed).choose(state))
 
 
-def _warm(parent: int | None = None, nice: int = 0) -> int:
-    """Run once in each worker as it starts: watch the server's process (`parent`), lower the worker's priority
-    by `nice`, and import the games and the scenes so the first real job is quick."""
-    if parent is not None:
-        _watch_parent(parent)
+def _warm(life: Any = None, nice: int = 0, modules: tuple[str, ...] = ()) -> int:
+    """Run once in each worker as it starts: watch the server's life line (`life`, see `life_line`), lower the
+    worker's priority by `nice`, and import the games and the scenes (and `modules`) so the first real job is
+    quick."""
+    import importlib
+
+    if life is not None:
+        _watch_life(life)
     if nice:
         try:
             os.nice(nice)
@@ -90,37 +93,70 @@ def _warm(parent: int | None = None, nice: int = 0) -> int:
 
     for name in game_names():
         game_class(name)
+    for module in modules:
+        importlib.import_module(module)
     return len(game_names())
 
 
-def _watch_parent(parent: int, every: float = 0.5) -> None:
-    """Exit this worker when the server's process is gone (killed with SIGKILL, crashed): a pool's workers would
-    otherwise wait for work forever, and keep the forkserver and the resource tracker alive with them."""
+_life: tuple[int, Any] | None = None  # (pid, (reader, writer)) of this process's life line
+
+
+def life_line() -> Any:
+    """The read end of this process's life line: a pipe whose write end only this process holds and never writes
+    to. A worker given the read end sees its end of file the moment this process is gone (killed with SIGKILL,
+    crashed), reaped or not: a zombie holds no file. (Asking `kill(pid, 0)` succeeds on a zombie.)"""
+    global _life
+    if _life is None or _life[0] != os.getpid():
+        _life = (os.getpid(), multiprocessing.Pipe(duplex=False))
+    return _life[1][0]
+
+
+def _watch_life(life: Any) -> None:
+    """Exit this worker when the server's life line ends: a pool's workers would otherwise wait for work forever,
+    and keep the forkserver and the resource tracker alive with them."""
     import threading
 
     def watch() -> None:
         while True:
-            time.sleep(every)
             try:
-                os.kill(parent, 0)
-            except ProcessLookupError:
-                os._exit(0)
-            except PermissionError:  # the pid now belongs to another user's process: ours is gone
+                life.recv_bytes()
+            except (EOFError, OSError):
                 os._exit(0)
 
-    threading.Thread(target=watch, name="tower-parent-watch", daemon=True).start()
+    threading.Thread(target=watch, name="tower-life-line", daemon=True).start()
+
+
+class OverBudget(Exception):
+    """A job used up its CPU time (`WorkerPool.call(cpu_seconds=...)`): the kernel stopped its worker."""
+
+
+def _budgeted(seconds: float, fn: Any, args: tuple) -> Any:
+    """In a worker: `fn(*args)` with `seconds` more CPU time for this process (RLIMIT_CPU, whole seconds, every
+    thread counted); past it the kernel ends the process with SIGXCPU, whatever it is doing (C code included)."""
+    import math
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(used.ru_utime + used.ru_stime + max(seconds, 0.001))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a worker stopped for its budget leaves no core file
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
+    try:
+        return fn(*args)
+    finally:
+        resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
 
 
 class WorkerPool:
     """Worker processes for work that must not hold the server's process: AI moves and hints (`choose`), the
-    scenes of the pages (`table.render_messages`). A pool broken by a dead worker is replaced on the next call.
-    Each worker exits by itself when the server's process dies (`_watch_parent`)."""
+    scenes of the pages (`table.render_messages`), replays, the lab's physics. A pool broken by a dead worker is
+    replaced on the next call. Each worker exits by itself when the server's process dies (`life_line`)."""
 
-    def __init__(self, workers: int | None = None, nice: int = 0) -> None:
+    def __init__(self, workers: int | None = None, nice: int = 0, modules: tuple[str, ...] = ()) -> None:
         """`nice`: how much lower the workers' priority is than the server's (background work such as AI searches
-        and replays yields the cores to the answers of moves)."""
+        and replays yields the cores to the answers of moves); `modules`: imported by each worker as it starts."""
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.nice = nice
+        self.modules = modules
         self._pool: ProcessPoolExecutor | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
@@ -129,7 +165,7 @@ class WorkerPool:
             methods = multiprocessing.get_all_start_methods()
             ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_warm,
-                                             initargs=(os.getpid(), self.nice))
+                                             initargs=(life_line(), self.nice, self.modules))
         return self._pool
 
     def start(self) -> None:
@@ -151,6 +187,31 @@ class WorkerPool:
                     raise
         raise AssertionError("unreachable")
 
+    def call(self, fn, *args: Any, cpu_seconds: float, gone: Any = None) -> Any:
+        """`fn(*args)` in the worker of a one-worker pool, waited for in the calling thread, with `cpu_seconds` of
+        CPU time (`_budgeted`). Past it the worker is stopped and OverBudget raised; the next call starts a new
+        worker. Not tried again: a job that killed its worker would kill the next one too. If `gone()` turns true
+        meanwhile (nobody waits for the answer any more), the worker is stopped and ConnectionResetError raised."""
+        pool = self._executor()
+        future = pool.submit(_budgeted, cpu_seconds, fn, args)
+        procs = list((pool._processes or {}).values())
+        try:
+            while True:
+                try:
+                    return future.result(timeout=None if gone is None else 0.5)
+                except TimeoutError:
+                    if gone():
+                        self.close()
+                        raise ConnectionResetError("the client went away; its job was stopped") from None
+        except BrokenProcessPool:
+            if self._pool is pool:
+                self._pool = None
+            for proc in procs:
+                proc.join(5)
+            if any(proc.exitcode in (-signal.SIGXCPU, -signal.SIGKILL) for proc in procs):
+                raise OverBudget(f"over {cpu_seconds:g} CPU seconds") from None
+            raise
+
     async def choose(self, *args: Any) -> str:
         """The move text an AI chooses (`choose(*args)`), in a worker."""
         return await self.run(choose, *args)
@@ -158,6 +219,11 @@ class WorkerPool:
     def pids(self) -> list[int]:
         """The worker processes' ids (for tests)."""
         return [p.pid for p in (self._pool._processes or {}).values()] if self._pool is not None else []
+
+    @property
+    def running(self) -> bool:
+        """Whether the pool's workers are started (a closed or never used pool has none)."""
+        return self._pool is not None
 
     def close(self) -> None:
         """Stop the workers now: a search still running is ended (its game is saved move by move anyway)."""

@@ -5,6 +5,7 @@ import { SceneView } from './scene3d.js';
 import { call, errorText, el, item } from './api.js';
 import { openInLab } from './openlab.js';
 import { Aim, BlockPlacements } from './placement.js';
+import { CardPointer } from './cardpoint.js';
 
 const gameId = decodeURIComponent(location.pathname.split('/').pop());
 const token = new URLSearchParams(location.search).get('token') || '';
@@ -17,7 +18,10 @@ const page = {
   scene: null,         // the scene drawn now (the snapshot's scene with this page's own overlays)
   block: null,         // The Climbers: the block being placed
   aim: null,           // ... its placements and where the pointer aims (placement.js: Aim over BlockPlacements)
+  pointer: null,       // a card game, your turn: the walk over the click paths (cardpoint.js: CardPointer)
   chosen: null,        // the move chosen in the list or the scene, waiting for a second click or Play
+  sending: null,       // a move on its way to the server
+  sent: 0,             // moves sent
   hinted: null,
   connected: false,
   updates: 0,          // snapshots received
@@ -90,16 +94,19 @@ function receive(snap, event) {
   const moved = !prev || (!quiet && (prev.n !== snap.n || prev.rev !== snap.rev || prev.your_turn !== snap.your_turn));
   page.snapshot = snap;
   page.updates += 1;
+  page.sending = null;
   if (moved) {
     page.block = null;
     page.aim = null;
     page.chosen = null;
     page.hinted = null;
+    page.pointer = snap.pointing ? new CardPointer(snap.pointing) : null;
     view.setAim(null);
     el('aim').hidden = true;
   }
   if (event && event.kind === 'undo') message(`${event.label} took a move back`);
   else if (moved) message('');
+  if (moved) pointerStatus(page.pointer ? page.pointer.status() : '');
   draw(event && event.kind === 'move' && prev ? prev.scene : null);
   panel();
   turnSignal(prev);
@@ -121,6 +128,11 @@ function draw(animateFrom) {
   if (cell) {
     const me = scene.figures.find((f) => f.current);
     if (me) scene.ghost_figures = [{ ...me, cell: cell.cell, current: false, problem: false }];
+  }
+  if (page.pointer) {
+    // a card game: the chosen card lifted, where it can go lit, the place under the pointer said in words
+    const drawn = page.pointer.decorate(scene);
+    Object.assign(scene, drawn);
   }
   page.scene = scene;
   el('hud').textContent = [scene.title, ...scene.lines].filter(Boolean).join('\n');
@@ -244,12 +256,18 @@ function message(text) {
 // --- acting ------------------------------------------------------------------------------------------------------
 async function play(text) {
   const snap = page.snapshot;
-  if (!snap || !snap.your_turn) return;
+  if (!snap || !snap.your_turn || page.sending) return;
   message('');
   el('aim-status').textContent = 'placing...';
+  page.sending = text;   // until the answer: the pointer is still, a second click sends nothing
+  page.sent += 1;
+  document.body.dataset.sent = String(page.sent);
   const answer = await call('POST', `${base}/moves?${q}`, { move: text, n: snap.n });
+  if (page.snapshot === snap) page.sending = null;
   if (!answer.ok) {
+    page.sending = null;
     message(errorText(answer));
+    if (page.pointer) pointerStatus(page.pointer.status());
     return;
   }
   if (!page.connected) receive(await refresh(), null);
@@ -271,6 +289,7 @@ function clearSelection() {
   page.block = null;
   page.aim = null;
   page.chosen = null;
+  if (page.pointer) page.pointer.reset();
   view.setAim(null);
   el('aim').hidden = true;
   draw(null);
@@ -318,6 +337,43 @@ function aimAt(clientX, clientY) {
 
 function onHover(clientX, clientY) {
   if (page.aim) aimAt(clientX, clientY);
+  else if (page.pointer) pointAt(clientX, clientY);
+}
+
+// --- the card games: a card, then where it goes (cardpoint.js, the twin of viewer/cards/pointing.py) ------------
+function spotAt(clientX, clientY) {
+  const hit = view.pickAt(clientX, clientY);
+  return hit ? page.pointer.spotAt(hit.layer, hit.index, page.scene) : null;
+}
+
+function pointAt(clientX, clientY) {
+  if (page.sending || !page.pointer.point(spotAt(clientX, clientY))) return;
+  draw(null);
+  pointerStatus(page.pointer.words() || page.pointer.message || page.pointer.status());
+}
+
+function pointerStatus(text) {
+  el('point-status').textContent = text;
+  document.body.dataset.point = text;
+}
+
+function cardClick(hit) {
+  const ptr = page.pointer;
+  const key = hit ? ptr.spotAt(hit.layer, hit.index, page.scene) : null;
+  const text = ptr.click(key);
+  document.body.dataset.chosen = ptr.chosen.join(' ');
+  if (text !== null) {
+    pointerStatus(`playing: ${words(text)}`);
+    page.chosen = null;
+    play(text);
+    return;
+  }
+  const settled = ptr.current();
+  page.chosen = settled === null ? null : ptr.table.moves[settled][0];
+  draw(null);
+  moves();
+  chosenBar();
+  pointerStatus(ptr.message || ptr.status());
 }
 
 function turn(step) {
@@ -339,7 +395,22 @@ function chooseFromList(text) {
 
 function onPick(hit, e) {
   const snap = page.snapshot;
-  if (!snap || !snap.your_turn || !snap.construction) return;
+  if (!snap) return;
+  if (!snap.construction && page.pointer && snap.your_turn) {
+    if (page.sending) pointerStatus(`playing: ${words(page.sending)} (wait for the answer)`);
+    else cardClick(hit);
+    return;
+  }
+  if (!snap.your_turn) {
+    // a click out of turn says so, rather than nothing
+    if (hit && !snap.over) {
+      const p = snap.players[snap.to_move];
+      if (snap.seat === null) pointerStatus('you are watching: only the players play');
+      else pointerStatus(p ? `wait: it is ${p.label}'s turn` : '');
+    }
+    return;
+  }
+  if (!snap.construction) return;
   if (page.aim) {
     // aiming: a click places the block where the pointer is (the ghost), or says why it cannot go there
     aimAt(e.clientX, e.clientY);

@@ -9,6 +9,7 @@ import { Aim, BlockPlacements } from './placement.js';
 
 const GAP = 0.04;
 const MOVED_RGB = 0xff6a00;            // outline of the blocks a drop moved
+const REFUSED = [255, 0, 60];          // a refused place (viewer.scene.PROBLEM_RGB, the problems' signal colour)
 const FIGURE = [0.6, 0.6, 1.25];       // a figure's footprint and height (tower.app.stability)
 
 // everything the page knows; also read by the end-to-end tests
@@ -25,6 +26,11 @@ const page = {
   drop: null,          // the drop animation: {frames, moved, start, done, shown}
   overlay: null,       // the scene with the physics overlays asked for: {edits, scene}
   push: null,          // the push test asked for: {edits, text: "BLOCK:DIR"}
+  queue: [],           // clicks made while an edit was on its way: pointer positions, replayed in order
+  dragging: null,      // a block pressed on with the select tool: {block, x, y, started}
+  refusing: null,      // where the block in hand would be refused: {key, refused: {text: "rule: words"} | null}
+  failed: false,       // the lab could not be opened (a bad link): its controls are off
+  refusedEdits: 0,     // edits the server refused (each said in the message line)
   view: null,
 };
 window.towerLab = page;
@@ -35,6 +41,31 @@ const ghost = new THREE.Group();       // the ghost lives outside the scene's ro
 view.three.add(ghost);
 const dropGroup = new THREE.Group();
 view.three.add(dropGroup);
+// a grid of the 1-unit (2 cm) columns over the table: where a click puts a block reads at once, also on an empty
+// table (every second line a little darker: a block is 2 units wide)
+let grid = null;
+function drawGrid(table) {
+  const key = table.join(',');
+  if (grid && grid.userData.key === key) return;
+  if (grid) {
+    view.three.remove(grid);
+    grid.traverse((o) => { if (o.geometry) o.geometry.dispose(); if (o.material) o.material.dispose(); });
+  }
+  const [x0, x1, y0, y1] = table;
+  grid = new THREE.Group();
+  grid.userData.key = key;
+  for (const [even, rgb] of [[false, [196, 178, 150]], [true, [168, 150, 122]]]) {
+    const pos = [];
+    for (let x = Math.ceil(x0); x <= Math.floor(x1); x++) if ((x % 2 === 0) === even) pos.push(x, y0, 0, x, y1, 0);
+    for (let y = Math.ceil(y0); y <= Math.floor(y1); y++) if ((y % 2 === 0) === even) pos.push(x0, y, 0, x1, y, 0);
+    const geo = new THREE.BufferGeometry();
+    geo.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
+    const lines = new THREE.LineSegments(geo, new THREE.LineBasicMaterial({ color: srgb(rgb) }));
+    lines.position.z = 0.003;
+    grid.add(lines);
+  }
+  view.three.add(grid);
+}
 
 function srgb(rgb) {
   return new THREE.Color().setRGB(rgb[0] / 255, rgb[1] / 255, rgb[2] / 255, THREE.SRGBColorSpace);
@@ -79,6 +110,7 @@ async function send(method, path, body) {
   const answer = await call(method, path, body);
   page.busy = false;
   document.body.dataset.busy = 'false';
+  queued();
   if (!answer.ok) {
     say(errorText(answer));
     return null;
@@ -88,14 +120,27 @@ async function send(method, path, body) {
 }
 
 async function edit(op) {
-  const data = await send('POST', api('/edits'), op);
+  if (page.failed) return null;
+  const { refused: _said, ...sent } = op;   // what the ghost said is the page's own, not part of the edit
+  const data = await send('POST', api('/edits'), sent);
   if (data) show(data);
+  else {
+    page.refusedEdits += 1;
+    document.body.dataset.refusedEdits = String(page.refusedEdits);
+    replayQueue();   // a refused edit answers its click too: the next waiting click goes on
+  }
   return data;
 }
 
 async function start(body) {
   const data = await send('POST', '/api/lab', body);
   if (!data) return;
+  if (page.failed) {   // a new lab: its controls are on again
+    page.failed = false;
+    delete document.body.dataset.fatal;
+    for (const b of document.querySelectorAll('#panel button, #panel input, #panel select')) b.disabled = false;
+    el('download').removeAttribute('aria-disabled');
+  }
   page.selected = null;
   page.moving = false;
   history.replaceState(null, '', data.url);
@@ -130,7 +175,10 @@ function show(data, resetCamera = false) {
   el('verdict').textContent = a.words.filter((w) => w.startsWith('stability')).join(' ') || a.words[0];
   el('verdict').className = `verdict ${verdict}`;
   el('drop-words').textContent = '';
-  el('problems').replaceChildren(...a.violations.map((v) => item('li', `${v.rule}: ${v.message}`)));
+  // errors in red, warnings (a build the box could not hold: block-count) in amber, said as warnings
+  el('problems').replaceChildren(...a.violations.map((v) => (v.level === 'warning'
+    ? item('li', `warning: ${v.rule}: ${v.message}`, 'warning') : item('li', `${v.rule}: ${v.message}`))));
+  el('hint').hidden = data.build.blocks.length > 0;
   el('undo').disabled = !data.can_undo;
   el('redo').disabled = !data.can_redo;
   el('undo').title = data.undo ? `undo: ${data.undo} (Ctrl+Z)` : 'nothing to undo';
@@ -144,6 +192,7 @@ function show(data, resetCamera = false) {
   selection();
   if (pointer) aimAt(...pointer);
   explain();
+  replayQueue();
 }
 
 // the server's scene with this page's own selection outlined; the camera is fitted again when the build grows
@@ -152,8 +201,15 @@ function draw(resetCamera = false) {
   const o = page.overlay;
   const scene = structuredClone(o && o.edits === page.edits ? o.scene : page.state.scene);
   for (const b of scene.blocks) b.selected = b.id === page.selected;
+  if (page.moving && page.selected) {
+    // the block being moved leaves its place while the ghost shows where it goes: it is never in its own way,
+    // and the pointer cannot aim at its own top
+    scene.blocks = scene.blocks.filter((b) => b.id !== page.selected);
+    scene.stones = scene.stones.filter((st) => st.block !== page.selected);
+  }
   el('hud').textContent = [scene.title, ...scene.lines].filter(Boolean).join('\n');
   view.show(scene);
+  drawGrid(scene.table);
   const [lo, hi] = workArea(scene);
   const f = page.fitted;
   if (resetCamera || !f || lo.some((v, i) => v < f[0][i]) || hi.some((v, i) => v > f[1][i])) fitCamera();
@@ -199,7 +255,14 @@ async function explain() {
     return;
   }
   const q = new URLSearchParams({ show: show.join(','), push });
-  const answer = await call('GET', api(`/overlays?${q}`));
+  let answer = await call('GET', api(`/overlays?${q}`));
+  // another lab job of this address is being worked out (the server runs one at a time): ask again, as long as
+  // the build is still the one asked about
+  for (let tries = 0; answer.status === 429 && answer.data.rule === 'lab-busy' && tries < 20; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (page.edits !== asked) return;
+    answer = await call('GET', api(`/overlays?${q}`));
+  }
   if (!answer.ok) { say(errorText(answer)); return; }
   if (page.edits !== asked) return;  // an edit came meanwhile: its own request asks again
   page.overlay = { edits: asked, scene: answer.data.scene };
@@ -210,7 +273,8 @@ async function explain() {
 
 // the words of the overlays and what their colours mean (the scene's legend), for people and screen readers
 function legend(words) {
-  const scene = page.overlay ? page.overlay.scene : null;
+  // without overlays, the build's own scene: a falling build's motion has a legend of its own
+  const scene = page.overlay ? page.overlay.scene : (page.state && page.state.scene);
   const items = words.map((w) => item('li', w.trim()));
   for (const e of scene ? scene.legend : []) {
     const li = item('li', e.text, 'legend');
@@ -332,7 +396,7 @@ function hitAt(clientX, clientY) {
   if (hits.length) {
     const h = hits[0];
     const index = h.object.userData.owner[h.faceIndex];
-    return { point: h.point, normal: h.face.normal.clone().round(), block: page.state.scene.blocks[index].id };
+    return { point: h.point, normal: h.face.normal.clone().round(), block: view.scene.blocks[index].id };
   }
   const p = new THREE.Vector3();
   if (!ray.ray.intersectPlane(TABLE, p)) return null;
@@ -396,8 +460,31 @@ function placementsInHand() {
   const clamp = (v) => Math.max(LAB_LO, Math.min(LAB_LO + LAB_BOARD, v));
   const area = [clamp(lo[0] - NEAR), clamp(lo[1] - NEAR), clamp(hi[0] + NEAR), clamp(hi[1] + NEAR)];
   const ps = BlockPlacements.resting(block, shapes, columnHeights(block), area, LAB_LO, LAB_BOARD);
-  aiming = { key, ps, aim: new Aim(ps), block };
+  aiming = { key, ps, aim: new Aim(ps), block, area, kind: el('kind').value };
+  askRefusals(aiming);
   return aiming;
+}
+
+// Where the rules would refuse the block in hand: asked once per build and block in hand (the server checks each
+// placement as its edit would be checked), so the ghost says it before the click.
+async function askRefusals(a) {
+  if (page.refusing && page.refusing.key === a.key) return;
+  const mine = { key: a.key, refused: null };
+  page.refusing = mine;
+  const body = { block: a.block, kind: a.kind, area: a.area,
+    shapes: a.ps.shapes.map((sh) => ({ size: sh.size, top: sh.top, faces: sh.faces })) };
+  const answer = await call('POST', api('/refusals'), body);
+  if (page.refusing !== mine) return;       // the build or the block in hand changed meanwhile
+  mine.refused = answer.ok ? answer.data.refused : {};
+  document.body.dataset.refusals = String(Object.keys(mine.refused).length);
+  if (pointer && !page.dragging) aimAt(...pointer);
+  else if (page.dragging && page.dragging.at) aimAt(...page.dragging.at);
+}
+
+function refusalOf(a, text) {
+  const r = page.refusing;
+  if (!r || r.key !== a.key || r.refused === null) return undefined;   // not known yet
+  return r.refused[text] || null;
 }
 
 function aimAt(clientX, clientY) {
@@ -413,17 +500,23 @@ function aimAt(clientX, clientY) {
     if (!cur) return finishAim('nothing can go here: point nearer the build');
     const shape = a.ps.shapes[cur.shape];
     const [x, y, z] = cur.origin;
-    const mesh = boxMesh(shape.size, shape.faces, 0.6);
+    const why = refusalOf(a, cur.text);
+    // a place the rules refuse: the ghost in the refusal colour, the rule beside the pointer
+    const mesh = why ? refusedMesh(shape.size) : boxMesh(shape.size, shape.faces, 0.6);
     mesh.position.set(x + shape.size[0] / 2, y + shape.size[1] / 2, z + shape.size[2] / 2);
     ghost.add(mesh);
+    const checking = why === undefined && page.state.rules !== 'free' ? ' (checking the rules...)' : '';
     if (a.block !== 'new') {
-      page.aim = { op: 'move', block: a.block, origin: [x, y, z] };
-      return finishAim(`click to put ${a.block} down at (${x}, ${y}, ${z})`);
+      page.aim = { op: 'move', block: a.block, origin: [x, y, z], refused: why || null };
+      if (why) return finishAim(`${a.block} cannot go here: ${why}`, why);
+      const how = page.dragging ? 'release' : 'click';
+      return finishAim(`${how} to put ${a.block} down at (${x}, ${y}, ${z})${checking}`);
     }
     page.aim = { op: 'add', kind: el('kind').value, origin: [x, y, z], size: shape.size,
-      faces: Object.fromEntries(FACE_NAMES.map((f, i) => [f, shape.faces[i]])) };
+      faces: Object.fromEntries(FACE_NAMES.map((f, i) => [f, shape.faces[i]])), refused: why || null };
+    if (why) return finishAim(`the new ${el('kind').value.replace('-', ' ')} cannot go here: ${why}`, why);
     return finishAim(`click to add a ${el('kind').value} ${shape.size.join('x')} at (${x}, ${y}, ${z}), ${shape.top} `
-      + 'on top (R turns it)');
+      + `on top (R turns it)${checking}`);
   }
   if (page.tool === 'figure') {
     const cx = Math.floor(hit.point.x + 0.5 * hit.normal.x), cy = Math.floor(hit.point.y + 0.5 * hit.normal.y);
@@ -450,10 +543,28 @@ function aimAt(clientX, clientY) {
   return finishAim('');
 }
 
-function finishAim(text) {
+function finishAim(text, refused = null) {
   el('aim').textContent = text;
+  el('aim').classList.toggle('refused', !!refused);
   document.body.dataset.aim = text;
+  document.body.dataset.refused = refused || '';
+  const tip = el('tip-text');
+  tip.hidden = !refused || !pointer;
+  if (refused && pointer) {
+    tip.textContent = `refused here: ${refused}`;
+    tip.style.left = `${pointer[0] + 16}px`;
+    tip.style.top = `${pointer[1] + 18}px`;
+  }
   view.render();
+}
+
+// the ghost of a refused place: the refusal colour (viewer.scene.PROBLEM_RGB), see-through, with its edges
+function refusedMesh(size) {
+  const geo = new THREE.BoxGeometry(...size.map((v) => v - 2 * GAP));
+  const mesh = new THREE.Mesh(geo, new THREE.MeshLambertMaterial({ color: srgb(REFUSED), transparent: true,
+    opacity: 0.45, depthWrite: false }));
+  mesh.add(new THREE.LineSegments(new THREE.EdgesGeometry(geo), new THREE.LineBasicMaterial({ color: srgb(REFUSED) })));
+  return mesh;
 }
 
 let down = null;
@@ -461,20 +572,120 @@ let pointer = null;    // the last pointer position over the canvas: the ghost i
 const canvas = view.renderer.domElement;
 canvas.addEventListener('pointermove', (e) => {
   pointer = [e.clientX, e.clientY];
+  const d = page.dragging;
+  if (d && e.buttons) {
+    if (!d.started && Math.hypot(e.clientX - d.x, e.clientY - d.y) >= 5) {
+      // a drag on a block moves it: it leaves its place and follows the pointer as the ghost
+      d.started = true;
+      page.selected = d.block;
+      page.moving = true;
+      draw();
+      selection();
+    }
+    if (d.started) {
+      d.at = [e.clientX, e.clientY];
+      aimAt(e.clientX, e.clientY);
+    }
+    return;
+  }
   if (!e.buttons) aimAt(e.clientX, e.clientY);
 });
-canvas.addEventListener('pointerleave', () => { pointer = null; clear(ghost); page.aim = null; finishAim(''); });
+canvas.addEventListener('pointerleave', () => {
+  pointer = null;
+  if (page.dragging) return;
+  clear(ghost);
+  page.aim = null;
+  finishAim('');
+});
+// the select tool: a press on a block may start a drag, so the camera must not start orbiting (the capture phase
+// on the container runs before the camera's own handler on the canvas)
+el('view').addEventListener('pointerdown', (e) => {
+  if (e.button !== 0 || page.tool !== 'select' || !page.state || page.drop || page.failed) return;
+  const hit = hitAt(e.clientX, e.clientY);
+  if (!hit || !hit.block) return;
+  page.dragging = { block: hit.block, x: e.clientX, y: e.clientY, started: false, at: null };
+  view.controls.enabled = false;
+  canvas.setPointerCapture(e.pointerId);   // the drag's moves and its release come here, also off the canvas
+}, { capture: true });
+// a release the canvas did not get (outside the window): the drag ends where the pointer was last seen
+window.addEventListener('pointerup', () => {
+  const d = page.dragging;
+  if (!d) return;
+  page.dragging = null;
+  view.controls.enabled = true;
+  if (d.started && d.at) endDrag(...d.at);
+});
 canvas.addEventListener('pointerdown', (e) => { down = [e.clientX, e.clientY, e.button]; });
 canvas.addEventListener('pointerup', (e) => {
+  const d = page.dragging;
+  if (d) {
+    page.dragging = null;
+    view.controls.enabled = true;
+    if (d.started) {
+      down = null;
+      endDrag(e.clientX, e.clientY);
+      return;
+    }
+  }
   // a click, not the end of an orbit drag
   if (!down || down[2] !== 0 || Math.hypot(e.clientX - down[0], e.clientY - down[1]) >= 5) return;
   down = null;
+  if (page.busy) {
+    queueClick(e.clientX, e.clientY);
+    return;
+  }
   aimAt(e.clientX, e.clientY);
   click();
 });
 
+// the end of a drag: the block goes where the ghost is (the server judges it), or back where it was
+async function endDrag(x, y) {
+  aimAt(x, y);
+  const aim = page.aim;
+  if (!aim || aim.op !== 'move' || page.busy) {
+    page.moving = false;
+    draw();
+    selection();
+    say(aim ? '' : 'nothing can go there: the block stays where it was');
+    return;
+  }
+  const done = await edit(aim);
+  page.moving = false;
+  if (done) page.selected = aim.block;
+  draw();
+  selection();
+}
+
+// Clicks made while an edit is on its way wait their turn (each is aimed again once the build it acts on is
+// shown); the page says how many wait.
+const QUEUE_MAX = 20;
+function queueClick(x, y) {
+  if (page.queue.length >= QUEUE_MAX) {
+    say(`${QUEUE_MAX} clicks are waiting already: this one is dropped`);
+    return;
+  }
+  page.queue.push([x, y]);
+  queued();
+}
+
+function queued() {
+  const n = page.queue.length;
+  document.body.dataset.queued = String(n);
+  el('aim').dataset.queued = n ? `${n} click${n > 1 ? 's' : ''} waiting for the last edit's answer` : '';
+  if (n) el('aim').textContent = el('aim').dataset.queued;
+}
+
+function replayQueue() {
+  if (page.busy || !page.queue.length) return;
+  const [x, y] = page.queue.shift();
+  queued();
+  aimAt(x, y);
+  click();
+}
+
 async function click() {
-  if (page.busy || !page.state) return;
+  if (!page.state || page.failed) return;
+  if (page.busy) return;
   if (page.drop) { endDrop(); draw(); return; }
   const aim = page.aim;
   if (!aim) {
@@ -514,7 +725,7 @@ async function selectedEdit(op) {
   if (data) draw();
 }
 
-el('move').addEventListener('click', () => { page.moving = !!page.selected && !page.moving; selection(); });
+el('move').addEventListener('click', () => { page.moving = !!page.selected && !page.moving; draw(); selection(); });
 el('turn').addEventListener('click', () => selectedEdit({ op: 'turn', axis: 'z' }));
 el('tip').addEventListener('click', () => selectedEdit({ op: 'turn', axis: 'x' }));
 el('delete').addEventListener('click', () => selectedEdit({ op: 'delete' }));
@@ -547,6 +758,7 @@ el('rules').addEventListener('change', async () => {
 el('new-empty').addEventListener('click', () => start({ start: 'empty', rules: el('rules').value }));
 el('new-random').addEventListener('click', () => start({ start: 'random', seed: Math.floor(Math.random() * 1e6),
   rules: el('rules').value }));
+el('open-file').addEventListener('click', () => el('upload').click());
 el('upload').addEventListener('change', async () => {
   const file = el('upload').files[0];
   if (!file) return;
@@ -557,15 +769,23 @@ el('upload').addEventListener('change', async () => {
     say(`${file.name}: not JSON`);
     return;
   }
-  const answer = await call('POST', api('/edits'), { op: 'load', build: doc });
+  // on a lab that could not be opened, the file starts a new lab
+  const answer = page.failed ? await call('POST', '/api/lab', { build: doc, rules: el('rules').value })
+    : await call('POST', api('/edits'), { op: 'load', build: doc });
   el('upload').value = '';
+  if (answer.ok && page.failed) {
+    await start({ build: doc, rules: el('rules').value });
+    return;
+  }
   if (answer.ok) {
     say('');
     show(answer.data, true);
   } else {
-    // one line naming the place and the problem, as `tower check` says it; the lab is unchanged
+    // one line naming the place and the problem, as `tower check FILE` says it (or the rule that refuses the
+    // build it holds); the lab is unchanged
     const d = answer.data || {};
-    say(`${file.name}: ${d.where ? `at ${d.where}: ` : ''}${d.error || `error ${answer.status}`}`);
+    const what = d.rule && answer.status === 409 ? `${d.rule}: ` : d.where ? `at ${d.where}: ` : '';
+    say(`${file.name}: ${what}${d.error || `error ${answer.status}`}`);
   }
 });
 
@@ -601,6 +821,7 @@ document.addEventListener('keydown', (e) => {
     selectedEdit({ op: 'turn', axis: 'z' });
   } else if (key === 'm' && page.selected) {
     page.moving = true;
+    draw();
     selection();
   } else if (e.key === 'Delete' || e.key === 'Backspace') {
     selectedEdit({ op: 'delete' });
@@ -699,6 +920,20 @@ function endDrop() {
   view.render();
 }
 
+// A lab that could not be opened (a bad or stale link): nothing to edit, so the controls that would edit it are
+// off; a new lab can still be started or a file opened.
+function failed(text) {
+  page.failed = true;
+  document.body.dataset.fatal = text;
+  for (const b of document.querySelectorAll('#panel button, #panel input, #panel select')) {
+    if (!['new-empty', 'new-random', 'open-file', 'upload'].includes(b.id)) b.disabled = true;
+  }
+  el('download').removeAttribute('href');
+  el('download').setAttribute('aria-disabled', 'true');
+  el('hint').hidden = true;
+  say(`${text}: start a new lab below`);
+}
+
 // --- start -----------------------------------------------------------------------------------------------------
 async function main() {
   const pal = await call('GET', '/api/lab');
@@ -710,7 +945,7 @@ async function main() {
     page.id = decodeURIComponent(parts[1]);
     const data = await send('GET', api());
     if (data) show(data, true);
-    else document.body.dataset.fatal = el('message').textContent;
+    else failed(el('message').textContent);
   } else {
     await start({ start: 'empty' });
   }

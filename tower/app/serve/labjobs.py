@@ -1,0 +1,265 @@
+"""The lab's physics in worker processes of its own, budgeted, one job per client (docs/serve.md, "Limits").
+
+A removal map of a 200-block build takes minutes; in the server's process it held the interpreter and the
+threads every other request needs. Here every physics call of the lab (`LabPhysics`, what the lab's controller
+is given as its `physics`) is a job in a worker process, in one of two lanes:
+
+- `quick`: one worker at the server's priority for the statics verdicts of builds of at most `lab_quick_blocks`
+  blocks, which every edit of an ordinary build asks for (tens of milliseconds);
+- `heavy`: `lab_workers` workers at the lowest priority (nice 19) for everything else: verdicts of bigger builds,
+  removal maps, pushes, drops, forces.
+
+In a lane, jobs wait in one line, first come first served, at most `lab_queue` of them (another one: 503 with
+`Retry-After`), and a client has at most one job in a lane at a time (another one: 429 with `Retry-After`), so a
+client's job waits behind at most one job of each other client. Each job may use `lab_cpu_seconds` of CPU time
+(the kernel's RLIMIT_CPU in the worker, `workers.WorkerPool.call`); past it the worker is stopped and the client
+told that the build is too big for this server (413, rule `lab-cpu-seconds`), and the same job on the same build
+is refused at once from then on. A heavy worker idle for IDLE_SECONDS exits, giving its memory back; the next
+heavy job starts a new one (about a second).
+
+The lab's requests run in threads of their own (`LAB_THREADS`), which wait here for their jobs; the game's work
+and every other request never wait for them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from tower.app.serve.errors import Refused
+from tower.app.serve.limits import Limits
+from tower.app.serve.workers import OverBudget, WorkerPool
+
+#: Seconds a heavy worker may stay idle before it exits (its memory goes back to the system).
+IDLE_SECONDS = 30.0
+#: Jobs found over budget kept (what, build, arguments), so that asking again is refused at once.
+TOO_BIG_KEPT = 256
+#: What the workers import as they start: the judges, so the first job does not pay for it.
+MODULES = ("tower.app.stability", "physics", "pybullet")
+#: What each job is, in the words of a refusal.
+WHAT = {"judge_build": "verdict", "fall": "drop", "forces": "contact forces", "removal": "removal map",
+        "push": "push test"}
+
+
+def lab_threads(limits: Limits) -> ThreadPoolExecutor:
+    """The threads the lab's requests run in: enough for every job the lanes admit (running or waiting) and a
+    few requests that need no physics, so a lab request never waits for a thread behind an admitted job."""
+    return ThreadPoolExecutor(1 + limits.lab_workers + 2 * limits.lab_queue + 4, thread_name_prefix="tower-lab")
+
+
+@dataclass(frozen=True)
+class Asker:
+    """Who asks for a lab job: the client (an address) and whether its connection is gone meanwhile (its job is
+    then stopped: nobody waits for the answer)."""
+
+    client: str
+    gone: Callable[[], bool] = lambda: False
+
+
+class Lane:
+    """Worker processes of one kind and the line of jobs waiting for them."""
+
+    def __init__(self, name: str, workers: int, nice: int, queue: int, idle: float | None) -> None:
+        self.name = name
+        self.pools = [WorkerPool(1, nice=nice, modules=MODULES) for _ in range(max(1, workers))]
+        self.free = list(self.pools)
+        self.queue = queue
+        self.idle = idle  # seconds before an idle worker exits (None: it stays)
+        self.used: dict[WorkerPool, float] = {}
+        self.line: deque[object] = deque()
+        self.clients: set[str] = set()  # clients with a job running or waiting here
+        self.cond = threading.Condition()
+        self.jobs = 0  # jobs run (for tests and figures)
+
+    def run(self, asker: Asker, what: str, fn: Callable, args: tuple, cpu_seconds: float,
+            ready: Callable[[], None] = lambda: None) -> Any:
+        """`fn(*args)` in a worker of this lane, waited for in the calling thread (see the module's docstring);
+        `ready()` is called once it is the job's turn (it may refuse it after all). A job whose asker went away
+        leaves the line, or is stopped (ConnectionResetError)."""
+        client = asker.client
+        with self.cond:
+            if client in self.clients:
+                raise Refused(429, "lab-busy", f"a {what} of yours is being worked out (one lab job per client at "
+                                               f"a time); ask again when it is done", retry_after=2)
+            if len(self.line) >= self.queue:
+                raise Refused(503, "lab-queue-full", f"{len(self.line)} lab jobs are waiting for this server's "
+                                                     f"workers (lab_queue); try again shortly",
+                              retry_after=max(1.0, min(60.0, cpu_seconds)))
+            ticket = object()
+            self.line.append(ticket)
+            self.clients.add(client)
+            try:
+                while self.line[0] is not ticket or not self.free:
+                    self.cond.wait(0.5)
+                    if asker.gone():
+                        raise ConnectionResetError("the client went away while its job waited")
+            except BaseException:
+                self.line.remove(ticket)
+                self.clients.discard(client)
+                self.cond.notify_all()
+                raise
+            self.line.popleft()
+            pool = self.free.pop()
+            self.jobs += 1
+            self.cond.notify_all()
+        try:
+            ready()
+            return pool.call(fn, *args, cpu_seconds=cpu_seconds, gone=asker.gone)
+        finally:
+            with self.cond:
+                self.used[pool] = time.monotonic()
+                self.free.append(pool)
+                self.clients.discard(client)
+                self.cond.notify_all()
+
+    def sweep(self) -> None:
+        """Stop the workers idle for longer than `idle` seconds."""
+        if self.idle is None:
+            return
+        now = time.monotonic()
+        with self.cond:
+            idle = [p for p in self.free if p.running and now - self.used.get(p, now) > self.idle]
+            for pool in idle:
+                self.free.remove(pool)
+        for pool in idle:  # outside the lock: stopping a worker takes a moment
+            pool.close()
+            with self.cond:
+                self.free.append(pool)
+                self.cond.notify_all()
+
+    def pids(self) -> list[int]:
+        return [pid for pool in self.pools for pid in pool.pids()]
+
+    def close(self) -> None:
+        for pool in self.pools:
+            pool.close()
+
+
+class LabJobs:
+    """The lab's physics lanes of one server (see the module's docstring)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.quick = Lane("quick", 1, 0, limits.lab_queue, None)
+        self.heavy = Lane("heavy", limits.lab_workers, 19, limits.lab_queue, IDLE_SECONDS)
+        self._too_big: OrderedDict[Any, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def physics(self, asker: Asker) -> LabPhysics:
+        """The physics a lab's controller uses while it serves a request of `asker`."""
+        return LabPhysics(self, asker)
+
+    def run(self, asker: Asker, name: str, build: Any, fn: Callable, *args: Any, quick: bool = False) -> Any:
+        """The job `fn(build, *args)` of `asker` (`name`: which of the judges it is, for the words), in its lane;
+        Refused with 413 if it is over `lab_cpu_seconds` (now or before)."""
+        what = WHAT.get(name, name)
+        key = (name, tuple(build.blocks), tuple(build.figures), args)
+
+        def known() -> None:  # the same job was over budget before (perhaps while this one waited): refused now
+            with self._lock:
+                message = self._too_big.get(key)
+            if message is not None:
+                raise Refused(413, "lab-cpu-seconds", message)
+
+        known()
+        lane = self.quick if quick else self.heavy
+        seconds = self.limits.lab_cpu_seconds
+        try:
+            return lane.run(asker, what, fn, (build, *args), seconds, known)
+        except OverBudget:
+            message = (f"this build is too big for this server: its {what} needs more than {seconds:g} CPU seconds "
+                       f"(the server's limit lab_cpu_seconds)")
+            with self._lock:
+                self._too_big[key] = message
+                while len(self._too_big) > TOO_BIG_KEPT:
+                    self._too_big.popitem(last=False)
+            raise Refused(413, "lab-cpu-seconds", message) from None
+
+    def sweep(self) -> None:
+        self.heavy.sweep()
+
+    def start(self) -> None:
+        """Start the quick lane's worker if it is not running (on a lab page's first request, so that its first
+        edit does not wait for the worker to import the judges)."""
+        with self.quick.cond:
+            if not self.quick.pools[0].running:
+                self.quick.pools[0].start()
+
+    def close(self) -> None:
+        self.quick.close()
+        self.heavy.close()
+
+
+class Done:
+    """A judge's answer as its worker turned it into JSON; `to_json(detail)` hands that back. Nothing of it is
+    worked out in the server's process: a verdict's lazy parts (how a falling build starts to fall,
+    `physics.failure`) are computed in the worker, and only JSON crosses the pipe."""
+
+    def __init__(self, plain: Any, detail: Any = None) -> None:
+        self.plain, self.detail = plain, detail
+
+    def to_json(self, detail: bool = False) -> Any:
+        return self.detail if detail and self.detail is not None else self.plain
+
+
+def _judge(build: Any, statics_only: bool, engine: str) -> Done:
+    from tower.app import stability
+
+    verdict = stability.judge_build(build, statics_only=statics_only, engine=engine)
+    return Done(verdict.to_json(), verdict.to_json(detail=True))
+
+
+def _forces(build: Any) -> Done:
+    from tower.app import stability
+
+    return Done(stability.forces(build).to_json())
+
+
+def _removal(build: Any, statics_only: bool) -> Done:
+    from tower.app import stability
+
+    return Done(stability.removal(build, statics_only=statics_only).to_json())
+
+
+def _push(build: Any, block: str, directions: tuple[str, ...]) -> list[Done]:
+    from tower.app import stability
+
+    return [Done(r.to_json()) for r in stability.push(build, block, directions)]
+
+
+def _fall(build: Any, seconds: float) -> Any:
+    from tower.app import stability
+
+    return stability.fall(build, seconds=seconds)
+
+
+class LabPhysics:
+    """`tower.app.stability`'s judges as the lab's controller calls them, each a job of `jobs` for `asker`:
+    the same answers (`Done`, as JSON), computed in the lab's workers (a statics verdict of a small build in the
+    quick lane)."""
+
+    def __init__(self, jobs: LabJobs, asker: Asker) -> None:
+        self.jobs = jobs
+        self.asker = asker
+
+    def judge_build(self, build: Any, statics_only: bool = False, engine: str = "pybullet") -> Done:
+        small = len(build.blocks) + len(build.figures) <= self.jobs.limits.lab_quick_blocks
+        return self.jobs.run(self.asker, "judge_build", build, _judge, statics_only, engine,
+                             quick=statics_only and small)
+
+    def fall(self, build: Any, seconds: float = 2.0) -> Any:
+        return self.jobs.run(self.asker, "fall", build, _fall, seconds)
+
+    def forces(self, build: Any) -> Done:
+        return self.jobs.run(self.asker, "forces", build, _forces)
+
+    def removal(self, build: Any, statics_only: bool = False) -> Done:
+        return self.jobs.run(self.asker, "removal", build, _removal, statics_only)
+
+    def push(self, build: Any, block: str, directions: tuple[str, ...]) -> list[Done]:
+        return self.jobs.run(self.asker, "push", build, _push, block, tuple(directions))
