@@ -184,3 +184,73 @@ def test_load_shades_are_relative_to_the_most_loaded_block():
         {b for b, t in tint.items() if t == "load-heavy"}
     assert any(t == "load-medium" for t in tint.values())
     assert any(f"({most:.2f} N" in e.text for e in scene.legend)
+
+
+#: An arch of blocks corbelled from two cube pillars, a key block on top (the reviewer's): it falls, the left
+#: blocks tipping right, the right ones left, the key dropping between them.
+ARCH = {"format": "tower-build/1", "blocks": [
+    {"id": "L0", "origin": [0, 0, 0], "size": [2, 2, 2]}, {"id": "R0", "origin": [12, 0, 0], "size": [2, 2, 2]},
+    {"id": "L2", "origin": [0, 0, 2], "size": [2, 2, 2]}, {"id": "R2", "origin": [12, 0, 2], "size": [2, 2, 2]},
+    {"id": "cL1", "origin": [0, 0, 4], "size": [4, 2, 2]}, {"id": "cR1", "origin": [10, 0, 4], "size": [4, 2, 2]},
+    {"id": "cL2", "origin": [2, 0, 6], "size": [4, 2, 2]}, {"id": "cR2", "origin": [8, 0, 6], "size": [4, 2, 2]},
+    {"id": "key", "origin": [4, 0, 8], "size": [6, 2, 2]}]}
+
+
+def test_a_falling_arch_is_told_block_by_block_alike_in_check_the_picture_and_the_lab(tmp_path, capsys):
+    """`tower check`, the picture and the lab say what the verdict's `failure` says: every moving block, each group
+    with how it moves and which way its centre goes (the L blocks +x, the R blocks -x, the key straight down)."""
+    from tower.app.lab.analysis import verdict_words
+    from viewer.view import build_view_scene
+
+    path = tmp_path / "arch.json"
+    path.write_text(json.dumps(ARCH))
+    assert main(["check", str(path), "--statics-only", "--json"]) == 1
+    failure = json.loads(capsys.readouterr().out)["stability"]["statics"]["failure"]
+    right = {m["block"] for m in failure["blocks"] if m["velocity"][0] > 0.1}
+    left = {m["block"] for m in failure["blocks"] if m["velocity"][0] < -0.1}
+    assert right == {"cL1", "cL2"} and left == {"cR1", "cR2"}
+    assert main(["check", str(path), "--statics-only"]) == 1
+    line = next(x for x in capsys.readouterr().out.splitlines() if "falls:" in x)
+    said = ["cL2 and cL1 tip over toward the right (+x)", "cR2 and cR1 tip over toward the left (-x)",
+            "key drops straight down"]
+    assert all(words in line for words in said), line
+    build = parse_build(ARCH)
+    lab = " ".join(verdict_words(stability.judge_build(build, statics_only=True).to_json(detail=True), build))
+    assert all(words in lab for words in said), lab
+    scene = build_view_scene(build, physics=stability)
+    header = " ".join(scene.lines)
+    assert all(words in header for words in said), header
+    assert {b.id for b in scene.blocks if b.tint == "moving"} == {m["block"] for m in failure["blocks"]}
+    assert next(e.text for e in scene.legend if e.colour == "moving") == "falls: these 5 blocks: 4 tip over, 1 drops"
+
+
+def _falling(n: int, mode: str) -> tuple:
+    """A scene of n cubes and a `failure` in which all of them move in `mode` toward +x (straight down: drop)."""
+    build = parse_build({"format": "tower-build/1", "blocks": [
+        {"id": f"b{k}", "origin": [3 * k, 0, 0], "size": [2, 2, 2]} for k in range(n)]})
+    turns = mode in ("tip", "tip-and-slide")
+    slips = mode in ("slide", "tip-and-slide")
+    blocks = [{"block": f"b{k}", "velocity": [0.0, 0.0, -1.0] if mode == "drop" else [1.0, 0.0, -0.2],
+               "spin_rad_per_m": [0.0, 5.0, 0.0] if turns else [0.0, 0.0, 0.0],
+               "axis_point": [0.04, 0.02, 0.0] if turns else None} for k in range(n)]
+    failure = {"mode": mode, "blocks": blocks, "slides_on": [[f"b{k}", "table"] for k in range(n)] if slips else [],
+               "pivots_on": []}
+    return build_scene(build), {"stable": False, "failure": failure}
+
+
+@pytest.mark.parametrize("mode, one, several", [
+    ("tip", "this block tips over", "these 3 blocks tip over"),
+    ("slide", "this block slides", "these 3 blocks slide"),
+    ("tip-and-slide", "this block tips over and slips", "these 3 blocks tip over and slip"),
+    ("drop", "this block drops", "these 3 blocks drop")])
+def test_the_fall_legend_agrees_with_its_count(mode, one, several):
+    """One block or several, in every failure mode: the verb agrees with its subject ("this block drop" was said)."""
+    from viewer.physics_words import fall_words
+
+    for n, words in ((1, one), (3, several)):
+        scene, statics = _falling(n, mode)
+        legend = overlays.with_failure(scene, statics).legend
+        assert legend[0].text == f"falls: {words}"
+    where = " straight down" if mode == "drop" else " toward the right (+x)"
+    assert fall_words(_falling(1, mode)[1]["failure"]) == one.replace("this block", "b0") + where
+    assert fall_words(_falling(3, mode)[1]["failure"]) == several.replace("these 3 blocks", "b0, b1 and b2") + where

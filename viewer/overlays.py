@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from viewer.physics_words import fall_summary, tilt_words
 from viewer.scene import Scene, SceneArrow, SceneLabel, SceneLegendEntry
 
 #: One grid unit in metres (the build format's 2 cm grid).
@@ -209,10 +210,6 @@ def with_removal_map(scene: Scene, removal: dict[str, Any]) -> Scene:
     return replace(scene, blocks=blocks, legend=scene.legend + legend)
 
 
-#: What the weakest tilt does, by the failure mode of physics.failure (the legend's words).
-TILT_DOES = {"slide": "makes it slide", "tip-and-slide": "tips it over, slipping", "tip": "tips it over"}
-
-
 def with_weakest_tilt(scene: Scene, statics: dict[str, Any]) -> Scene:
     """An arrow on the table from under the build's middle toward where a tilted table would tip it (or make it
     slide) first."""
@@ -226,7 +223,7 @@ def with_weakest_tilt(scene: Scene, statics: dict[str, Any]) -> Scene:
     tail = (cx + dx / n * (reach - 2.0), cy + dy / n * (reach - 2.0), 0.05)
     head = (cx + dx / n * reach, cy + dy / n * reach, 0.05)
     margin = statics["tilt_margin_deg"]
-    does = TILT_DOES.get((statics.get("failure") or {}).get("mode", "tip"), "tips it over")
+    does = tilt_words(statics, third_person=True).rstrip(",")
     return replace(scene, arrows=scene.arrows + [SceneArrow(tail, head, "tilt", "tilt", 0.18)],
                    legend=scene.legend + [SceneLegendEntry("tilt", f"weakest way: a table tilted {margin:.1f} deg "
                                                                    f"this way {does}")])
@@ -239,7 +236,6 @@ MOTION_ARROW_MAX, AXIS_LENGTH = 2.5, 3.0
 MOTION_MIN, MOTION_BLOCK_OPACITY = 0.01, 0.75
 #: Arrow lengths go with the square root of the speed, and are at least this share of the longest.
 MOTION_SHORTEST = 0.45
-FALL_WORDS = {"tip": "tip over", "slide": "slide", "tip-and-slide": "tip over and slip", "drop": "drop"}
 
 
 def with_failure(scene: Scene, statics: dict[str, Any]) -> Scene:
@@ -268,10 +264,7 @@ def with_failure(scene: Scene, statics: dict[str, Any]) -> Scene:
             arrows.append(SceneArrow(_along(p, w, -AXIS_LENGTH / 2), _along(p, w, AXIS_LENGTH / 2), "motion-axis",
                                      "motion-axis", 0.07))
     blocks = [replace(b, tint="moving") if b.id in moving else b for b in scene.blocks]
-    n = len(moving)
-    verb = FALL_WORDS.get(failure["mode"], "fall")
-    legend = [SceneLegendEntry("moving", f"falls: {'this block' if n == 1 else f'these {n} blocks'} "
-                                         f"{verb if n > 1 else verb.replace('tip over', 'tips over')}"),
+    legend = [SceneLegendEntry("moving", f"falls: {fall_summary(failure)}"),
               SceneLegendEntry("motion", "how each starts to move (its centre; the faster, the longer)")]
     if any(a.kind == "motion-axis" for a in arrows):
         legend.append(SceneLegendEntry("motion-axis", "the axis it turns about (right-hand rule)"))

@@ -11,6 +11,7 @@ from typing import Any
 from tower.climbers.build import BUILD_FORMAT, Build, parse_build
 from tower.games.errors import BadInput, unknown_id
 from tower.games.fileio import read_json
+from viewer.physics_words import fall_parts
 
 RECORD_FORMAT = "game-record/1"
 
@@ -37,12 +38,12 @@ def stability_lines(build: Build, physics: Any, doc: dict[str, Any] | str | None
     if statics.get("stable") and statics.get("tilt_margin_deg") is not None:
         line += f", tilt margin {statics['tilt_margin_deg']:.1f} deg"
     out = [line]
-    if not statics.get("stable") and statics.get("mechanism"):
+    failure = statics.get("failure") or {}
+    if not statics.get("stable") and failure.get("blocks"):  # how it starts to fall, as `tower check` says it
+        out += ["falls:"] + [f"  {part}" for part in fall_parts(failure, most_groups=3, most_names=4)]
+    elif not statics.get("stable") and statics.get("mechanism"):
         falling = statics["mechanism"]
-        mode = (statics.get("failure") or {}).get("mode")
-        how = {"tip": " (tipping over)", "slide": " (sliding)", "tip-and-slide": " (tipping and slipping)",
-               "drop": " (dropping)"}.get(mode, "")
-        out.append(f"falling{how}: " + ", ".join(falling[:6]) + (" ..." if len(falling) > 6 else ""))
+        out.append("falls: " + ", ".join(falling[:6]) + (" ..." if len(falling) > 6 else ""))
     return out
 
 

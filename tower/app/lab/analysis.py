@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tower.app.commands.check import direction_words, fall_line, tilt_words
+from tower.app.commands.check import fall_line
 from tower.climbers.build import Build
 from tower.climbers.legality import Violation, is_legal
+from viewer.physics_words import direction_words, tilt_words
 
 #: Frames per second of a drop's trajectory sent to the page (the page interpolates between them).
 DROP_FPS = 15
