@@ -130,7 +130,7 @@ def test_forces_say_what_every_contact_must_carry(column, capsys):
     _, out, _ = run(capsys, "check", column, "--forces", "--statics-only")
     assert "4 are determinate: they carry the same force in every distribution" in out
     assert f"the table under c0: exactly {3 * CUBE_WEIGHT_N:.3f} N" in out
-    assert "friction: it stands with no friction at all" in out
+    assert "friction: the build needs none: it stands with no friction at all" in out
     assert "friction-critical: none" in out
     assert "one example, the minimum-norm distribution" in out
 
@@ -174,3 +174,17 @@ def test_a_lone_cube_slides_before_it_tips(tmp_path, capsys):
     _, out, _ = run(capsys, "check", str(path), "--statics-only", "--json")
     failure = json.loads(out)["stability"]["statics"]["failure"]
     assert failure["mode"] == "slide" and failure["slides_on"] == [["lone", "table"]]
+
+
+def test_the_example_friction_is_its_own_choice_where_the_build_needs_none(column, capsys):
+    """The pyramid needs no friction, yet its example distribution uses two thirds of it in places: the words say
+    that is the example's own choice, not a need of the build."""
+    from tests.test_viewer_overlays import PYRAMID
+
+    pyramid = column.replace("column.json", "pyramid.json")
+    with open(pyramid, "w") as f:
+        json.dump(PYRAMID, f)
+    _, out, _ = run(capsys, "check", pyramid, "--forces", "--statics-only")
+    assert ("friction: the build needs none: it stands with no friction at all (any friction coefficient from 0); "
+            "the friction the example below uses is that distribution's own choice") in out
+    assert "most friction used (of what mu = 0.5 allows): this distribution's own choice; the build needs none" in out

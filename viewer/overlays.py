@@ -31,10 +31,12 @@ FORCE_BLOCK_OPACITY = 0.4
 EXAMPLE_RADIUS, EXAMPLE_ASIDE = 0.035, 0.3
 #: What a contact may carry beyond what it must: a thin shaft (grid units) around which the certain part is thick.
 POSSIBLE_RADIUS = 0.04
-#: Shares of the most loaded block's load (the weight it carries from above) from which a block is shaded heavy /
-#: medium: relative to the build's own carriers, so a wide tower (where no block carries a quarter of the weight)
-#: still shows its main load paths.
-LOAD_HEAVY, LOAD_MEDIUM = 0.5, 0.2
+#: Shares of the build's weight a block carries from above from which it is shaded heavy / medium / light; below
+#: LOAD_FLOOR it stays white. Absolute shares, not shares of the most loaded block: in an interlocked build (a
+#: pyramid, a wall in running bond) the load can take many paths and no block *must* carry much; scaled to the
+#: largest such load, a few hundredths of a newton (the millimetre inset's leftovers) came out dark and read as the
+#: load path (docs/physics.md, "Reading the shading").
+LOAD_HEAVY, LOAD_MEDIUM, LOAD_FLOOR = 0.25, 0.10, 0.02
 CLASS_TEXT = {"safe": "safe to take", "risky": "risky (marginal)", "brings-down": "brings others down"}
 
 
@@ -91,7 +93,7 @@ def with_forces(scene: Scene, forces: dict[str, Any]) -> Scene:
     for c in contacts:
         if c["a"] != "table" and c["normal"][2] > 0.5:
             carried[c["a"]] = carried.get(c["a"], 0.0) + c["normal_n"]
-    blocks, shades = _shade(scene, carried, forces["weight_n"], "carries")
+    blocks, shades = _shade(scene, carried, forces["weight_n"], certain=False)
     return replace(scene, blocks=blocks, arrows=scene.arrows + arrows + [scale], labels=scene.labels + [label],
                    legend=scene.legend + legend + shades,
                    block_opacity=min(scene.block_opacity, FORCE_BLOCK_OPACITY))
@@ -111,23 +113,35 @@ def _scale_arrow(scene: Scene, biggest: float, per_newton: float) -> tuple[Scene
     return arrow, SceneLabel((x0 + scale_len / 2, y0 - 0.8, 0.05), f"{step:g} N")
 
 
-def _shade(scene: Scene, carried: dict[str, float], weight: float, verb: str) -> tuple[list, list[SceneLegendEntry]]:
-    """Blocks tinted by the load from above they carry (`carried`, newtons), relative to the most loaded block:
-    who holds the tower up."""
-    most = max(carried.values(), default=0.0)
-    bins = ((LOAD_HEAVY, "load-heavy"), (LOAD_MEDIUM, "load-medium"), (0.0, "load-light"))
+def _shade(scene: Scene, carried: dict[str, float], weight: float,
+           certain: bool) -> tuple[list, list[SceneLegendEntry]]:
+    """Blocks tinted by the load from above they carry (`carried`, newtons) as a share of the build's `weight`
+    (LOAD_HEAVY, LOAD_MEDIUM, LOAD_FLOOR); `certain`: the loads are what every distribution carries (the least
+    normal forces), else one distribution's. The legend names the shades in use and what white means."""
+    bins = ((LOAD_HEAVY, "load-heavy", f">= {LOAD_HEAVY:.0%}"),
+            (LOAD_MEDIUM, "load-medium", f"{LOAD_MEDIUM:.0%}-{LOAD_HEAVY:.0%}"),
+            (LOAD_FLOOR, "load-light", f"{LOAD_FLOOR:.0%}-{LOAD_MEDIUM:.0%}"))
 
     def shade(block_id: str) -> str:
-        load = carried.get(block_id, 0.0)
-        if load <= 1e-9 * weight:
-            return "load-none"
-        return next(name for share, name in bins if load >= share * most)
+        share = carried.get(block_id, 0.0) / weight if weight > 0 else 0.0
+        return next((name for floor, name, _ in bins if share >= floor), "load-none")
 
     blocks = [replace(b, tint=shade(b.id)) for b in scene.blocks]
-    legend = [SceneLegendEntry("load-heavy", f"{verb} >= {LOAD_HEAVY:.0%} of the most any block {verb} "
-                                             f"({most:.2f} N = {most / weight:.0%} of the weight)"),
-              SceneLegendEntry("load-medium", f"{verb} {LOAD_MEDIUM:.0%}-{LOAD_HEAVY:.0%} of that"),
-              SceneLegendEntry("load-light", f"{verb} < {LOAD_MEDIUM:.0%} of that; white: nothing")]
+    used = {b.tint for b in blocks}
+    verb = "must carry" if certain else "carries"
+    whole = f"the weight ({weight:.2f} N)"
+    if not used - {"load-none"}:
+        text = (f"white: no block must carry {LOAD_FLOOR:.0%} of {whole}: the load can take many paths" if certain
+                else f"white: no block carries {LOAD_FLOOR:.0%} of {whole} in this example")
+        return blocks, [SceneLegendEntry("load-none", text)]
+    legend = []
+    for _, name, span in bins:
+        if name in used:
+            where = "in every distribution" if certain else "in this example"
+            legend.append(SceneLegendEntry(name, f"{verb} {span} of it" if legend else
+                                           f"{verb} {span} of {whole} from above, {where}"))
+    legend.append(SceneLegendEntry("load-none", f"white: under {LOAD_FLOOR:.0%}"
+                                                + (": the load can go round it" if certain else "")))
     return blocks, legend
 
 
@@ -186,7 +200,7 @@ def _with_bounds(scene: Scene, forces: dict[str, Any]) -> Scene:
     for c in contacts:
         if c["a"] != "table" and c["normal"][2] > 0.5:
             carried[c["a"]] = carried.get(c["a"], 0.0) + c["bounds"]["normal_n"][0]
-    blocks, shades = _shade(scene, carried, forces["weight_n"], "must carry")
+    blocks, shades = _shade(scene, carried, forces["weight_n"], certain=True)
     return replace(scene, blocks=blocks, arrows=scene.arrows + arrows + [scale], labels=scene.labels + [label],
                    legend=scene.legend + legend + shades,
                    block_opacity=min(scene.block_opacity, FORCE_BLOCK_OPACITY))

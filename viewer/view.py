@@ -85,10 +85,10 @@ def explain_scene(scene, build: Build, physics: Any, explain: Any = ()):
     direction, or the removal map's block classes; the legend says what the colours and sizes mean."""
     from viewer import overlays
 
-    if "forces" in explain:
-        scene = overlays.with_forces(scene, physics.forces(build).to_json())
+    if "forces" in explain:  # the tilt first, as the lab draws it: its legend row above the forces' rows
         statics = physics.judge_build(build, statics_only=True).to_json(detail=True)["statics"]
         scene = overlays.with_weakest_tilt(scene, statics)
+        scene = overlays.with_forces(scene, physics.forces(build).to_json())
     if "removal-map" in explain:
         # the statics judge alone, like the verdict line above: the picture does not wait for PyBullet runs
         scene = overlays.with_removal_map(scene, physics.removal(build, statics_only=True).to_json())

@@ -63,14 +63,16 @@ def _n(v: float) -> str:
     return f"{v:.3f} N"
 
 
-def friction_line(least: dict[str, Any] | None, mu: float, stands: bool) -> str:
-    """The least friction coefficient in words."""
+def friction_line(least: dict[str, Any] | None, mu: float, stands: bool, example_slips: bool = False) -> str:
+    """The least friction coefficient in words; `example_slips`: the example distribution shown after it uses
+    friction (then said to be its own choice, where the build needs none)."""
     if least is None:
         return ""
     if least["least_mu"] is None:
         return f"friction: no friction coefficient up to {least['too_small_mu']:g} would hold it up"
     if least["least_mu"] == 0:
-        return "friction: it stands with no friction at all (any friction coefficient from 0)"
+        return ("friction: the build needs none: it stands with no friction at all (any friction coefficient from 0)"
+                + ("; the friction the example below uses is that distribution's own choice" if example_slips else ""))
     if not stands:
         return (f"friction: it would stand with a friction coefficient from {least['least_mu']:.2f} "
                 f"(it has mu = {mu}; {WOOD_MU})")
@@ -104,7 +106,7 @@ def forces_lines(doc: dict[str, Any]) -> list[str]:
                 span = f"exactly {_n(lo)}" if c["bounds"]["carries"] == "determinate" else \
                     f"at least {_n(lo)}, at most {_n(hi)}"
                 lines.append(f"    {_carrier(c['a'])} under {_who(c['b'])}: {span}")
-        line = friction_line(doc.get("least_mu"), doc["mu"], True)
+        line = friction_line(doc.get("least_mu"), doc["mu"], True, any(c["friction_use"] > 0.005 for c in contacts))
         if line:
             lines.append(f"  {line}")
         critical = [c for c in bounded if c["bounds"]["friction_critical"]]
@@ -125,7 +127,10 @@ def forces_lines(doc: dict[str, Any]) -> list[str]:
     used = sorted((c for c in contacts if c["normal_n"] > 0 and c["friction_use"] > 0.005),
                   key=lambda c: -c["friction_use"])[:SHOWN]
     if used:
-        lines.append(f"    most friction used (of what mu = {doc['mu']} allows; this distribution's choice):")
+        need = (doc.get("least_mu") or {}).get("least_mu")
+        needs = "" if need is None else "; the build needs none" if need == 0 else \
+            f"; the build needs only mu >= {need:.2f}"
+        lines.append(f"    most friction used (of what mu = {doc['mu']} allows): this distribution's own choice{needs}")
         for c in used:
             lines.append(f"      {_who(c['b'])} on {_carrier(c['a'])}: {_n(c['friction_n'])} of friction under "
                          f"{_n(c['normal_n'])}, {100 * c['friction_use']:.0f} %")
