@@ -202,6 +202,19 @@ def test_an_interlocked_pyramid_is_not_shaded_as_if_a_few_blocks_carried_it():
     assert len(shades) == 1 and "no block must carry 2%" in shades[0].text and "many paths" in shades[0].text
 
 
+def test_the_weakest_direction_arrow_floats_over_the_build():
+    """On the table, the arrow toward the back of a wall lay behind it; it is drawn over the build's top now,
+    pointing the weakest way."""
+    build = parse_build(PYRAMID)
+    statics = stability.judge_build(build, statics_only=True).to_json(detail=True)["statics"]
+    tilt = next(a for a in overlays.with_weakest_tilt(build_scene(build), statics).arrows if a.kind == "tilt")
+    top = max(b.top for b in build.blocks)
+    assert tilt.tail[2] > top and tilt.head[2] > top
+    d = np.subtract(tilt.head, tilt.tail)[:2]
+    assert np.dot(d / np.linalg.norm(d), statics["weakest_direction"]) > 0.99
+    assert 0 <= (tilt.tail[0] + tilt.head[0]) / 2 <= 16  # over the pyramid's footprint, not beside it
+
+
 #: An arch of blocks corbelled from two cube pillars, a key block on top (the reviewer's): it falls, the left
 #: blocks tipping right, the right ones left, the key dropping between them.
 ARCH = {"format": "tower-build/1", "blocks": [

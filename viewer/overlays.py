@@ -224,23 +224,30 @@ def with_removal_map(scene: Scene, removal: dict[str, Any]) -> Scene:
     return replace(scene, blocks=blocks, legend=scene.legend + legend)
 
 
+#: The weakest-direction arrow: a fifth of the build's width, within these lengths (grid units), this high over
+#: the top of the build.
+TILT_ARROW_SHORTEST, TILT_ARROW_LONGEST, TILT_ARROW_RISE = 2.5, 6.0, 1.2
+
+
 def with_weakest_tilt(scene: Scene, statics: dict[str, Any]) -> Scene:
-    """An arrow on the table from under the build's middle toward where a tilted table would tip it (or make it
-    slide) first."""
+    """An arrow over the build's middle, a little above its top, pointing where a tilted table would tip it (or
+    make it slide) first. Above the build rather than on the table: on the table, an arrow toward the back lay
+    behind a wall, hidden from the usual front view."""
     dx, dy = statics.get("weakest_direction") or (0.0, 0.0)
     if not statics.get("stable") or math.hypot(dx, dy) < 0.5:
         return scene
     bx = scene.bounds()
     cx, cy = (bx[0] + bx[1]) / 2, (bx[2] + bx[3]) / 2
-    reach = max(bx[1] - bx[0], bx[3] - bx[2]) / 2 + 2.5
-    n = math.hypot(dx, dy)
-    tail = (cx + dx / n * (reach - 2.0), cy + dy / n * (reach - 2.0), 0.05)
-    head = (cx + dx / n * reach, cy + dy / n * reach, 0.05)
+    z = max((b.origin[2] + b.size[2] for b in scene.blocks), default=bx[5]) + TILT_ARROW_RISE
+    length = min(max(0.2 * max(bx[1] - bx[0], bx[3] - bx[2]), TILT_ARROW_SHORTEST), TILT_ARROW_LONGEST)
+    n, half = math.hypot(dx, dy), length / 2
+    tail = (cx - dx / n * half, cy - dy / n * half, z)
+    head = (cx + dx / n * half, cy + dy / n * half, z)
     margin = statics["tilt_margin_deg"]
     does = tilt_words(statics, third_person=True).rstrip(",")
-    return replace(scene, arrows=scene.arrows + [SceneArrow(tail, head, "tilt", "tilt", 0.18)],
-                   legend=scene.legend + [SceneLegendEntry("tilt", f"weakest way: a table tilted {margin:.1f} deg "
-                                                                   f"this way {does}")])
+    return replace(scene, arrows=scene.arrows + [SceneArrow(tail, head, "tilt", "tilt", 0.115 * length ** 0.5)],
+                   legend=scene.legend + [SceneLegendEntry("tilt", f"weakest way (the arrow over the build): a "
+                                                                   f"table tilted {margin:.1f} deg this way {does}")])
 
 
 #: A falling build's motion: the fastest block's arrow is this long (grid units), rotation axes this long.
