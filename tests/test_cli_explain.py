@@ -188,3 +188,32 @@ def test_the_example_friction_is_its_own_choice_where_the_build_needs_none(colum
     assert ("friction: the build needs none: it stands with no friction at all (any friction coefficient from 0); "
             "the friction the example below uses is that distribution's own choice") in out
     assert "most friction used (of what mu = 0.5 allows): this distribution's own choice; the build needs none" in out
+
+
+#: A cube half on another, leaning on a tall block's side (the reviewer's): the lean is a side contact.
+LEAN_ON = {"format": "tower-build/1", "blocks": [
+    {"id": "c1", "origin": [0, 0, 0], "size": [2, 2, 2]}, {"id": "g1", "origin": [3, 0, 0], "size": [2, 2, 6]},
+    {"id": "c2", "origin": [1, 0, 2], "size": [2, 2, 2]}]}
+
+
+def test_a_side_contact_is_worded_by_its_normal_not_as_stacking(tmp_path, capsys):
+    """c2 leans on g1's side: that contact is "against the side of" / "pushes against", never "under" /
+    "carries" (which say one block rests on another); c2 on c1 stays stacking."""
+    path = tmp_path / "lean.json"
+    path.write_text(json.dumps(LEAN_ON))
+    _, out, _ = run(capsys, "check", str(path), "--forces", "--statics-only")
+    assert "c2 against the side of g1: at least 0.011 N" in out
+    assert "c2 pushes against g1 with 0.069 N" in out
+    assert "c2 under g1" not in out and "c2 carries g1" not in out
+    assert "c1 under c2: exactly 0.439 N" in out and "c1 carries c2 with 0.439 N" in out
+    assert "this distribution's own choice; the build needs only mu >= 0.03" in out
+
+
+def test_one_contact_carries(column, capsys):
+    """A lone cube: "1 contact carries" (not "1 contact carry")."""
+    path = column.replace("column.json", "lone.json")
+    with open(path, "w") as f:
+        json.dump({"format": "tower-build/1", "blocks": [COLUMN["blocks"][3]]}, f)
+    _, out, _ = run(capsys, "check", path, "--forces", "--statics-only")
+    assert f"forces: 1 contact carries {CUBE_WEIGHT_N:.3f} N" in out
+    assert "1 is determinate: it carries the same force in every distribution" in out
