@@ -283,3 +283,14 @@ def test_the_fall_legend_agrees_with_its_count(mode, one, several):
     where = " straight down" if mode == "drop" else " toward the right (+x)"
     assert fall_words(_falling(1, mode)[1]["failure"]) == one.replace("this block", "b0") + where
     assert fall_words(_falling(3, mode)[1]["failure"]) == several.replace("these 3 blocks", "b0, b1 and b2") + where
+
+
+def test_the_picture_header_says_the_block_count_warning_as_check_does():
+    """Ten double cubes, the game has nine: the header says so in the CLI's words, not by naming a block the count
+    happened to reach ("block-count: p3_0")."""
+    from viewer.view import build_view_scene
+
+    lines = build_view_scene(parse_build(PYRAMID)).lines
+    assert "legal (with warnings)" in lines
+    assert "  block-count: 10 double-cube blocks; the game has 9" in lines
+    assert not any("p3_0" in line for line in lines)

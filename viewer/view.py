@@ -53,6 +53,9 @@ def legality_lines(violations: list[Any]) -> list[str]:
         return ["legal"]
     out = ["ILLEGAL" if errors else "legal (with warnings)"]
     for v in violations[:5]:
+        if getattr(v, "level", "error") != "error":  # a warning is about the build as a whole: its own words
+            out.append(f"  {v.rule}: {v.message}")
+            continue
         who = f" {', '.join(v.blocks[:3])}" if v.blocks else (f" {v.figure} figure" if v.figure else "")
         out.append(f"  {v.rule}:{who}")
     if len(violations) > 5:
