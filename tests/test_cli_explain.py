@@ -217,3 +217,21 @@ def test_one_contact_carries(column, capsys):
     _, out, _ = run(capsys, "check", path, "--forces", "--statics-only")
     assert f"forces: 1 contact carries {CUBE_WEIGHT_N:.3f} N" in out
     assert "1 is determinate: it carries the same force in every distribution" in out
+
+
+def test_remove_takes_several_ids_at_once_or_one_at_a_time(column, tmp_path, capsys):
+    """`--remove c1 c2` as the README writes it, and `--remove c1 --remove c2` as before: the same check; the view
+    takes both forms too; --help says so."""
+    code, out, err = run(capsys, "check", column, "--remove", "c1", "c2", "--statics-only")
+    assert code == 0 and err == "" and out.splitlines()[0] == f"{column} without c1, c2: legal"
+    _, again, _ = run(capsys, "check", column, "--remove", "c1", "--remove", "c2", "--statics-only")
+    assert again.splitlines()[0] == out.splitlines()[0]
+    png = tmp_path / "without.png"
+    code, _, err = run(capsys, "view", column, "--remove", "c1", "c2", "--screenshot", str(png))
+    assert code == 0 and png.exists(), err
+    code, _, err = run(capsys, "check", "--remove", "c1", column)  # the ids ran on to FILE: said how to write it
+    assert code == 2 and "give FILE before them" in err
+    for command in ("check", "view"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "--remove ID [ID ...]" in capsys.readouterr().out

@@ -20,8 +20,16 @@ GAMES = tuple(game_names())
 class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line and exit 2 (argparse prints a usage block otherwise)."""
 
+    args: list[str] = []
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self.args = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         sub = self.prog.partition(" ")[2]
+        if "--remove" in self.args and "required: file" in message:  # `--remove a b FILE`: the ids took FILE too
+            message += " (the ids after --remove run to the next option: give FILE before them)"
         raise BadInput(f"{sub}: {message}" if sub else message, "")
 
 
@@ -58,7 +66,9 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("file")
     s.add_argument("--json", action="store_true", help="print one JSON document")
     s.add_argument("--statics-only", action="store_true", help="skip the PyBullet judge")
-    s.add_argument("--remove", action="append", default=[], metavar="ID", help="judge without this block")
+    s.add_argument("--remove", nargs="+", action="extend", default=[], metavar="ID",
+                   help="judge without these blocks: one or more ids (--remove a b, or --remove a --remove b; "
+                        "give FILE before them)")
     s.add_argument("--judge", choices=("pybullet", "mujoco"), default="pybullet",
                    help="the dynamics judge: pybullet (default) or mujoco (the optional extra)")
     s.add_argument("--forces", action="store_true",
@@ -108,8 +118,9 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--screenshot", metavar="PNG")
     s.add_argument("--gltf", metavar="FILE", help="write glTF: FILE.glb binary, FILE.gltf JSON text")
     s.add_argument("--html", metavar="FILE")
-    s.add_argument("--remove", action="append", default=[], metavar="ID",
-                   help="take this block away first (a build; repeatable); the glTF then holds the fall")
+    s.add_argument("--remove", nargs="+", action="extend", default=[], metavar="ID",
+                   help="take these blocks away first (a build): one or more ids (--remove a b, or --remove a "
+                        "--remove b; give FILE before them); the glTF then holds the fall")
     s.add_argument("--fall", action="store_true",
                    help="the glTF holds the PyBullet run of the build as an animation (with --gltf)")
     s.add_argument("--edit", action="store_true", help="edit the build in the window (the lab; w saves to FILE)")
