@@ -126,6 +126,13 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
     kinds = page.evaluate("() => window.towerLab.overlay.scene.arrows.map((a) => a.kind)")
     assert kinds.count("force-certain") >= 3 and "tilt" in kinds  # what every contact must carry
     assert "in every distribution" in page.text_content("#explain")
+    # the words keep the structure of `tower check --forces`: a heading, its lines, their lines further in
+    left = dict(page.eval_on_selector_all(
+        "#explain li:not(.legend)", "(ls) => ls.map((l) => [l.textContent, l.getBoundingClientRect().left])"))
+    heading = next(x for t, x in left.items() if t.startswith("forces:"))
+    part = next(x for t, x in left.items() if t.startswith("in every distribution"))
+    detail = next(x for t, x in left.items() if t.startswith("3 are determinate"))
+    assert heading < part < detail, left
     shot(page, "forces", tmp_path)
     page.uncheck("#show-forces")
     wait_until(lambda: not body(page, "overlays") or page.evaluate("() => window.towerLab.overlay") is None, 30,

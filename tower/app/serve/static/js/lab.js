@@ -275,7 +275,13 @@ async function explain() {
 function legend(words) {
   // without overlays, the build's own scene: a falling build's motion has a legend of its own
   const scene = page.overlay ? page.overlay.scene : (page.state && page.state.scene);
-  const items = words.map((w) => item('li', w.trim()));
+  const items = words.map((w) => {
+    const li = item('li', w.trim());
+    // the words are indented by two spaces a level (a heading, its lines, theirs): keep that as nesting
+    const depth = Math.floor((w.length - w.trimStart().length) / 2);
+    li.className = `depth-${Math.min(depth, 3)}`;
+    return li;
+  });
   for (const e of scene ? scene.legend : []) {
     const li = item('li', e.text, 'legend');
     const swatch = item('span', '', 'swatch');
