@@ -225,8 +225,13 @@ def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path)
     wait_until(lambda: body(page, "push"), 60, "the push test")
     assert body(page, "push").split()[:2] == [c["id"], "+y"]
     assert "push test on" in page.text_content("#explain")
-    page.check("#show-removal")
+    # seconds of work on 35 blocks: the page says so at once and the toggles wait for the answer
+    said = page.evaluate("""() => { document.querySelector('#show-removal').click();
+      return [document.querySelector('#working').hidden, document.querySelector('#working').textContent,
+              document.querySelector('#show-removal').disabled, document.querySelector('#show-forces').disabled]; }""")
+    assert said == [False, "working out the removal map and the push test…", True, True], said
     wait_until(lambda: "removal" in (body(page, "overlays") or ""), 120, "the removal map")
+    assert page.is_hidden("#working") and page.is_enabled("#show-removal") and page.is_enabled("#show-forces")
     tints = page.evaluate("() => window.towerLab.overlay.scene.blocks.map((b) => b.tint)")
     assert len(tints) == 35 and set(tints) <= {"safe", "risky", "brings-down"} and "safe" in tints
     assert "removal map" in page.text_content("#explain")

@@ -255,13 +255,19 @@ async function explain() {
     return;
   }
   const q = new URLSearchParams({ show: show.join(','), push });
-  let answer = await call('GET', api(`/overlays?${q}`));
-  // another lab job of this address is being worked out (the server runs one at a time): ask again, as long as
-  // the build is still the one asked about
-  for (let tries = 0; answer.status === 429 && answer.data.rule === 'lab-busy' && tries < 20; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    if (page.edits !== asked) return;
+  working(1, show, push);
+  let answer;
+  try {
     answer = await call('GET', api(`/overlays?${q}`));
+    // another lab job of this address is being worked out (the server runs one at a time): ask again, as long
+    // as the build is still the one asked about
+    for (let tries = 0; answer.status === 429 && answer.data.rule === 'lab-busy' && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (page.edits !== asked) return;
+      answer = await call('GET', api(`/overlays?${q}`));
+    }
+  } finally {
+    working(-1);
   }
   if (!answer.ok) { say(errorText(answer)); return; }
   if (page.edits !== asked) return;  // an edit came meanwhile: its own request asks again
@@ -269,6 +275,19 @@ async function explain() {
   legend(answer.data.words);
   document.body.dataset.overlays = [...show, push ? 'push' : ''].filter(Boolean).join(',');
   draw();
+}
+
+// The forces and the removal map take seconds on a large build (one statics solve per block for the map): until
+// the answer comes the page says it is working and the toggles wait (a second click would only ask again).
+let overlayJobs = 0;
+function working(delta, show = [], push = '') {
+  overlayJobs = Math.max(0, overlayJobs + delta);
+  const names = { forces: 'the contact forces', removal: 'the removal map' };
+  const what = [...show.map((s) => names[s]), ...(push ? ['the push test'] : [])];
+  if (delta > 0) el('working').textContent = `working out ${what.join(' and ')}…`;
+  el('working').hidden = overlayJobs === 0;
+  for (const id of ['show-forces', 'show-removal']) el(id).disabled = overlayJobs > 0 || page.failed;
+  document.body.dataset.working = overlayJobs > 0 ? 'true' : 'false';
 }
 
 // the words of the overlays and what their colours mean (the scene's legend), for people and screen readers
