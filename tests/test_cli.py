@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -341,3 +342,15 @@ def test_tower_version(tower_cli):
     assert proc.returncode == 0
     assert proc.stdout.strip() == f"tower {version('tower-sim')}"
 
+
+
+def test_tower_lab_workers_start_quietly_and_leave_ctrl_c_to_the_server():
+    """`tower lab`'s judges warm up in worker processes: pybullet's build-time banner stays out of the terminal (as
+    in `tower check`), and a Ctrl+C (sent to the whole process group) ends the server, not each worker with a
+    traceback of its own."""
+    code = ("import signal; from tower.app.serve.labjobs import MODULES; from tower.app.serve.workers import _warm;"
+            "_warm(modules=MODULES); import sys; print('pybullet' in sys.modules, "
+            "signal.getsignal(signal.SIGINT) is signal.SIG_IGN)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "True True\n" and "build time" not in proc.stderr, (proc.stdout, proc.stderr)

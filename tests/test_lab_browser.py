@@ -198,6 +198,7 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
 def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path):
     page = open_lab(browser, server.url + "/lab")
     click_at(page, [1.0, 1.0, 0.0])
+    assert page.text_content("#history").startswith("1 edit; last: ")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0], "size": [2, 3, 2]}]}))
     page.set_input_files("#upload", str(bad))
@@ -320,6 +321,7 @@ def test_the_ghost_says_a_refusal_before_the_click_a_block_is_dragged_and_quick_
     wait_until(lambda: body(page, "refused"), 30, "the ghost to say it is refused")
     said = body(page, "refused")
     assert said.startswith("unsupported: the new cube has") and "c6" not in said, said
+    assert body(page, "aim") == f"not here: {said}"  # the block named once, not twice
     assert page.is_visible("#tip-text") and said in page.text_content("#tip-text")
     assert page.evaluate("() => window.towerLab.aim.refused") == said
     shot(page, "refused", tmp_path)

@@ -183,7 +183,7 @@ function show(data, resetCamera = false) {
   el('redo').disabled = !data.can_redo;
   el('undo').title = data.undo ? `undo: ${data.undo} (Ctrl+Z)` : 'nothing to undo';
   el('redo').title = data.redo ? `redo: ${data.redo} (Ctrl+Y)` : 'nothing to redo';
-  el('history').textContent = `${data.edits} edit(s)` + (data.did ? `; last: ${data.did}` : '');
+  el('history').textContent = `${data.edits} edit${data.edits === 1 ? '' : 's'}` + (data.did ? `; last: ${data.did}` : '');
   el('rules').value = data.rules;
   el('download').href = api('/build');
   const link = new URL(data.url, location.href).href;
@@ -527,13 +527,13 @@ function aimAt(clientX, clientY) {
     const checking = why === undefined && page.state.rules !== 'free' ? ' (checking the rules...)' : '';
     if (a.block !== 'new') {
       page.aim = { op: 'move', block: a.block, origin: [x, y, z], refused: why || null };
-      if (why) return finishAim(`${a.block} cannot go here: ${why}`, why);
+      if (why) return finishAim(refusedHere(a.block, why), why);
       const how = page.dragging ? 'release' : 'click';
       return finishAim(`${how} to put ${a.block} down at (${x}, ${y}, ${z})${checking}`);
     }
     page.aim = { op: 'add', kind: el('kind').value, origin: [x, y, z], size: shape.size,
       faces: Object.fromEntries(FACE_NAMES.map((f, i) => [f, shape.faces[i]])), refused: why || null };
-    if (why) return finishAim(`the new ${el('kind').value.replace('-', ' ')} cannot go here: ${why}`, why);
+    if (why) return finishAim(refusedHere(`the new ${el('kind').value.replace('-', ' ')}`, why), why);
     return finishAim(`click to add a ${el('kind').value} ${shape.size.join('x')} at (${x}, ${y}, ${z}), ${shape.top} `
       + `on top (R turns it)${checking}`);
   }
@@ -560,6 +560,12 @@ function aimAt(clientX, clientY) {
     return finishAim(`click to select ${hit.block}`);
   }
   return finishAim('');
+}
+
+// "d1 cannot go here: RULE: WORDS", or, where the words name the block already, "not here: RULE: WORDS" (once)
+function refusedHere(name, why) {
+  const named = name.includes(' ') ? why.includes(name) : why.split(/[^\w-]+/).includes(name);
+  return named ? `not here: ${why}` : `${name} cannot go here: ${why}`;
 }
 
 function finishAim(text, refused = null) {
@@ -926,7 +932,8 @@ function stepDrop(now) {
   }
   document.body.dataset.dropping = 'done';
   el('aim').textContent = d.moved.length
-    ? `${d.moved.length} block(s) moved (outlined); click or Esc to go back to the build` : 'nothing moved; click or Esc to go back';
+    ? `${d.moved.length} block${d.moved.length === 1 ? '' : 's'} moved (outlined); click or Esc to go back to the build`
+    : 'nothing moved; click or Esc to go back';
   view.render();
 }
 
