@@ -388,5 +388,5 @@ def test_a_warning_is_said_as_a_warning_and_not_outlined_as_a_problem() -> None:
     lab.set_rules("flag")
     lab.add_block("cube", (9, 4, 2))  # floating: an error beside the warning
     words = lab.analysis()["words"]
-    assert words[1] == "ILLEGAL: 1 problem(s), 1 warning" and words[2].startswith("  unsupported:")
+    assert words[1] == "ILLEGAL: 1 problem, 1 warning" and words[2].startswith("  unsupported:")
     assert lab.scene().problem_blocks == [lab.build.blocks[-1].id]

@@ -205,6 +205,7 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
 def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path):
     page = open_lab(browser, server.url + "/lab")
     click_at(page, [1.0, 1.0, 0.0])
+    assert page.text_content("#history").startswith("1 edit; last: ")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0], "size": [2, 3, 2]}]}))
     page.set_input_files("#upload", str(bad))
@@ -232,8 +233,13 @@ def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path)
     wait_until(lambda: body(page, "push"), 60, "the push test")
     assert body(page, "push").split()[:2] == [c["id"], "+y"]
     assert "push test on" in page.text_content("#explain")
-    page.check("#show-removal")
+    # seconds of work on 35 blocks: the page says so at once and the toggles wait for the answer
+    said = page.evaluate("""() => { document.querySelector('#show-removal').click();
+      return [document.querySelector('#working').hidden, document.querySelector('#working').textContent,
+              document.querySelector('#show-removal').disabled, document.querySelector('#show-forces').disabled]; }""")
+    assert said == [False, "working out the removal map and the push test…", True, True], said
     wait_until(lambda: "removal" in (body(page, "overlays") or ""), 120, "the removal map")
+    assert page.is_hidden("#working") and page.is_enabled("#show-removal") and page.is_enabled("#show-forces")
     tints = page.evaluate("() => window.towerLab.overlay.scene.blocks.map((b) => b.tint)")
     assert len(tints) == 35 and set(tints) <= {"safe", "risky", "brings-down"} and "safe" in tints
     assert "removal map" in page.text_content("#explain")
@@ -322,6 +328,7 @@ def test_the_ghost_says_a_refusal_before_the_click_a_block_is_dragged_and_quick_
     wait_until(lambda: body(page, "refused"), 30, "the ghost to say it is refused")
     said = body(page, "refused")
     assert said.startswith("unsupported: the new cube has") and "c6" not in said, said
+    assert body(page, "aim") == f"not here: {said}"  # the block named once, not twice
     assert page.is_visible("#tip-text") and said in page.text_content("#tip-text")
     assert page.evaluate("() => window.towerLab.aim.refused") == said
     shot(page, "refused", tmp_path)

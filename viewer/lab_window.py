@@ -29,6 +29,10 @@ NEAR = 12
 TABLE_HALF = 100
 
 
+#: the physics overlays that take a while, in the words of the line saying the window is working them out
+OVERLAY_WORDS = {"forces": "the contact forces", "removal": "the removal map"}
+
+
 class LabWindow(ClickOrDrag):
     """A renderer, the lab controller, the tool state (what a click does) and the drop animation's queue."""
 
@@ -96,6 +100,17 @@ class LabWindow(ClickOrDrag):
         return scene
 
     def redraw(self) -> None:
+        # the forces and the removal map take seconds on a large build, with the window still: say so first
+        todo = [OVERLAY_WORDS[k] for k in self.show_overlays if k in OVERLAY_WORDS and not self.ctl.explained(k)]
+        if todo and self.ctl.build.blocks and self.ctl.physics is not None and not self.r.closed:
+            waiting = [o for o in self.show_overlays if self.ctl.explained(o)]
+            shown, self.show_overlays = self.show_overlays, waiting
+            try:
+                scene = self.scene()
+            finally:
+                self.show_overlays = shown
+            scene.lines.insert(0, f"working out {' and '.join(todo)}...")
+            self.r.update(scene, render=True)
         self.shown = self.scene()
         lo, hi = self.work_area()
         f = self.fitted

@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from tower.app.output import EXIT_BAD, EXIT_OK
+from tower.app.seats import players_help
 from tower.games.errors import BadInput
 from tower.games.registry import game_names
 
@@ -59,7 +60,7 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="tower-demo", help="output folder (default ./tower-demo)")
 
     s = sub.add_parser("new", help="a random legal start tower as tower-build/1")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=int, help="the same tower for the same seed (default: a fresh one, printed)")
     s.add_argument("-o", "--output", help="file to write (default: stdout)")
 
     s = sub.add_parser("check", help="legality and stability of a build")
@@ -81,9 +82,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("play", help="play a game in the 3D window or the terminal")
     s.add_argument("game", choices=GAMES)
-    s.add_argument("--players", help="one seat each: human or an AI level (easy, normal, strong) or code name, "
-                   "e.g. human,normal,strong or human,ai:mcts:time=0.5")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--players", help=players_help("human,normal,strong or human,easy,mcts:time=0.5")
+                   + "; default: you against greedy")
+    s.add_argument("--seed", type=int, help="the deal (default: a fresh one, printed, and kept in the saved game)")
     s.add_argument("--text", action="store_true", help="play in the terminal")
     s.add_argument("--load", help="resume a saved game record")
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
@@ -93,8 +94,10 @@ def _build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="AI-vs-AI batch statistics")
     s.add_argument("game", choices=GAMES)
     s.add_argument("--games", type=int, required=True)
-    s.add_argument("--players", help="e.g. strong,normal,easy or greedy,greedy,random")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--players", help=players_help("strong,normal,easy or greedy,greedy,mcts:time=0.5", human=False) +
+                   "; default: greedy in every seat")
+    s.add_argument("--seed", type=int, default=0,
+                   help="game i is dealt from (SEED, i): the same batch for the same seed (default 0)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a rule option of the game (repeatable), e.g. track_length=30")
@@ -104,7 +107,8 @@ def _build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sweep", help="stability verdicts of many builds: random ones or a folder's")
     s.add_argument("folder", nargs="?", help="judge every build file (*.json) in this folder")
     s.add_argument("--random", type=int, metavar="N", help="judge N random builds instead")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=int, default=0,
+                   help="random build i is made from (SEED, i): the same builds for the same seed (default 0)")
     s.add_argument("--kind", default="start,played", metavar="KINDS",
                    help="random builds: start, played, boxes (comma-separated; default start,played)")
     s.add_argument("--statics-only", action="store_true", help="skip the PyBullet judge")

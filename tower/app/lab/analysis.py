@@ -45,7 +45,8 @@ def problem_words(violations: list[Violation], rules: str) -> list[str]:
     warnings = [v for v in violations if v.level != "error"]
     # a warning (more blocks than the box holds) is said as one, never counted as a problem
     noted = f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''}"
-    out = [f"ILLEGAL: {len(errors)} problem(s)" + (f", {noted}" if warnings else "") if errors
+    problems = f"{len(errors)} problem{'' if len(errors) == 1 else 's'}"
+    out = [f"ILLEGAL: {problems}" + (f", {noted}" if warnings else "") if errors
            else f"legal ({noted})"]
     out += [f"  {v.rule}: {v.message}" for v in errors[:6]]
     out += [f"  warning: {v.rule}: {v.message}" for v in warnings[:2]]

@@ -288,6 +288,10 @@ class LabController:
             cache[key] = make(build)
         return cache[key]
 
+    def explained(self, key: Any) -> bool:
+        """Whether `key` ("forces", "removal") of the current build is worked out already (showing it is instant)."""
+        return self._explain[0] == id(self.build) and key in self._explain[1]
+
     def forces(self) -> dict[str, Any]:
         """The contact forces of the current build (`physics.ContactForces.to_json()`) and the words for them."""
         from tower.app.explain import forces_lines

@@ -183,7 +183,7 @@ function show(data, resetCamera = false) {
   el('redo').disabled = !data.can_redo;
   el('undo').title = data.undo ? `undo: ${data.undo} (Ctrl+Z)` : 'nothing to undo';
   el('redo').title = data.redo ? `redo: ${data.redo} (Ctrl+Y)` : 'nothing to redo';
-  el('history').textContent = `${data.edits} edit(s)` + (data.did ? `; last: ${data.did}` : '');
+  el('history').textContent = `${data.edits} edit${data.edits === 1 ? '' : 's'}` + (data.did ? `; last: ${data.did}` : '');
   el('rules').value = data.rules;
   el('download').href = api('/build');
   const link = new URL(data.url, location.href).href;
@@ -255,13 +255,19 @@ async function explain() {
     return;
   }
   const q = new URLSearchParams({ show: show.join(','), push });
-  let answer = await call('GET', api(`/overlays?${q}`));
-  // another lab job of this address is being worked out (the server runs one at a time): ask again, as long as
-  // the build is still the one asked about
-  for (let tries = 0; answer.status === 429 && answer.data.rule === 'lab-busy' && tries < 20; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    if (page.edits !== asked) return;
+  working(1, show, push);
+  let answer;
+  try {
     answer = await call('GET', api(`/overlays?${q}`));
+    // another lab job of this address is being worked out (the server runs one at a time): ask again, as long
+    // as the build is still the one asked about
+    for (let tries = 0; answer.status === 429 && answer.data.rule === 'lab-busy' && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (page.edits !== asked) return;
+      answer = await call('GET', api(`/overlays?${q}`));
+    }
+  } finally {
+    working(-1);
   }
   if (!answer.ok) { say(errorText(answer)); return; }
   if (page.edits !== asked) return;  // an edit came meanwhile: its own request asks again
@@ -269,6 +275,19 @@ async function explain() {
   legend(answer.data.words);
   document.body.dataset.overlays = [...show, push ? 'push' : ''].filter(Boolean).join(',');
   draw();
+}
+
+// The forces and the removal map take seconds on a large build (one statics solve per block for the map): until
+// the answer comes the page says it is working and the toggles wait (a second click would only ask again).
+let overlayJobs = 0;
+function working(delta, show = [], push = '') {
+  overlayJobs = Math.max(0, overlayJobs + delta);
+  const names = { forces: 'the contact forces', removal: 'the removal map' };
+  const what = [...show.map((s) => names[s]), ...(push ? ['the push test'] : [])];
+  if (delta > 0) el('working').textContent = `working out ${what.join(' and ')}…`;
+  el('working').hidden = overlayJobs === 0;
+  for (const id of ['show-forces', 'show-removal']) el(id).disabled = overlayJobs > 0 || page.failed;
+  document.body.dataset.working = overlayJobs > 0 ? 'true' : 'false';
 }
 
 // the words of the overlays and what their colours mean (the scene's legend), for people and screen readers
@@ -514,13 +533,13 @@ function aimAt(clientX, clientY) {
     const checking = why === undefined && page.state.rules !== 'free' ? ' (checking the rules...)' : '';
     if (a.block !== 'new') {
       page.aim = { op: 'move', block: a.block, origin: [x, y, z], refused: why || null };
-      if (why) return finishAim(`${a.block} cannot go here: ${why}`, why);
+      if (why) return finishAim(refusedHere(a.block, why), why);
       const how = page.dragging ? 'release' : 'click';
       return finishAim(`${how} to put ${a.block} down at (${x}, ${y}, ${z})${checking}`);
     }
     page.aim = { op: 'add', kind: el('kind').value, origin: [x, y, z], size: shape.size,
       faces: Object.fromEntries(FACE_NAMES.map((f, i) => [f, shape.faces[i]])), refused: why || null };
-    if (why) return finishAim(`the new ${el('kind').value.replace('-', ' ')} cannot go here: ${why}`, why);
+    if (why) return finishAim(refusedHere(`the new ${el('kind').value.replace('-', ' ')}`, why), why);
     return finishAim(`click to add a ${el('kind').value} ${shape.size.join('x')} at (${x}, ${y}, ${z}), ${shape.top} `
       + `on top (R turns it)${checking}`);
   }
@@ -547,6 +566,12 @@ function aimAt(clientX, clientY) {
     return finishAim(`click to select ${hit.block}`);
   }
   return finishAim('');
+}
+
+// "d1 cannot go here: RULE: WORDS", or, where the words name the block already, "not here: RULE: WORDS" (once)
+function refusedHere(name, why) {
+  const named = name.includes(' ') ? why.includes(name) : why.split(/[^\w-]+/).includes(name);
+  return named ? `not here: ${why}` : `${name} cannot go here: ${why}`;
 }
 
 function finishAim(text, refused = null) {
@@ -913,7 +938,8 @@ function stepDrop(now) {
   }
   document.body.dataset.dropping = 'done';
   el('aim').textContent = d.moved.length
-    ? `${d.moved.length} block(s) moved (outlined); click or Esc to go back to the build` : 'nothing moved; click or Esc to go back';
+    ? `${d.moved.length} block${d.moved.length === 1 ? '' : 's'} moved (outlined); click or Esc to go back to the build`
+    : 'nothing moved; click or Esc to go back';
   view.render();
 }
 
