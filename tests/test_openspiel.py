@@ -6,9 +6,11 @@ TOWER_SLOW=1 runs more simulations per case.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 
+import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
@@ -51,7 +53,8 @@ def test_each_game_is_registered_with_its_facts(name):
     assert game.num_players() == game_class(name).default_players
     assert kind.chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
     perfect = kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION
-    assert perfect == game_class(name).perfect_information == kind.provides_information_state_string
+    assert perfect == game_class(name).perfect_information != kind.provides_information_state_tensor
+    assert kind.provides_information_state_string
     state = game.new_initial_state()
     assert len(state.observation_tensor(0)) == game.observation_tensor_size()
     # the same parameters give the same game: the seed is a parameter
@@ -143,3 +146,102 @@ def test_openspiel_searchers_play_climbers_moves():
 def test_bad_search_settings_are_refused(spec):
     with pytest.raises(BadInput):
         make_agent(spec)
+
+
+#: In 7th Heaven at its smallest: 2 players, 4 colours, one card of each +1..+5 per colour, hands of 4, the
+#: shortest track and no special spaces (about 25 moves of 4 choices).
+SHORT_DECK = dict(colours=4, forward_copies=1, backward_copies=0, white_sets=0, arrow_copies=0, text_cards=False,
+                  hand_size=4, track_length=15, specials="")
+
+
+@pytest.mark.parametrize("name", HIDDEN)
+def test_information_states_hide_exactly_what_the_view_hides(name):
+    """A re-deal of what the player cannot see (`resampled`) changes none of the player's information state or
+    observation, as string or tensor, but changes another player's; the tensors have the advertised sizes."""
+    game = tos.load_game(name, seed=4, **SHORT.get(name, {}))
+    state = _played(game, 10)
+    me = state.current_player()
+    others = [q for q in range(game.num_players()) if q != me]
+    assert len(state.information_state_tensor(me)) == game.information_state_tensor_size()
+    told_apart = False
+    for seed in range(4):
+        world = state.resampled(me, random.Random(seed))
+        assert world.information_state_string(me) == state.information_state_string(me)
+        assert world.information_state_tensor(me) == state.information_state_tensor(me)
+        assert world.observation_tensor(me) == state.observation_tensor(me)
+        told_apart |= any(world.information_state_string(q) != state.information_state_string(q) for q in others)
+    assert told_apart, "another player's information state must show their own (re-dealt) hand"
+
+
+@pytest.mark.parametrize("name", HIDDEN)
+def test_information_state_recalls_the_past_and_is_the_same_however_it_was_kept(name):
+    """Kept move by move from the start, or replayed from the record after a save: the same strings and
+    tensors. A player's information state changes with every move (they remember having seen it)."""
+    game = tos.load_game(name, seed=6, recall=12, **SHORT.get(name, {}))
+    state = game.new_initial_state()
+    seen = [state.information_state_string(0)]  # asked at the start: from here on the trail is kept move by move
+    rng = random.Random(2)
+    for _ in range(12):
+        state.apply_action(rng.choice(state.legal_actions()))
+        seen.append(state.information_state_string(0))
+    again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]
+    for p in range(game.num_players()):
+        assert again.information_state_string(p) == state.information_state_string(p)
+        assert again.information_state_tensor(p) == state.information_state_tensor(p)
+    assert len(set(seen)) == len(seen)
+    # the recall part names the moves the player saw, the last one first: here, the move just made
+    tensor = np.asarray(state.information_state_tensor(0))
+    recall = tensor[len(state.observation_tensor(0)):].reshape(12, -1)
+    assert recall.sum() > 0 and recall[0, :game.num_players()].sum() == 1
+
+
+def test_partners_recall_hides_the_card_passed_face_down():
+    """In the exchange a card goes face down to the partner: the other team sees that a card was passed, not
+    which; the giver sees it in full."""
+    game = tos.load_game("partners", seed=3, recall=4, move_limit=400)
+    state = game.new_initial_state()
+    giver = state.current_player()
+    assert state.stepper.state.phase == "exchange"
+    state.apply_action(state.legal_actions()[0])
+    players = game.num_players()
+    opponent = (giver + 1) % players
+    mine = np.asarray(state.information_state_tensor(giver))[len(state.observation_tensor(giver)):]
+    theirs = np.asarray(state.information_state_tensor(opponent))[len(state.observation_tensor(opponent)):]
+    assert mine[players] == 0 and mine[players + 1:].sum() >= 1  # the giver knows the card
+    assert theirs[players] == 1 and theirs[players + 1:].sum() == 0  # the other side: hidden
+
+
+def test_a_dealt_game_begins_with_the_deal_at_a_chance_node():
+    game = tos.load_game("seventh-heaven", dealt=True, players=2, deals=3, seed=40, **SHORT_DECK)
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    state = game.new_initial_state()
+    assert state.is_chance_node() and state.chance_outcomes() == [(k, 1 / 3) for k in range(3)]
+    deals = set()
+    for k in range(3):
+        child = state.child(k)
+        assert not child.is_chance_node() and child.game_state.seed == 40 + k
+        deals.add(json.dumps(child.game_state.hands))
+    assert len(deals) == 3
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+def test_outcome_sampling_cfr_learns_a_policy_over_information_states():
+    """OpenSpiel's outcome-sampling Monte Carlo CFR, which keys everything by information state, runs on the
+    short-deck In 7th Heaven: its average policy is a distribution over the legal actions, and it is the same in
+    two positions a player cannot tell apart (benchmarks/bench_solvers.py measures how it plays)."""
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    game = tos.load_game("seventh-heaven", dealt=True, players=2, deals=2, recall=30, **SHORT_DECK)
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    np.random.seed(0)  # the solver samples with numpy's global generator
+    for _ in range(30):
+        solver.iteration()
+    policy = solver.average_policy()
+    state = game.new_initial_state().child(0)
+    me = state.current_player()
+    probs = policy.action_probabilities(state)
+    assert set(probs) == set(state.legal_actions()) and abs(sum(probs.values()) - 1) < 1e-9
+    assert len(set(probs.values())) > 1, "30 iterations visit the first decision: it is no longer uniform"
+    world = state.resampled(me, random.Random(1))
+    assert world.game_state.hands[1 - me] != state.game_state.hands[1 - me]
+    assert policy.action_probabilities(world) == probs

@@ -185,6 +185,8 @@ class DiaboloSearch:
     # MCTS playouts stop at once (tower.games.ai reads this): the leaf is valued by `rewards`, from each player's own
     # view. Playouts reading the re-dealt hands played far worse (see docs/diabolo.md).
     rollout_depth = 0
+    # the levels people choose by name: iteration caps at what 0.1 s and 1 s allow on one core (docs/ai.md)
+    ai_levels = {"easy": "greedy", "normal": "mcts:time=0.1,iters=780", "strong": "mcts:time=1,iters=7800"}
 
     def rewards(self) -> list[float]:
         """The search's graded reward: each player's chance to win, from the scores plus the projected rows

@@ -63,6 +63,9 @@ class PartnersSearch:
     # at c = 0.1, 0.3 and 1.0; 200 iterations 59 %
     search_exploration = 0.3
     search_iterations = 600
+    # the levels people choose by name (docs/ai.md): normal is the search above (600 iterations take about 0.04 s
+    # on one core, so 0.1 s never ends it), strong has the iterations 1 s allows
+    ai_levels = {"easy": "greedy", "normal": "mcts:time=0.1,iters=600", "strong": "mcts:time=1,iters=15000"}
 
     # --- hidden information -------------------------------------------------------------------------------------
     def determinize(self, player: int, rng: random.Random) -> Self:

@@ -71,7 +71,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("play", help="play a game in the 3D window or the terminal")
     s.add_argument("game", choices=GAMES)
-    s.add_argument("--players", help="e.g. human,human,ai:greedy")
+    s.add_argument("--players", help="one seat each: human or an AI level (easy, normal, strong) or code name, "
+                   "e.g. human,normal,strong or human,ai:mcts:time=0.5")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--text", action="store_true", help="play in the terminal")
     s.add_argument("--load", help="resume a saved game record")
@@ -82,7 +83,7 @@ def _build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="AI-vs-AI batch statistics")
     s.add_argument("game", choices=GAMES)
     s.add_argument("--games", type=int, required=True)
-    s.add_argument("--players", help="e.g. greedy,greedy,random")
+    s.add_argument("--players", help="e.g. strong,normal,easy or greedy,greedy,random")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true")
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",

@@ -61,6 +61,10 @@ class ClimbersState(GameState):
     # a playout move costs ~2 ms (block table, figure moves): short playouts ranked by `heuristic` leave the
     # search player more iterations, and won more often against greedy (docs/climbers.md)
     rollout_depth: ClassVar[int] = 8
+    # the levels people choose by name: iteration caps at what 0.1 s and 1 s allow on one core; the strong level
+    # widens its tree progressively and keeps it across the three decisions of a turn (docs/ai.md)
+    ai_levels: ClassVar[dict[str, str]] = {"easy": "greedy", "normal": "mcts:time=0.1,iters=4",
+                                           "strong": "mcts:time=1,iters=40,widen=1,reuse=1"}
     move_type = ClimbersMove
     min_players = 2
     max_players = 5

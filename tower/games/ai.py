@@ -85,7 +85,11 @@ class _Node:
 class MCTSAgent:
     """Single-observer information-set MCTS (Cowling et al. 2012); plain UCT when nothing is hidden.
 
-    `iterations` caps the work, `budget_s` the time; whichever comes first ends the search.
+    `iterations` caps the work, `budget_s` the time; whichever comes first ends the search. `widen` (progressive
+    widening): a node visited n times has at most `widen` x sqrt(n + 1) children, so the visits go to the first
+    moves tried (in a focused search the best-scored) instead of one look at each; None expands every move first.
+    `reuse`: where nothing is hidden, the next decision starts from the part of this tree the game went down (in
+    The Climbers a turn is three decisions of one player, so most of the tree is still good).
     """
 
     rng: random.Random
@@ -93,7 +97,10 @@ class MCTSAgent:
     budget_s: float = DEFAULT_BUDGET_S
     exploration: float | None = None  # None: the game's `search_exploration`, else 0.7
     rollout_limit: int | None = None  # None: the game's `rollout_depth`, else 200
+    widen: float | None = None
+    reuse: bool = False
     name: str = "mcts"
+    _kept: tuple[list[Move], _Node] | None = field(default=None, repr=False)
 
     def choose(self, state: GameState) -> Move:
         me = state.current_player
@@ -101,7 +108,7 @@ class MCTSAgent:
         moves = _candidates(state)
         if len(moves) == 1:
             return moves[0]
-        root = _Node(None, None, None)
+        root = self._reused(state) or _Node(None, None, None)
         deadline = time.perf_counter() + self.budget_s
         # a game may tune its own search (measured per game); a setting given in the spec wins
         self._c = self.exploration if self.exploration is not None else state.search_exploration
@@ -111,7 +118,24 @@ class MCTSAgent:
                 break
             self._iterate(root, state.determinize(me, self.rng))
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
+        if self.reuse and state.perfect_information:
+            self._kept = (list(state.history), root)
         return best.move  # type: ignore[return-value]
+
+    def _reused(self, state: GameState) -> _Node | None:
+        """The node of the kept tree that the game's moves since the last decision lead to, as a new root."""
+        if self._kept is None:
+            return None
+        history, node = self._kept
+        self._kept = None
+        if state.history[:len(history)] != history:
+            return None
+        for move in state.history[len(history):]:
+            node = node.children.get(move)  # type: ignore[assignment]
+            if node is None:
+                return None
+        node.parent, node.move, node.player = None, None, None
+        return node
 
     def _iterate(self, root: _Node, sim: GameState) -> None:
         node = root
@@ -123,24 +147,25 @@ class MCTSAgent:
                 if child is not None:
                     child.available += 1
             untried = [m for m in legal if m not in node.children]
-            if untried:
+            if untried and (self.widen is None or len(legal) == len(untried)
+                            or len(node.children) < self.widen * math.sqrt(node.visits + 1)):
                 move = self._pick_untried(sim, untried)
                 player = sim.current_player
-                sim.apply(move)
+                _play(sim, move)
                 child = _Node(move, player, node, available=1)
                 node.children[move] = child
                 node = child
                 break
             node = max(
-                (node.children[m] for m in legal),
+                (node.children[m] for m in legal if m in node.children),  # widening leaves some untried
                 key=lambda c: c.total / c.visits + self._c * math.sqrt(math.log(max(1, c.available)) / c.visits),
             )
-            sim.apply(node.move)  # type: ignore[arg-type]
+            _play(sim, node.move)  # type: ignore[arg-type]
         # rollout
         depth = 0
         limit = self.rollout_limit if self.rollout_limit is not None else sim.rollout_depth
         while not sim.is_over and depth < limit:
-            sim.apply(sim.rollout_move(self.rng))
+            _play(sim, sim.rollout_move(self.rng))
             depth += 1
         rewards = sim.rewards()
         while node is not None:
@@ -160,19 +185,71 @@ class MCTSAgent:
         return self.rng.choice([m for m, v in zip(untried, values, strict=True) if v == best])
 
 
+def _play(sim: GameState, move: Move) -> None:
+    """Apply a move the game itself offered (`search_moves`, `rollout_move`) without asking again whether it is
+    legal: in The Climbers that question lists every block move, which would cost more than the playout."""
+    sim._apply(move)
+    sim.history.append(move)
+
+
 def _candidates(state: GameState) -> list[Move]:
     """The moves the tree expands: the game's `search_moves()` (every legal move unless it focuses the search)."""
     return state.search_moves()
 
 
 AGENT_KINDS = ("random", "greedy", "mcts", "openspiel-mcts", "openspiel-ismcts")
+#: The settings of an `mcts` spec: name in the spec -> (MCTSAgent field, how the value is read).
+MCTS_SETTINGS: dict[str, tuple[str, Any]] = {
+    "iters": ("iterations", int), "iterations": ("iterations", int), "time": ("budget_s", float),
+    "c": ("exploration", float), "rollout": ("rollout_limit", int), "widen": ("widen", float),
+    "reuse": ("reuse", lambda v: bool(int(v))),
+}
+#: The AI levels people choose by name, weakest first; each game says which player plays each level
+#: (`GameState.ai_levels`; the measured win rates are in docs/ai.md).
+LEVELS = ("easy", "normal", "strong")
+LEVEL_WORDS = {
+    "easy": "looks one move ahead (instant)",
+    "normal": "searches a tenth of a second a move",
+    "strong": "searches up to a second a move, the strongest",
+}
+
+
+@dataclass
+class LevelAgent:
+    """The AI playing a level (`LEVELS`) in whatever game it is handed: the game's `ai_levels` names the player."""
+
+    level: str
+    seed: int = 0
+    name: str = ""
+    _agents: dict[type, Agent] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.name or self.level
+
+    def choose(self, state: GameState) -> Move:
+        cls = type(state)
+        agent = self._agents.get(cls)
+        if agent is None:
+            agent = self._agents[cls] = make_agent(level_spec(cls, self.level), self.seed)
+        return agent.choose(state)
+
+
+def level_spec(game: type[GameState] | GameState, level: str) -> str:
+    """The code name of the player that plays `level` in `game` (e.g. ``mcts:time=0.1``)."""
+    return game.ai_levels[level]
 
 
 def make_agent(spec: str, seed: int = 0) -> Agent:
-    """An AI from a spec like ``greedy``, ``mcts``, ``mcts:iters=500``, ``mcts:time=0.5`` (``ai:`` prefix ok);
-    ``openspiel-mcts`` / ``openspiel-ismcts`` (``:sims=N,c=X,rollout=N``) need the extra `openspiel`."""
+    """An AI from a level (``easy``, ``normal``, ``strong``) or a code name like ``greedy``, ``mcts``,
+    ``mcts:iters=500``, ``mcts:time=0.5`` (``ai:`` prefix ok); ``openspiel-mcts`` / ``openspiel-ismcts``
+    (``:sims=N,c=X,rollout=N``) need the extra `openspiel`."""
     text = spec.removeprefix("ai:")
     kind, _, params = text.partition(":")
+    if kind in LEVELS:
+        if params:
+            raise BadInput(f"the level {kind!r} takes no settings (got {spec!r}); a code name like "
+                           f"'mcts:time=0.5' does", "")
+        return LevelAgent(kind, seed)
     rng = random.Random(seed)
     if kind == "random":
         return RandomAgent(rng)
@@ -182,17 +259,11 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         kwargs: dict[str, Any] = {}
         for part in filter(None, params.split(",")):
             key, _, value = part.partition("=")
+            if key not in MCTS_SETTINGS:
+                raise BadInput(f"unknown AI setting {key!r} in {spec!r} ({', '.join(MCTS_SETTINGS)})", "")
+            name, kind_of = MCTS_SETTINGS[key]
             try:
-                if key in ("iters", "iterations"):
-                    kwargs["iterations"] = int(value)
-                elif key == "time":
-                    kwargs["budget_s"] = float(value)
-                elif key == "c":
-                    kwargs["exploration"] = float(value)
-                elif key == "rollout":
-                    kwargs["rollout_limit"] = int(value)
-                else:
-                    raise BadInput(f"unknown AI setting {key!r} in {spec!r} (iters, time, c, rollout)", "")
+                kwargs[name] = kind_of(value)
             except ValueError:
                 raise BadInput(f"AI setting {key!r} needs a number, got {value!r}", "") from None
         return MCTSAgent(rng, **kwargs)
@@ -205,4 +276,4 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
             raise BadInput(f"AI {kind!r} needs OpenSpiel: pip install 'tower-sim[openspiel]'", "") from None
         settings = dict(part.partition("=")[::2] for part in filter(None, params.split(",")))
         return make_openspiel_agent(kind.removeprefix("openspiel-"), settings, rng)
-    raise BadInput(f"unknown AI {spec!r} (one of: {', '.join(AGENT_KINDS)})", "")
+    raise BadInput(f"unknown AI {spec!r} (a level: {', '.join(LEVELS)}; or one of: {', '.join(AGENT_KINDS)})", "")

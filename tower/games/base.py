@@ -100,6 +100,9 @@ class GameState(ABC):
     #: `search_moves()` offers a short subset of the legal moves (games with thousands of them); the search tree
     #: then tries them best `greedy_score` first.
     focused_search: ClassVar[bool] = False
+    #: The AI levels people choose by name (`tower.games.ai.LEVELS`: easy, normal, strong), each as the code name
+    #: of the player that plays it in this game (measured per game: docs/ai.md).
+    ai_levels: ClassVar[dict[str, str]] = {"easy": "greedy", "normal": "mcts:time=0.1", "strong": "mcts:time=1"}
 
     def __init__(self, players: int, seed: int | None, options: dict[str, Any] | None, *,
                  judge: Judge | None = None) -> None:

@@ -327,7 +327,13 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                        "properties": {"move": {"type": "string"}, "player": {"type": "integer"},
                                       "label": {"type": "string"}}},
         "Catalogue": {"type": "object", "required": ["games", "ai"],
-                      "properties": {"games": {"type": "array", "items": ref("CatalogueGame")}, "ai": STRINGS}},
+                      "properties": {"games": {"type": "array", "items": ref("CatalogueGame")}, "ai": STRINGS,
+                                     "levels": {"type": "array", "description": "the AI levels by name, weakest "
+                                                "first: their seat spec, label and what they do",
+                                                "items": {"type": "object", "required": ["spec", "label", "text"],
+                                                          "properties": {"spec": {"type": "string"},
+                                                                         "label": {"type": "string"},
+                                                                         "text": {"type": "string"}}}}}},
         "CatalogueGame": {
             "type": "object", "required": ["name", "title", "players", "default_players", "options"],
             "properties": {"name": ref("GameName"), "title": {"type": "string"}, "credit": {"type": "string"},
@@ -335,7 +341,9 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                            "default_players": {"type": "integer", "minimum": 1},
                            "options": ANY_OBJECT, "choices": ANY_OBJECT, "help": ANY_OBJECT,
                            "build_option": NULLABLE_STR, "how_to_play": {"type": "string"},
-                           "perfect_information": {"type": "boolean"}}},
+                           "perfect_information": {"type": "boolean"},
+                           "levels": {"type": "object", "description": "level -> the code name of the AI playing it "
+                                      "in this game", "additionalProperties": {"type": "string"}}}},
         "NewLab": {
             "type": "object", "additionalProperties": False,
             "properties": {
@@ -467,6 +475,7 @@ def _seat_spec() -> dict[str, Any]:
 
     grammar = AI_SPEC.pattern.replace(r"time=\d{1,2}(?:\.\d{1,3})?", TIME).replace(r"iters=\d{1,6}", ITERS)
     return {"type": "string", "maxLength": 64, "pattern": f"^(?:human|{grammar})$",
-            "description": "`human`, or an AI: `ai:random`, `ai:greedy`, `ai:mcts` or `ai:ismcts` with settings "
+            "description": "`human`, or an AI: a level by name, `ai:easy`, `ai:normal` or `ai:strong`, or "
+                           "`ai:random`, `ai:greedy`, `ai:mcts` or `ai:ismcts` with settings "
                            "`time=` (seconds, at most 10), `iters=` (at most 50,000), `c=`, `rollout=` "
                            "(`ai:mcts:time=1`)"}

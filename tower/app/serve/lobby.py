@@ -9,7 +9,7 @@ from typing import Any
 
 from tower.app.serve.errors import Refused
 from tower.app.serve.limits import DEFAULT, Limits, clip
-from tower.app.serve.workers import AGENT_CHOICES, check_ai_spec
+from tower.app.serve.workers import AGENT_CHOICES, LEVEL_CHOICES, check_ai_spec
 from tower.games.errors import BadInput
 from tower.games.registry import game_class, game_names
 
@@ -140,7 +140,10 @@ def check_option_sizes(options: Any, known: dict[str, Any], limits: Limits = DEF
 
 
 def catalogue() -> dict[str, Any]:
-    """What the lobby offers: each game with its player counts and rule options, and the AI players."""
+    """What the lobby offers: each game with its player counts, rule options and the player behind each AI level,
+    and the AI players (`levels`: the levels by name and what they do; `ai`: every choice, levels first)."""
+    from tower.games.ai import LEVEL_WORDS
+
     games = []
     for name in game_names():
         cls = game_class(name)
@@ -157,5 +160,8 @@ def catalogue() -> dict[str, Any]:
             "build_option": cls.build_option,
             "how_to_play": cls.how_to_play,
             "perfect_information": cls.perfect_information,
+            "levels": {level: cls.ai_levels[level] for level in LEVEL_WORDS},
         })
-    return {"games": games, "ai": list(AGENT_CHOICES)}
+    levels = [{"spec": spec, "label": spec.removeprefix("ai:").capitalize(),
+               "text": LEVEL_WORDS[spec.removeprefix("ai:")]} for spec in LEVEL_CHOICES]
+    return {"games": games, "ai": list(AGENT_CHOICES), "levels": levels}

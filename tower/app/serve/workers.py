@@ -22,14 +22,16 @@ from tower.games.errors import BadInput
 #: hold a worker for minutes.
 MAX_AI_SECONDS = 10.0
 MAX_AI_ITERATIONS = 50_000
-#: The AI players the lobby offers (any other spec within the limits is accepted too).
-AGENT_CHOICES = ("ai:random", "ai:greedy", "ai:mcts:time=1", "ai:mcts:time=3")
+#: The AI players the lobby offers: the levels by name, then code names for experts (any other spec within the
+#: limits is accepted too).
+LEVEL_CHOICES = ("ai:easy", "ai:normal", "ai:strong")
+AGENT_CHOICES = (*LEVEL_CHOICES, "ai:random", "ai:greedy", "ai:mcts:time=1", "ai:mcts:time=3")
 HINT_AI = "ai:greedy"  # instant, and it sees the position the way the asking seat does (see `choose`)
 
 
 #: The grammar of an AI seat on this server: a known AI, then settings of known names with short numbers. Nothing
 #: else: a seat's spec is shown to every player of the game, so it must not carry free text.
-AI_SPEC = re.compile(r"ai:(?:random|greedy|(?:mcts|ismcts)(?::(?:time=\d{1,2}(?:\.\d{1,3})?|iters=\d{1,6}|"
+AI_SPEC = re.compile(r"ai:(?:easy|normal|strong|random|greedy|(?:mcts|ismcts)(?::(?:time=\d{1,2}(?:\.\d{1,3})?|iters=\d{1,6}|"
                      r"c=\d(?:\.\d{1,3})?|rollout=\d{1,4})(?:,(?:time=\d{1,2}(?:\.\d{1,3})?|iters=\d{1,6}|"
                      r"c=\d(?:\.\d{1,3})?|rollout=\d{1,4})){0,3})?)")
 
@@ -40,8 +42,8 @@ def check_ai_spec(spec: str) -> str:
     from tower.app.serve.limits import clip
 
     if not isinstance(spec, str) or len(spec) > 64 or not AI_SPEC.fullmatch(spec):
-        raise BadInput(f"a seat is 'human' or an AI like 'ai:greedy', 'ai:mcts:time=1' (ai:random, ai:greedy, "
-                       f"ai:mcts or ai:ismcts with time=, iters=, c=, rollout=), got {clip(spec, 40)}", "")
+        raise BadInput(f"a seat is 'human' or an AI: a level (ai:easy, ai:normal, ai:strong) or ai:random, "
+                       f"ai:greedy, ai:mcts or ai:ismcts with time=, iters=, c=, rollout=, got {clip(spec, 40)}", "")
     _, _, settings = spec.removeprefix("ai:").partition(":")
     for part in filter(None, settings.split(",")):
         key, _, value = part.partition("=")

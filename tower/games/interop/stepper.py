@@ -54,6 +54,8 @@ class Stepper:
         self.state = state
         self.codec = codec or codec_for(state.name)
         self.fixed: tuple[int, ...] = ()
+        #: the field values of the last move applied (its whole key), for the information states
+        self.last_key: tuple[int, ...] = ()
         self._table: MoveTable | None = None
         self._rows: np.ndarray | None = None  # rows of the table that agree with `fixed`
         self._legal: list[int] | None = None
@@ -159,6 +161,7 @@ class Stepper:
         move = self.table().moves[int(rows[0])]
         if apply:
             self.state.apply(move)
+            self.last_key = self.fixed
             self.fixed, self._table, self._rows, self._legal = (), None, None, None
         return move
 
@@ -166,7 +169,7 @@ class Stepper:
         """An independent copy (the game is cloned; the move table, never changed, is shared)."""
         new = Stepper.__new__(Stepper)
         new.state = self.state.clone()
-        new.codec, new.fixed = self.codec, self.fixed
+        new.codec, new.fixed, new.last_key = self.codec, self.fixed, self.last_key
         new._table, new._rows, new._legal = self._table, self._rows, self._legal
         return new
 

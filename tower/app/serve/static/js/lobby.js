@@ -33,15 +33,32 @@ function fillSeats() {
     const label = item('label', `Seat ${p} `);
     const sel = item('select');
     sel.name = `seat${p}`;
-    for (const kind of ['human', ...catalogue.ai]) {
-      const o = item('option', kind);
-      o.value = kind;
-      sel.appendChild(o);
+    sel.appendChild(seatOption('human', 'human'));
+    // the AI levels by name first (with what they do and, as a tooltip, the player behind each in this game),
+    // then every code name for experts
+    const levels = item('optgroup');
+    levels.label = 'Computer, by level';
+    const codes = item('optgroup');
+    codes.label = 'Computer, by code name (experts)';
+    for (const level of catalogue.levels) {
+      const o = seatOption(level.spec, `${level.label}: ${level.text}`);
+      o.title = `in ${game().title}: ${game().levels[level.spec.replace('ai:', '')]}`;
+      levels.appendChild(o);
     }
-    sel.value = old[p] || (p === 0 ? 'human' : 'ai:greedy');
+    for (const kind of catalogue.ai.filter((k) => !catalogue.levels.some((l) => l.spec === k))) {
+      codes.appendChild(seatOption(kind, kind));
+    }
+    sel.append(levels, codes);
+    sel.value = old[p] || (p === 0 ? 'human' : 'ai:normal');
     label.appendChild(sel);
     box.appendChild(label);
   }
+}
+
+function seatOption(value, text) {
+  const o = item('option', text);
+  o.value = value;
+  return o;
 }
 
 // One row of the form per rule option: its label, its input, and one line saying what it does.
