@@ -277,6 +277,54 @@ def test_a_climbers_position_opens_in_the_lab_from_the_game_and_replay_pages(bro
 
 
 
+def test_the_page_reads_the_refusals_answer_as_the_controller_judges_every_placement(browser, server):
+    """The page takes the server's compact refusals answer back to each placement of the block in hand (the listed
+    ones; `elsewhere` where the footprint touches no block and no figure: placement.js `refusal`, `touches`): at
+    every placement it offers round a build with figures, for a new block and for a block moved from under
+    another (refused anywhere on the bare table), it says what the edit there gets from the controller."""
+    from tower.app.lab.controller import LabController, placement_edit
+    from tower.app.serve.client import Client
+    from tower.climbers.build import parse_build
+    from viewer.placement import BlockPlacements, Shape, column_heights
+
+    build = {"format": "tower-build/1", "blocks": [
+        {"id": "a", "origin": [0, 0, 0], "size": [2, 2, 2]}, {"id": "b", "origin": [4, 0, 0], "size": [2, 2, 2]},
+        {"id": "c", "origin": [0, 0, 2], "size": [2, 2, 2]}],
+        "figures": [{"color": "purple", "cell": [4, 1, 2]}, {"color": "red", "cell": [-3, 3, 0]}]}
+    status, lab = Client(server.url).request("POST", "/api/lab", {"build": build, "rules": "strict"})
+    assert status == 201, lab
+    ctl = LabController(parse_build(build), rules="strict")
+    page = open_lab(browser, server.url + lab["url"])
+
+    def check(block: str, kind: str) -> list:
+        page.mouse.move(*point(page, [3.0, -3.0, 0.0]))
+        wait_until(lambda: page.evaluate("() => { const h = window.towerLab.refusalsInHand(); "
+                                         "return !!h && h.said.every(([, , w]) => w !== undefined); }"), 30,
+                   "the refusals")
+        hand = page.evaluate("() => window.towerLab.refusalsInHand()")
+        shapes = [Shape(tuple(s["size"]), s["top"], tuple(s["faces"])) for s in hand["shapes"]]
+        heights = column_heights(ctl.build.blocks, None if block == "new" else block)
+        figures = [(f.cell[0], f.cell[1]) for f in ctl.build.figures]
+        ps = BlockPlacements.resting(block, shapes, heights, hand["area"], -100, 200, figures)
+        assert hand["block"] == block and [p.text for p in ps.placements] == [t for t, _, _ in hand["said"]]
+        for p, (_, touches, said) in zip(ps.placements, hand["said"], strict=True):
+            assert touches == ps.touches(p), p.text  # the page's rule is the controller's
+            why = ctl.refusal(placement_edit(block, kind, ps.shapes[p.shape], p.origin))
+            assert said == (why and f"{why.rule}: {why.message}"), (p.text, said)
+        return [said for _, _, said in hand["said"]]
+
+    page.select_option("#kind", "double-cube")  # three ways to lie
+    said = check("new", "double-cube")
+    assert sum(w is not None for w in said) > 50 and any(w and w.startswith("figure") for w in said)
+    page.check("input[name=tool][value=select]")
+    page.mouse.click(*point(page, [5.0, 0.0, 1.0]))  # b's side: the purple figure stands on it
+    wait_until(lambda: page.evaluate("() => window.towerLab.selected") == "b", 30, "b selected")
+    page.click("#move")
+    said = check("b", "")  # on the bare table the figure is left in the air; where b still holds it, fine
+    assert said.count(None) >= 2 and sum(bool(w and w.startswith("figure-not-on-surface")) for w in said) > 500
+    assert not page.errors, page.errors
+
+
 def test_the_ghost_says_a_refusal_before_the_click_a_block_is_dragged_and_quick_clicks_wait(browser, server,
                                                                                               tmp_path):
     context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)

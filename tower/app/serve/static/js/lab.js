@@ -447,6 +447,7 @@ const LAB_LO = -100, LAB_BOARD = 200;  // the lab's table: |x|, |y| <= 100 (towe
 const NEAR = 12;                       // columns round the build offered to the pointer
 let aiming = null;
 
+// column -> the top of the highest block over it, the block in hand left out (column_heights in viewer/placement.py)
 function columnHeights(without) {
   const h = new Map();
   for (const b of page.state.build.blocks) {
@@ -484,33 +485,43 @@ function placementsInHand() {
     Math.max(2, ...blocks.map((b) => b.origin[1] + b.size[1]))];
   const clamp = (v) => Math.max(LAB_LO, Math.min(LAB_LO + LAB_BOARD, v));
   const area = [clamp(lo[0] - NEAR), clamp(lo[1] - NEAR), clamp(hi[0] + NEAR), clamp(hi[1] + NEAR)];
-  const ps = BlockPlacements.resting(block, shapes, columnHeights(block), area, LAB_LO, LAB_BOARD);
+  const figures = (page.state.build.figures || []).map((f) => f.cell.slice(0, 2));
+  const ps = BlockPlacements.resting(block, shapes, columnHeights(moving ? block : null), area, LAB_LO, LAB_BOARD,
+    figures);
   aiming = { key, ps, aim: new Aim(ps), block, area, kind: el('kind').value };
   askRefusals(aiming);
   return aiming;
 }
 
 // Where the rules would refuse the block in hand: asked once per build and block in hand (the server checks each
-// placement as its edit would be checked), so the ghost says it before the click.
+// placement as its edit would be checked), so the ghost says it before the click. The answer lists the placements
+// that touch something; those that touch nothing share one judgement per shape (`elsewhere`, see refusalOf).
 async function askRefusals(a) {
   if (page.refusing && page.refusing.key === a.key) return;
-  const mine = { key: a.key, refused: null };
+  const mine = { key: a.key, refused: null, elsewhere: [] };
   page.refusing = mine;
   const body = { block: a.block, kind: a.kind, area: a.area,
     shapes: a.ps.shapes.map((sh) => ({ size: sh.size, top: sh.top, faces: sh.faces })) };
   const answer = await call('POST', api('/refusals'), body);
   if (page.refusing !== mine) return;       // the build or the block in hand changed meanwhile
   mine.refused = answer.ok ? answer.data.refused : {};
+  mine.elsewhere = answer.ok ? answer.data.elsewhere : [];
   document.body.dataset.refusals = String(Object.keys(mine.refused).length);
   if (pointer && !page.dragging) aimAt(...pointer);
   else if (page.dragging && page.dragging.at) aimAt(...page.dragging.at);
 }
 
-function refusalOf(a, text) {
+// what the rules say of placement `p` of the block in hand: "rule: words", null (it may go), undefined (not known yet)
+function refusalOf(a, p) {
   const r = page.refusing;
-  if (!r || r.key !== a.key || r.refused === null) return undefined;   // not known yet
-  return r.refused[text] || null;
+  if (!r || r.key !== a.key || r.refused === null) return undefined;
+  return a.ps.refusal(p, r.refused, r.elsewhere);
 }
+// for tests: the block in hand as asked about, and at each of its placements whether it touches something and
+// what the ghost would say
+page.refusalsInHand = () => (aiming && {
+  block: aiming.block, kind: aiming.kind, area: aiming.area, shapes: aiming.ps.shapes,
+  said: aiming.ps.placements.map((p) => [p.text, aiming.ps.touches(p), refusalOf(aiming, p)]) });
 
 function aimAt(clientX, clientY) {
   page.aim = null;
@@ -525,7 +536,7 @@ function aimAt(clientX, clientY) {
     if (!cur) return finishAim('nothing can go here: point nearer the build');
     const shape = a.ps.shapes[cur.shape];
     const [x, y, z] = cur.origin;
-    const why = refusalOf(a, cur.text);
+    const why = refusalOf(a, cur);
     // a place the rules refuse: the ghost in the refusal colour, the rule beside the pointer
     const mesh = why ? refusedMesh(shape.size) : boxMesh(shape.size, shape.faces, 0.6);
     mesh.position.set(x + shape.size[0] / 2, y + shape.size[1] / 2, z + shape.size[2] / 2);
