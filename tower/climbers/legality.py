@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,3 +122,77 @@ def check_build(build: Build, grid: VoxelGrid | None = None) -> list[Violation]:
 
 def is_legal(violations: list[Violation]) -> bool:
     return not any(v.level == "error" for v in violations)
+
+
+# --- one block changed: the part of the build a check needs ---------------------------------------------------------
+# What each rule of `check_build` reads round a block is the block's own cells and those one cell beyond them (the
+# cells under its footprint for `unsupported`, over its top for a stone's free surface, its own for `overlap`), and
+# a figure reads its cell and the one under it. So when one block is added, moved or turned (its cells before and
+# after: the changed boxes), only the problems of the blocks within one cell of a changed box can change, and what
+# they read lies within one cell of them. A check of those blocks (and of those within one cell of them) before
+# and after the change finds the same new problems, with the same words and in the same order, as a check of the
+# whole build: a problem of a block further away reads the same cells before and after, whatever it finds there.
+
+Box = tuple[tuple[int, int, int], tuple[int, int, int]]  # (origin, size)
+
+
+class Near:
+    """The blocks of a build by the columns they cover: which blocks lie within one cell of a box (`around`),
+    found without going over the whole build. Made once per build; `parts` asks it for each change."""
+
+    def __init__(self, build: Build) -> None:
+        self.build = build
+        self.columns: dict[tuple[int, int], list[int]] = {}
+        for i, b in enumerate(build.blocks):
+            for x in range(b.origin[0], b.origin[0] + b.size[0]):
+                for y in range(b.origin[1], b.origin[1] + b.size[1]):
+                    self.columns.setdefault((x, y), []).append(i)
+        self._before: dict[tuple[str, ...], list[Violation]] = {}
+
+    def around(self, origin: Sequence[int], size: Sequence[int], out: set[int]) -> None:
+        """Add to `out` the index of every block of the build within one cell of the box (corners included)."""
+        blocks = self.build.blocks
+        z0, z1 = origin[2] - 1, origin[2] + size[2] + 1
+        for x in range(origin[0] - 1, origin[0] + size[0] + 1):
+            for y in range(origin[1] - 1, origin[1] + size[1] + 1):
+                for i in self.columns.get((x, y), ()):
+                    if i not in out:
+                        b = blocks[i]
+                        if b.origin[2] < z1 and z0 < b.origin[2] + b.size[2]:
+                            out.add(i)
+
+    def parts(self, after: Build, index: int) -> tuple[Build, Build]:
+        """The parts of this build (before) and of `after` to check for the problems `after` brings: `after` is
+        this build with block `index` added (the last one, `index == len(blocks)`) or changed in place (moved,
+        turned), every other block, figure and stone as they were. `check_build` of the two parts finds the new
+        problems of the whole builds, the same words in the same order (see above)."""
+        before = self.build
+        changed: list[Box] = [(after.blocks[index].origin, after.blocks[index].size)]
+        if index < len(before.blocks):
+            changed.append((before.blocks[index].origin, before.blocks[index].size))
+        first: set[int] = set()
+        for origin, size in changed:
+            self.around(origin, size, first)
+        first.discard(index)
+        reach = set(first)
+        for i in first:
+            b = before.blocks[i]
+            self.around(b.origin, b.size, reach)
+        reach.add(index)
+        keep = sorted(reach)
+
+        def part(build: Build) -> Build:
+            blocks = [build.blocks[i] for i in keep if i < len(build.blocks)]
+            ids = {b.id for b in blocks}
+            return Build(blocks, list(build.figures), [s for s in build.stones if s.block in ids])
+
+        return part(before), part(after)
+
+    def problems(self, after: Build, index: int) -> tuple[list[Violation], list[Violation]]:
+        """`check_build` of the two `parts`: the problems round the change before it and after it. Changes round
+        the same blocks share the check before (kept)."""
+        before, part = self.parts(after, index)
+        key = tuple(b.id for b in before.blocks)
+        if key not in self._before:
+            self._before[key] = check_build(before)
+        return self._before[key], check_build(part)

@@ -36,7 +36,7 @@ from tower.climbers.blocks import (
     rotate,
 )
 from tower.climbers.build import BUILD_FORMAT, Block, Build, Figure, Stone
-from tower.climbers.legality import Violation, check_build
+from tower.climbers.legality import Near, Violation, check_build
 from tower.games.errors import BadInput, IllegalMove
 from tower.schemas import problem
 
@@ -165,6 +165,7 @@ class LabController:
         self.cursor = 0
         self.selected: str | None = None
         self._violations: tuple[int, list[Violation]] | None = None
+        self._near: tuple[Build, Near, bool] | None = None  # the current build by columns, and whether it is in limits
         if check:  # a build to start from is checked as a loaded file is (a stored lab was checked already)
             refused = self._refused(start, Build(), loading=True)
             if refused is not None:
@@ -550,55 +551,29 @@ class LabController:
             build, _words, _select = handler(op)
         except IllegalMove as exc:
             return exc
-        return self._refused(build, self.build, new=self._new_name(op, build))
+        blocks = self.build.blocks  # the block added (the last) or moved: all else is as it was
+        changed = len(blocks) if op["op"] == "add" else next(i for i, b in enumerate(blocks) if b.id == op["block"])
+        return self._refused(build, self.build, new=self._new_name(op, build), changed=changed)
 
     def refusals(self, block: str, shapes: Sequence[Any], area: Sequence[int], kind: str = "") -> dict[str, Any]:
-        """Where the rules would refuse the block in hand, over the placements the lab's pointing offers
-        (`viewer.placement.BlockPlacements.resting` over `area`, the block lifted out): `{"refused": {placement
-        text: "rule: words"}, "elsewhere": ["rule: words" | None per shape]}`. `block` is "new" (a block of
-        `kind` still to be added, `shapes` its orientations) or the id of the block being moved. The ghost says
-        it before the click; the edit, if clicked, is refused alike.
+        """Where the rules would refuse the block in hand over the placements the pointing offers in `area`
+        (`tower.app.lab.refusals.refusals`: `{"refused": {placement text: "rule: words"}, "elsewhere": [...]}`)."""
+        from tower.app.lab.refusals import refusals
 
-        `refused` lists the placements that touch something (`viewer.placement.touches`: the footprint covers a
-        column with a block, the moving one left out, or a figure's column), each checked as its edit would be.
-        A placement that touches nothing rests on the bare table and is judged alike anywhere (a kind the build
-        has all of, a move that leaves the block above unsupported): `elsewhere[k]` is that judgement for shape
-        k, made once on the area's first such placement (None: allowed, or the area has none). The work and the
-        answer are bounded by the build, not by the area (`BlockPlacements.refusal` reads it back)."""
-        from viewer.placement import BlockPlacements, alone_corner, column_heights
-
-        moving = None if block == "new" else self.block(block)
-        heights = column_heights(self.build.blocks, None if moving is None else block)
-        figures = {(f.cell[0], f.cell[1]) for f in self.build.figures}
-        near = BlockPlacements.resting(block, shapes, heights, area, -TABLE_HALF, 2 * TABLE_HALF, figures,
-                                       touching=True)
-
-        def judge(shape: Any, origin: tuple[int, int, int]) -> str | None:
-            refused = self.refusal(placement_edit(block, kind, shape, origin))
-            return None if refused is None else f"{refused.rule}: {refused.message}"
-
-        out: dict[str, str] = {}
-        for p in near.placements:
-            said = judge(near.shapes[p.shape], p.origin)
-            if said is not None:
-                out[p.text] = said
-        elsewhere = []
-        for shape in shapes:
-            corner = alone_corner(shape.size, heights, figures, area)
-            elsewhere.append(None if corner is None else judge(shape, (*corner, 0)))
-        return {"refused": out, "elsewhere": elsewhere}
+        return refusals(self, block, shapes, area, kind)
 
     # --- keeping an edit -------------------------------------------------------------------------------------------
-    def _check_limits(self, build: Build) -> None:
+    def _check_limits(self, build: Build, only: Block | None = None) -> None:
+        """The lab's cap and table; `only`: the one block to check for the table (the rest is known on it)."""
         if len(build.blocks) > self.max_blocks:
             raise IllegalMove("too-many-blocks", f"{len(build.blocks)} blocks; the lab holds at most "
                               f"{self.max_blocks}")
-        for b in build.blocks:
+        for b in build.blocks if only is None else [only]:
             lo, hi = b.origin, tuple(o + s for o, s in zip(b.origin, b.size, strict=True))
             if min(lo[0], lo[1]) < -TABLE_HALF or max(hi[0], hi[1]) > TABLE_HALF or hi[2] > TABLE_HEIGHT:
                 raise IllegalMove("off-table", f"block {b.id} would leave the lab's table (|x|, |y| <= "
                                   f"{TABLE_HALF}, z <= {TABLE_HEIGHT})")
-        for f in build.figures:
+        for f in build.figures if only is None else []:
             if max(abs(f.cell[0]), abs(f.cell[1])) > TABLE_HALF or not 0 <= f.cell[2] <= TABLE_HEIGHT:
                 raise IllegalMove("off-table", f"the {f.colour} figure would leave the lab's table")
 
@@ -609,17 +584,32 @@ class LabController:
         return build.blocks[-1].id, f"the new {str(op.get('kind', 'block')).replace('-', ' ')}"
 
     def _refused(self, build: Build, before_build: Build, loading: bool = False,
-                 new: tuple[str, str] | None = None) -> IllegalMove | None:
+                 new: tuple[str, str] | None = None, changed: int | None = None) -> IllegalMove | None:
         """Why the rule set refuses to go from `before_build` to `build` (None: it does not): the lab's limits,
         then any problem that was not there before (a loaded file: any problem at all) that the rule set
-        refuses. `new` names an added block in the words."""
+        refuses. `new` names an added block in the words. `changed`: the index of the one block `build` adds or
+        changes, `before_build` being the current build: only the blocks round it are checked, with the same
+        answer (`legality.Near`)."""
+        near = None
+        if changed is not None:
+            if self._near is None or self._near[0] is not self.build:
+                try:  # the current build within the cap and the table: only the changed block is checked for it
+                    self._check_limits(self.build)
+                    self._near = (self.build, Near(self.build), True)
+                except IllegalMove:
+                    self._near = (self.build, Near(self.build), False)
+            near = self._near
         try:
-            self._check_limits(build)
+            self._check_limits(build, build.blocks[changed] if near is not None and near[2] else None)
         except IllegalMove as exc:
             return exc
-        before = set() if loading else {_key(v) for v in self._errors(before_build)}
+        if near is None:
+            was, now = ([] if loading else self._errors(before_build)), self._errors(build)
+        else:
+            was, now = ([v for v in found if v.level == "error"] for found in near[1].problems(build, changed))
+        before = {_key(v) for v in was}
         refused = PHYSICAL_RULES if self.rules in ("free", "flag") else None
-        for v in self._errors(build):
+        for v in now:
             if _key(v) in before:
                 continue
             if refused is None or v.rule in refused:

@@ -1,0 +1,67 @@
+"""Where the rules would refuse the block in hand: the lab's question ahead of the click (docs/lab.md).
+
+The question needs the build, the rule set, the lab's block cap and the block in hand, nothing else of the lab, so
+`answer` works it out from those alone: the server asks it of the lab's worker processes (`tower/app/serve/
+labjobs.py`), budgeted like the physics, while the desktop window asks its controller (`LabController.refusals`).
+
+Each place of the block in hand that touches the build is checked as its edit would be (`LabController.refusal`),
+but not against the whole build: only the blocks round the place can change their problems, so the check reads
+those (`tower.climbers.legality.Near`), with the same answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tower.climbers.build import Build
+
+
+def refusals(ctl: Any, block: str, shapes: Sequence[Any], area: Sequence[int], kind: str = "") -> dict[str, Any]:
+    """Where the rules would refuse the block in hand (controller `ctl`, a `LabController`), over the placements
+    the lab's pointing offers (`viewer.placement.BlockPlacements.resting` over `area`, the block lifted out):
+    `{"refused": {placement text: "rule: words"}, "elsewhere": ["rule: words" | None per shape]}`. `block` is "new"
+    (a block of `kind` still to be added, `shapes` its orientations) or the id of the block being moved. The
+    ghost says it before the click; the edit, if clicked, is refused alike.
+
+    `refused` lists the placements that touch something (`viewer.placement.touches`: the footprint covers a column
+    with a block, the moving one left out, or a figure's column), each checked as its edit would be. A placement
+    that touches nothing rests on the bare table and is judged alike anywhere (a kind the build has all of, a move
+    that leaves the block above unsupported): `elsewhere[k]` is that judgement for shape k, made once on the
+    area's first such placement (None: allowed, or the area has none). The work and the answer are bounded by the
+    build, not by the area (`BlockPlacements.refusal` reads it back)."""
+    from tower.app.lab.controller import TABLE_HALF, placement_edit
+    from viewer.placement import BlockPlacements, alone_corner, column_heights
+
+    moving = None if block == "new" else ctl.block(block)
+    heights = column_heights(ctl.build.blocks, None if moving is None else block)
+    figures = {(f.cell[0], f.cell[1]) for f in ctl.build.figures}
+    near = BlockPlacements.resting(block, shapes, heights, area, -TABLE_HALF, 2 * TABLE_HALF, figures,
+                                   touching=True)
+
+    def judge(shape: Any, origin: tuple[int, int, int]) -> str | None:
+        refused = ctl.refusal(placement_edit(block, kind, shape, origin))
+        return None if refused is None else f"{refused.rule}: {refused.message}"
+
+    out: dict[str, str] = {}
+    for p in near.placements:
+        said = judge(near.shapes[p.shape], p.origin)
+        if said is not None:
+            out[p.text] = said
+    elsewhere = []
+    for shape in shapes:
+        corner = alone_corner(shape.size, heights, figures, area)
+        elsewhere.append(None if corner is None else judge(shape, (*corner, 0)))
+    return {"refused": out, "elsewhere": elsewhere}
+
+
+def answer(build: Build, rules: str, max_blocks: int, block: str, shapes: Sequence[tuple], area: Sequence[int],
+           kind: str) -> dict[str, Any]:
+    """`refusals` of a lab holding `build` under `rules` and the block cap `max_blocks`, the shapes given as
+    (size, top, faces): what a lab job works out in a worker. Raises IllegalMove (a block the build does not
+    have) or BadInput (a shape the kind cannot take), as the controller does."""
+    from tower.app.lab.controller import LabController
+    from viewer.placement import Shape
+
+    ctl = LabController(build, rules=rules, max_blocks=max_blocks, check=False)
+    return refusals(ctl, block, [Shape(tuple(size), top, tuple(faces)) for size, top, faces in shapes], area, kind)
