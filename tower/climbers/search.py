@@ -147,7 +147,7 @@ def rollout_move(state: ClimbersState, rng: random.Random) -> ClimbersMove:
 
 
 def _rollout_block_step(state: ClimbersState, rng: random.Random) -> ClimbersMove:
-    """The playout policy on the full block table (the figure must still rise, or no row is free)."""
+    """The playout policy on the full block table (no row of `playout_rows` is left)."""
     if rng.random() < ROLLOUT_RANDOM:
         return random_move(state, rng)
     table = state.block_table()
@@ -169,18 +169,23 @@ def playout_moves(state: ClimbersState) -> list[ClimbersMove]:
 
 
 def playout_rows(state: ClimbersState) -> np.ndarray | None:
-    """The block moves that push nobody, as rows of the placements (all legal, found without the push search);
-    None where they cannot be told apart so cheaply (the figure must still rise, overhangs need the judge) or
-    none is free."""
-    if state._needs_rise() or state.options["support"] != "strict":
+    """The block moves that push nobody, as rows of the placements (all legal, found without the push search).
+    Where the figure must still end the turn higher, only those whose new top it can climb at once to above
+    where the turn began (they keep a rise, so the net-height search need not be asked). None where overhangs
+    need the judge or no such row is left."""
+    if state.options["support"] != "strict":
         return None
 
     def make() -> np.ndarray:
-        if ("block-table", True) in state._cache:
+        if not state._needs_rise() and ("block-table", True) in state._cache:
             return state.block_table().rows
         pl = state._placements()
         keep, pushing = figure_masks(pl, state.board, state.figures)
-        return np.flatnonzero(keep & ~pushing & ~pl.overhang)
+        rows = np.flatnonzero(keep & ~pushing & ~pl.overhang)
+        if state._needs_rise() and len(rows):
+            p = state.player
+            rows = rows[(row_scores(state, pl, rows, p) > 0) & (pl.z1[rows] > state.turn_start[2])]
+        return rows
 
     rows = state._cached("playout-rows", make)
     return rows if len(rows) else None
