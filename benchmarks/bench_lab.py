@@ -6,9 +6,12 @@
 - the removal map of that tower (GET .../removal, statics): target <= 1 s;
 - the drop (POST .../drop: PyBullet's trajectory and both judges' verdict): target <= 2 s;
 - a 200-block free build (the server's block cap): the same edit, p50 and p95;
-- where the block in hand would be refused (POST .../refusals: every place the pointer may offer it, each checked
-  as its edit would be; asked once per edit and block in hand, so the ghost can say it before the click): a cube
-  and a double cube (three ways to lie) on the start tower, its top block moved, a cube on the 200-block build;
+- where the block in hand would be refused (POST .../refusals: every place the pointer may offer it, each that
+  touches the build checked as its edit would be, the bare table's judged once per shape; asked once per edit and
+  block in hand, so the ghost can say it before the click): a cube and a double cube (three ways to lie) on the
+  start tower, its top block moved, a grey block (three ways) over the whole table (and the answer's size); on
+  the 200-block build (at the block cap) a cube, its bottom block moved, and a double cube once one block is
+  deleted (199 blocks: each place touching the build is a full rules check of ~200 blocks);
 - with --browser: the page stays responsive while the server computes: frames per second of an orbiting camera
   in headless Chromium (software GL) during the start tower's removal map; target >= 30.
 
@@ -92,7 +95,8 @@ def hand(kind: str, build: dict, block: dict | None = None) -> dict:
         return {"block": block["id"], "shapes": [{"size": block["size"], "top": faces[4], "faces": faces}],
                 "area": area}
     ctl = LabController()
-    shapes = [{"size": list(size), "top": "red", "faces": list(face_names(ctl.ghost(kind, size, "red", (0, 0, 0))))}
+    top = "grey" if kind == "grey" else "red"
+    shapes = [{"size": list(size), "top": top, "faces": list(face_names(ctl.ghost(kind, size, top, (0, 0, 0))))}
               for size in ctl.sizes(kind)]
     return {"block": "new", "kind": kind, "shapes": shapes, "area": area}
 
@@ -114,9 +118,11 @@ def one_run(url: str, count: int) -> dict[str, float]:
     top = max(lab["build"]["blocks"], key=lambda b: b["origin"][2] + b["size"][2])
     tower = edits(conn, lab["id"], top, count)
     refusals = {}
+    table = {**hand("grey", lab["build"]), "area": [-100, -100, 100, 100]}
     for key, body in (("refuse_cube", hand("cube", lab["build"])), ("refuse_double", hand("double-cube", lab["build"])),
-                      ("refuse_move", hand("", lab["build"], top))):
-        refusals[key], _ = call(conn, "POST", f"/api/lab/{lab['id']}/refusals", body)
+                      ("refuse_move", hand("", lab["build"], top)), ("refuse_table", table)):
+        refusals[key], answer = call(conn, "POST", f"/api/lab/{lab['id']}/refusals", body)
+    refusals["table_kb"] = len(json.dumps(answer)) / 1000
     removal, _ = call(conn, "GET", f"/api/lab/{lab['id']}/removal")
     drop, _ = call(conn, "POST", f"/api/lab/{lab['id']}/drop")
     _, big = call(conn, "POST", "/api/lab", {"build": big_build(), "rules": "free"})
@@ -124,6 +130,13 @@ def one_run(url: str, count: int) -> dict[str, float]:
     large = edits(conn, big["id"], top, max(5, count // 4))
     _, now = call(conn, "GET", f"/api/lab/{big['id']}")
     refusals["refuse_big"], _ = call(conn, "POST", f"/api/lab/{big['id']}/refusals", hand("cube", now["build"]))
+    bottom = next(b for b in now["build"]["blocks"] if b["id"] == "c0")  # seven cubes stand on it
+    refusals["refuse_big_move"], answer = call(conn, "POST", f"/api/lab/{big['id']}/refusals",
+                                               hand("", now["build"], bottom))
+    refusals["big_move_kb"] = len(json.dumps(answer)) / 1000
+    _, now = call(conn, "POST", f"/api/lab/{big['id']}/edits", {"op": "delete", "block": top["id"]})
+    refusals["refuse_big_double"], _ = call(conn, "POST", f"/api/lab/{big['id']}/refusals",
+                                            hand("double-cube", now["build"]))
     conn.close()
     return {"reference_ms": statistics.median(ref), "edit_p50": statistics.median(tower), "edit_p95": p95(tower),
             "removal_ms": removal, "drop_ms": drop, "big_p50": statistics.median(large), "big_p95": p95(large),
@@ -207,7 +220,10 @@ def main() -> None:
             ("refusals of a cube in hand, start tower", "refuse_cube", None),
             ("refusals of a double cube (3 ways to lie), start tower", "refuse_double", None),
             ("refusals of the start tower's top block moved", "refuse_move", None),
-            ("refusals of a cube in hand, 200-block free build", "refuse_big", None)]
+            (f"refusals of a grey block, whole table, start tower ({med['table_kb']:.1f} kB)", "refuse_table", None),
+            ("refusals of a cube in hand, 200-block free build (cap)", "refuse_big", None),
+            (f"refusals of its bottom block moved ({med['big_move_kb']:.1f} kB)", "refuse_big_move", None),
+            ("refusals of a double cube, 199-block free build", "refuse_big_double", None)]
     for label, key, target in rows:
         goal = f"  (target <= {target} ms)" if target else ""
         print(f"  {label:<58} {med[key]:7.0f} ms  = {med[key] / ref:5.1f} x reference{goal}")

@@ -116,6 +116,11 @@ def _import_pybullet() -> Any:
     return _pybullet
 
 
+def load_pybullet() -> None:
+    """Import pybullet now (a worker warming up), its banner silenced as for every other use."""
+    _import_pybullet()
+
+
 def connect() -> int:
     """A private PyBullet client (DIRECT mode) for `judge_dynamics(..., client=...)`; `disconnect` it when done."""
     pb = _import_pybullet()

@@ -46,7 +46,7 @@ def test_levels_take_no_settings_and_unknown_names_are_named():
 
 
 def test_players_flag_takes_levels():
-    assert parse_players("human,strong,ai:easy", "climbers") == ["human", "strong", "ai:easy"]
+    assert parse_players("human,strong,ai:easy", "climbers") == ["human", "ai:strong", "ai:easy"]  # one spelling
     with pytest.raises(BadInput, match="--players: unknown AI 'expert'"):
         parse_players("human,expert,easy", "climbers")
 

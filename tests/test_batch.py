@@ -295,6 +295,9 @@ def test_the_progress_bar_shows_done_total_rate_and_time_left(monkeypatch):
     final = text.replace("\r", "\n").strip().splitlines()[-1]
     assert final.startswith("diabolo: 100%") and "5/5" in final and "game/s" in final
     assert "<00:00" in final  # elapsed<left
+    run_batch(play_indexed, [batch.item(0)], total=1, jobs=1, ray=None, log=None, what="diabolo", unit="game",
+              quiet=False)
+    assert "diabolo: 1 game to run on this process" in err.getvalue()
 
 
 def test_run_items_on_one_process_runs_each_item_once():

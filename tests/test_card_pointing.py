@@ -211,3 +211,64 @@ def test_the_play_window_controller_plays_a_card_game_by_pointing() -> None:
         assert str(ctl.state.history[before]) == table.moves[i][0]
         moves += 1
     assert moves >= 10
+
+
+def test_a_pawn_standing_on_a_lit_place_is_that_place_and_a_refusal_names_the_lit_place() -> None:
+    st = new_game("partners", 4, 1)  # the exchange: a card, then the partner's base (covered by his pawns)
+    p = st.current_player
+    view, table = st.view(p), card_table(st, p)
+    scene = scene_for_view(st.layout, view)
+    partner = next(q for team in view["teams"] if p in team for q in team if q != p)
+    give = next(i for i, (t, _) in enumerate(table.moves) if t.startswith("give "))
+    card = next(path[0] for i, path in table.paths if i == give)
+    for pawn in range(4 * partner, 4 * partner + 4):  # every pawn of his base, and every square of it
+        ptr = CardPointer(table)
+        ptr.click(card)
+        assert ptr.spot_at("figures", pawn, scene) == "partner"
+        assert ptr.click(ptr.spot_at("figures", pawn, scene)) == table.moves[give][0], ptr.message
+    for block in table.spots["partner"].items:
+        ptr = CardPointer(table)
+        ptr.click(card)
+        assert ptr.click(ptr.spot_at("blocks", scene.block_index(block), scene)) == table.moves[give][0]
+    other = (p + 1) % 4  # an opponent's base is not lit: the refusal says what was clicked and what is lit
+    ptr = CardPointer(table)
+    ptr.click(card)
+    assert ptr.click(ptr.spot_at("figures", 4 * other, scene)) is None
+    colour, name = view["colours"][other], view["labels"][partner]
+    assert ptr.message == f"{table.spots[card].label} cannot go to {colour}'s base: click the lit place " \
+                          f"(your partner {name})", ptr.message
+    # the move in words is read in everyone's log too: no "your"; after the exchange the text box beside the
+    # board stays as short as before it (it grew over the far corner with the moves made)
+    assert "your" not in table.moves[give][1], table.moves[give][1]
+    lines = len(scene.lines)
+    while st.phase == "exchange":
+        st.apply(st.legal_moves()[0])
+    assert len(scene_for_view(st.layout, st.view(p)).lines) <= lines
+
+
+def test_diabolos_doubler_chips_stay_in_place_and_no_words_cover_a_row() -> None:
+    st = next(s for s in positions("diabolo", 3, seed=2, every=1) if s.phase == "double")
+    p = st.current_player
+    table, scene = card_table(st, p), scene_for_view(st.layout, st.view(p))
+    ptr = CardPointer(table)
+
+    def chips(drawn):
+        return {b.id.split(":")[1] + ":" + b.id.split(":")[2]: (b.origin, b.faces[4]) for b in drawn.blocks
+                if b.id.startswith("spot:double:")}
+
+    before = chips(ptr.decorate(scene))
+    assert set(before) == {"double:yes", "double:no"}
+    ptr.click("double:no")
+    assert ptr.message.endswith("click it again to play it"), ptr.message  # nothing else is lit
+    ptr.point("double:no")
+    drawn = ptr.decorate(scene)
+    after = chips(drawn)
+    assert after["double:yes"] == (before["double:yes"][0], "card") and after["double:no"][1] == "picked"
+    assert after["double:no"][0] == before["double:no"][0]
+    assert not [lab for lab in drawn.labels if lab.text.startswith("click")]  # the status line says it
+    # a card of the hand pointed at: its words go to the status line, not over its neighbours
+    st = new_game("partners", 4, 1)
+    table, scene = card_table(st, st.current_player), scene_for_view(st.layout, st.view(st.current_player))
+    ptr = CardPointer(table)
+    ptr.point("card:0")
+    assert ptr.words() and not [lab for lab in ptr.decorate(scene).labels if lab.text == ptr.words()]

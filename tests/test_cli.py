@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -113,11 +114,13 @@ def test_tower_new_writes_the_tower_of_its_seed(start_tower_file):
     assert load_build(start_tower_file) == random_start_tower(5)
 
 
-def test_tower_new_without_output_prints_the_build_as_json(tower_cli):
-    proc = tower_cli(["new", "--seed", "5"])
+def test_tower_new_without_output_prints_the_build_as_json_and_a_fresh_seed_on_stderr(tower_cli):
+    proc = tower_cli(["new"])
     assert proc.returncode == 0, proc.stderr
+    seed = int(proc.stderr.split()[1].rstrip(":"))
+    assert proc.stderr == f"seed {seed}: the same tower with --seed {seed}\n"
     build = parse_build(json.loads(proc.stdout))
-    assert build == random_start_tower(5)
+    assert build == random_start_tower(seed)
     assert check_build(build) == []
 
 
@@ -254,12 +257,25 @@ def test_a_bad_players_spec_is_named_in_one_line(tower_cli, game, spec, named):
 def test_simulate_counts_a_team_win_whole_for_each_partner(tower_cli):
     """Partners is won by a team: both partners win the game, so the two teams' rates add up to 1 per seat pair
     (a shared first place in the other games counts 1/k)."""
-    proc = tower_cli(["simulate", "partners", "--games", "4", "--players", "greedy,random,greedy,random", "--json"])
+    proc = tower_cli(["simulate", "partners", "--games", "4", "--players", "greedy,random,ai:greedy,ai:random",
+                      "--json"])
     assert proc.returncode == 0, proc.stderr
-    seats = json.loads(proc.stdout)["seats"]
-    rates = [s["win_rate"] for s in seats]
+    summary = json.loads(proc.stdout)
+    rates = [s["win_rate"] for s in summary["seats"]]
     assert rates[0] == rates[2] and rates[1] == rates[3]
     assert rates[0] + rates[1] == pytest.approx(1.0)
+    # one AI, two spellings: counted as one
+    assert sorted(summary["by_ai"]) == ["ai:greedy", "ai:random"] and summary["players"][0] == "ai:greedy"
+
+
+@pytest.mark.parametrize("command", ["play", "simulate"])
+def test_the_players_help_lists_the_levels_and_code_names_with_an_example_that_parses(tower_cli, command):
+    from tower.app.seats import parse_players
+
+    text = " ".join(tower_cli([command, "--help"]).stdout.split())
+    assert "easy, normal, strong" in text and "random, greedy, mcts, ismcts" in text, text
+    examples = text.split("; e.g. ")[1].split(" (docs/ai.md)")[0].split(" or ")
+    assert len(examples) == 2 and all(parse_players(e, "diabolo") for e in examples), examples
 
 
 # --- tower check in words ----------------------------------------------------------------------------------------
@@ -326,3 +342,15 @@ def test_tower_version(tower_cli):
     assert proc.returncode == 0
     assert proc.stdout.strip() == f"tower {version('tower-sim')}"
 
+
+
+def test_tower_lab_workers_start_quietly_and_leave_ctrl_c_to_the_server():
+    """`tower lab`'s judges warm up in worker processes: pybullet's build-time banner stays out of the terminal (as
+    in `tower check`), and a Ctrl+C (sent to the whole process group) ends the server, not each worker with a
+    traceback of its own."""
+    code = ("import signal; from tower.app.serve.labjobs import MODULES; from tower.app.serve.workers import _warm;"
+            "_warm(modules=MODULES); import sys; print('pybullet' in sys.modules, "
+            "signal.getsignal(signal.SIGINT) is signal.SIG_IGN)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "True True\n" and "build time" not in proc.stderr, (proc.stdout, proc.stderr)

@@ -130,7 +130,7 @@ def test_forces_say_what_every_contact_must_carry(column, capsys):
     _, out, _ = run(capsys, "check", column, "--forces", "--statics-only")
     assert "4 are determinate: they carry the same force in every distribution" in out
     assert f"the table under c0: exactly {3 * CUBE_WEIGHT_N:.3f} N" in out
-    assert "friction: it stands with no friction at all" in out
+    assert "friction: the build needs none: it stands with no friction at all" in out
     assert "friction-critical: none" in out
     assert "one example, the minimum-norm distribution" in out
 
@@ -174,3 +174,64 @@ def test_a_lone_cube_slides_before_it_tips(tmp_path, capsys):
     _, out, _ = run(capsys, "check", str(path), "--statics-only", "--json")
     failure = json.loads(out)["stability"]["statics"]["failure"]
     assert failure["mode"] == "slide" and failure["slides_on"] == [["lone", "table"]]
+
+
+def test_the_example_friction_is_its_own_choice_where_the_build_needs_none(column, capsys):
+    """The pyramid needs no friction, yet its example distribution uses two thirds of it in places: the words say
+    that is the example's own choice, not a need of the build."""
+    from tests.test_viewer_overlays import PYRAMID
+
+    pyramid = column.replace("column.json", "pyramid.json")
+    with open(pyramid, "w") as f:
+        json.dump(PYRAMID, f)
+    _, out, _ = run(capsys, "check", pyramid, "--forces", "--statics-only")
+    assert ("friction: the build needs none: it stands with no friction at all (any friction coefficient from 0); "
+            "the friction the example below uses is that distribution's own choice") in out
+    assert "most friction used (of what mu = 0.5 allows): this distribution's own choice; the build needs none" in out
+
+
+#: A cube half on another, leaning on a tall block's side (the reviewer's): the lean is a side contact.
+LEAN_ON = {"format": "tower-build/1", "blocks": [
+    {"id": "c1", "origin": [0, 0, 0], "size": [2, 2, 2]}, {"id": "g1", "origin": [3, 0, 0], "size": [2, 2, 6]},
+    {"id": "c2", "origin": [1, 0, 2], "size": [2, 2, 2]}]}
+
+
+def test_a_side_contact_is_worded_by_its_normal_not_as_stacking(tmp_path, capsys):
+    """c2 leans on g1's side: that contact is "against the side of" / "pushes against", never "under" /
+    "carries" (which say one block rests on another); c2 on c1 stays stacking."""
+    path = tmp_path / "lean.json"
+    path.write_text(json.dumps(LEAN_ON))
+    _, out, _ = run(capsys, "check", str(path), "--forces", "--statics-only")
+    assert "c2 against the side of g1: at least 0.011 N" in out
+    assert "c2 pushes against g1 with 0.069 N" in out
+    assert "c2 under g1" not in out and "c2 carries g1" not in out
+    assert "c1 under c2: exactly 0.439 N" in out and "c1 carries c2 with 0.439 N" in out
+    assert "this distribution's own choice; the build needs only mu >= 0.03" in out
+
+
+def test_one_contact_carries(column, capsys):
+    """A lone cube: "1 contact carries" (not "1 contact carry")."""
+    path = column.replace("column.json", "lone.json")
+    with open(path, "w") as f:
+        json.dump({"format": "tower-build/1", "blocks": [COLUMN["blocks"][3]]}, f)
+    _, out, _ = run(capsys, "check", path, "--forces", "--statics-only")
+    assert f"forces: 1 contact carries {CUBE_WEIGHT_N:.3f} N" in out
+    assert "1 is determinate: it carries the same force in every distribution" in out
+
+
+def test_remove_takes_several_ids_at_once_or_one_at_a_time(column, tmp_path, capsys):
+    """`--remove c1 c2` as the README writes it, and `--remove c1 --remove c2` as before: the same check; the view
+    takes both forms too; --help says so."""
+    code, out, err = run(capsys, "check", column, "--remove", "c1", "c2", "--statics-only")
+    assert code == 0 and err == "" and out.splitlines()[0] == f"{column} without c1, c2: legal"
+    _, again, _ = run(capsys, "check", column, "--remove", "c1", "--remove", "c2", "--statics-only")
+    assert again.splitlines()[0] == out.splitlines()[0]
+    png = tmp_path / "without.png"
+    code, _, err = run(capsys, "view", column, "--remove", "c1", "c2", "--screenshot", str(png))
+    assert code == 0 and png.exists(), err
+    code, _, err = run(capsys, "check", "--remove", "c1", column)  # the ids ran on to FILE: said how to write it
+    assert code == 2 and "give FILE before them" in err
+    for command in ("check", "view"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "--remove ID [ID ...]" in capsys.readouterr().out

@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from tower.app import stability
-from tower.app.lab.controller import MAX_LAB_BLOCKS, LabController, default_faces, kind_sizes, top_colours
+from tower.app.lab.controller import (
+    MAX_LAB_BLOCKS,
+    LabController,
+    default_faces,
+    kind_sizes,
+    placement_edit,
+    top_colours,
+)
 from tower.climbers.blocks import COLOURS, TOP, colouring_problem, kind_of
 from tower.climbers.build import Block, Build, build_to_json, parse_build
 from tower.climbers.setup import random_start_tower
@@ -257,16 +264,12 @@ def test_a_loaded_build_is_one_edit_checked_as_any_edit_and_worded_as_tower_chec
 def test_no_refused_click_on_the_start_tower_in_strict_rules_goes_unannounced_by_the_ghost() -> None:
     """Every spot the pointer can aim at round the start tower, for every kind in hand and for a block moved: the
     ghost's announcement (LabController.refusals, asked once per block in hand) is exactly what the click gets."""
-    from viewer.placement import Aim, BlockPlacements, Shape
+    from viewer.placement import Aim, BlockPlacements, Shape, column_heights
     from viewer.scene import face_names
 
     lab = LabController(random_start_tower(1), rules="strict")
     area = (-12, -12, 22, 22)
-    heights_all = {}
-    for b in lab.build.blocks:
-        for c in b.footprint_cells():
-            heights_all[c] = max(heights_all.get(c, 0), b.top)
-    tops = [(x + 0.5, y + 0.5, float(h)) for (x, y), h in heights_all.items()]
+    tops = [(x + 0.5, y + 0.5, float(h)) for (x, y), h in column_heights(lab.build.blocks).items()]
     sides = [(b.origin[0] + b.size[0], b.origin[1] + 1.0, b.origin[2] + 0.5) for b in lab.build.blocks]
     table = [(x + 0.5, -1.5, 0.0) for x in range(-2, 12, 2)]
     spots = [(p, (0, 0, 1)) for p in tops + table] + [(p, (1, 0, 0)) for p in sides]
@@ -277,24 +280,16 @@ def test_no_refused_click_on_the_start_tower_in_strict_rules_goes_unannounced_by
     hands.append((top_block.id, "", [Shape(top_block.size, face_names(top_block)[4], face_names(top_block))]))
     for block, kind, shapes in hands:
         announced = lab.refusals(block, shapes, area, kind)
-        heights = {}
-        for b in lab.build.blocks:
-            if b.id != block:
-                for c in b.footprint_cells():
-                    heights[c] = max(heights.get(c, 0), b.top)
+        heights = column_heights(lab.build.blocks, None if block == "new" else block)
         aim = Aim(BlockPlacements.resting(block, shapes, heights, area, -100, 200))
         for point, normal in spots:
             aim.point(point, normal)
             cur = aim.current
             if cur is None:
                 continue
-            shape = aim.ps.shapes[cur.shape]
-            op = {"op": "move", "block": block, "origin": list(cur.origin)} if block != "new" else \
-                {"op": "add", "kind": kind, "origin": list(cur.origin), "size": list(shape.size),
-                 "faces": dict(zip(("+x", "-x", "+y", "-y", "+z", "-z"), shape.faces, strict=True))}
             before = lab.build
             try:
-                lab.edit(op)
+                lab.edit(placement_edit(block, kind, aim.ps.shapes[cur.shape], cur.origin))
             except IllegalMove as exc:
                 said = f"{exc.rule}: {exc.message}"
                 refused += 1
@@ -303,11 +298,49 @@ def test_no_refused_click_on_the_start_tower_in_strict_rules_goes_unannounced_by
                 said = None
                 lab.undo()
             clicks += 1
-            assert announced.get(cur.text) == said, (block, kind, point, cur.text, said)
+            assert aim.ps.refusal(cur, **announced) == said, (block, kind, point, cur.text, said)
             if said is not None and block == "new":  # "the new cube", never the id it would have had
                 assert f"the new {kind.replace('-', ' ')}" in said and lab._new_id(kind) not in said, said
     print(f"{clicks} clicks, {refused} refused, all announced")
     assert clicks > 300 and refused > 50, (clicks, refused)
+
+
+def test_the_refusals_answer_lists_what_touches_something_and_judges_the_bare_table_once() -> None:
+    """LabController.refusals read back per placement (`BlockPlacements.refusal`: the listed ones, else the
+    shape's `elsewhere` where the footprint touches nothing) is, for every placement in the area, exactly what its
+    edit gets; only placements touching a block's column or a figure's are listed, so a whole-table area answers
+    with a few entries, however the bare table is judged."""
+    from viewer.placement import BlockPlacements, Shape, column_heights, touching_corners
+    from viewer.scene import face_names
+
+    lab = LabController(rules="strict")
+    lab.add_block("cube", (0, 0, 0))
+    lab.add_block("cube", (4, 0, 0))
+    lab.add_block("cube", (0, 0, 2))  # c3 on c1: moving c1 off leaves it unsupported
+    lab.edit({"op": "figure", "colour": "purple", "cell": [4, 1, 2]})  # on c2's purple top
+    lab.edit({"op": "figure", "colour": "red", "cell": [-3, 3, 0]})  # on the table
+    grey = [Shape(s, top, face_names(lab.ghost("grey", s, "grey", (0, 0, 0))) if top == "grey" else (top,) * 6)
+            for s in lab.sizes("grey")[:2] for top in ("grey", "red")]  # a red grey block: refused anywhere
+    c1 = lab.block("c1")
+    area = (-5, -4, 9, 5)
+    for block, kind, shapes in (("new", "grey", grey), ("c1", "", [Shape(c1.size, "grey", face_names(c1))])):
+        answer = lab.refusals(block, shapes, area, kind)
+        heights = column_heights(lab.build.blocks, None if block == "new" else block)
+        figures = {(f.cell[0], f.cell[1]) for f in lab.build.figures}
+        ps = BlockPlacements.resting(block, shapes, heights, area, -100, 200, figures)
+        for p in ps.placements:
+            refused = lab.refusal(placement_edit(block, kind, ps.shapes[p.shape], p.origin))
+            assert ps.refusal(p, **answer) == (refused and f"{refused.rule}: {refused.message}"), p.text
+        assert all(ps.touches(p) for p in ps.placements if p.text in answer["refused"])
+        # the corners found from the occupied columns are exactly the touching ones, in `resting`'s order
+        for k, shape in enumerate(shapes):
+            assert touching_corners(shape.size, heights, figures, area) == \
+                [p.origin[:2] for p in ps.placements if p.shape == k and ps.touches(p)]
+        whole = lab.refusals(block, shapes, (-100, -100, 100, 100), kind)
+        assert whole["elsewhere"] == answer["elsewhere"] and len(whole["refused"]) < 200
+    assert answer["elsewhere"][0].startswith("unsupported: block c3 has 4 of 4")
+    assert [w and w.split(":")[0] for w in lab.refusals("new", grey, area, "grey")["elsewhere"]] == \
+        [None, "face-colouring"] * 2
 
 
 def test_the_block_cap() -> None:
@@ -388,5 +421,5 @@ def test_a_warning_is_said_as_a_warning_and_not_outlined_as_a_problem() -> None:
     lab.set_rules("flag")
     lab.add_block("cube", (9, 4, 2))  # floating: an error beside the warning
     words = lab.analysis()["words"]
-    assert words[1] == "ILLEGAL: 1 problem(s), 1 warning" and words[2].startswith("  unsupported:")
+    assert words[1] == "ILLEGAL: 1 problem, 1 warning" and words[2].startswith("  unsupported:")
     assert lab.scene().problem_blocks == [lab.build.blocks[-1].id]

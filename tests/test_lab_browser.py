@@ -126,6 +126,13 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
     kinds = page.evaluate("() => window.towerLab.overlay.scene.arrows.map((a) => a.kind)")
     assert kinds.count("force-certain") >= 3 and "tilt" in kinds  # what every contact must carry
     assert "in every distribution" in page.text_content("#explain")
+    # the words keep the structure of `tower check --forces`: a heading, its lines, their lines further in
+    left = dict(page.eval_on_selector_all(
+        "#explain li:not(.legend)", "(ls) => ls.map((l) => [l.textContent, l.getBoundingClientRect().left])"))
+    heading = next(x for t, x in left.items() if t.startswith("forces:"))
+    part = next(x for t, x in left.items() if t.startswith("in every distribution"))
+    detail = next(x for t, x in left.items() if t.startswith("3 are determinate"))
+    assert heading < part < detail, left
     shot(page, "forces", tmp_path)
     page.uncheck("#show-forces")
     wait_until(lambda: not body(page, "overlays") or page.evaluate("() => window.towerLab.overlay") is None, 30,
@@ -198,6 +205,7 @@ def test_build_overhang_undo_drop_save_and_reopen(browser, server, tmp_path):
 def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path):
     page = open_lab(browser, server.url + "/lab")
     click_at(page, [1.0, 1.0, 0.0])
+    assert page.text_content("#history").startswith("1 edit; last: ")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0], "size": [2, 3, 2]}]}))
     page.set_input_files("#upload", str(bad))
@@ -225,8 +233,13 @@ def test_a_bad_upload_is_one_line_and_changes_nothing(browser, server, tmp_path)
     wait_until(lambda: body(page, "push"), 60, "the push test")
     assert body(page, "push").split()[:2] == [c["id"], "+y"]
     assert "push test on" in page.text_content("#explain")
-    page.check("#show-removal")
+    # seconds of work on 35 blocks: the page says so at once and the toggles wait for the answer
+    said = page.evaluate("""() => { document.querySelector('#show-removal').click();
+      return [document.querySelector('#working').hidden, document.querySelector('#working').textContent,
+              document.querySelector('#show-removal').disabled, document.querySelector('#show-forces').disabled]; }""")
+    assert said == [False, "working out the removal map and the push test…", True, True], said
     wait_until(lambda: "removal" in (body(page, "overlays") or ""), 120, "the removal map")
+    assert page.is_hidden("#working") and page.is_enabled("#show-removal") and page.is_enabled("#show-forces")
     tints = page.evaluate("() => window.towerLab.overlay.scene.blocks.map((b) => b.tint)")
     assert len(tints) == 35 and set(tints) <= {"safe", "risky", "brings-down"} and "safe" in tints
     assert "removal map" in page.text_content("#explain")
@@ -262,6 +275,54 @@ def test_a_climbers_position_opens_in_the_lab_from_the_game_and_replay_pages(bro
     assert other.is_hidden("#open-lab")
     assert not game.errors
 
+
+
+def test_the_page_reads_the_refusals_answer_as_the_controller_judges_every_placement(browser, server):
+    """The page takes the server's compact refusals answer back to each placement of the block in hand (the listed
+    ones; `elsewhere` where the footprint touches no block and no figure: placement.js `refusal`, `touches`): at
+    every placement it offers round a build with figures, for a new block and for a block moved from under
+    another (refused anywhere on the bare table), it says what the edit there gets from the controller."""
+    from tower.app.lab.controller import LabController, placement_edit
+    from tower.app.serve.client import Client
+    from tower.climbers.build import parse_build
+    from viewer.placement import BlockPlacements, Shape, column_heights
+
+    build = {"format": "tower-build/1", "blocks": [
+        {"id": "a", "origin": [0, 0, 0], "size": [2, 2, 2]}, {"id": "b", "origin": [4, 0, 0], "size": [2, 2, 2]},
+        {"id": "c", "origin": [0, 0, 2], "size": [2, 2, 2]}],
+        "figures": [{"color": "purple", "cell": [4, 1, 2]}, {"color": "red", "cell": [-3, 3, 0]}]}
+    status, lab = Client(server.url).request("POST", "/api/lab", {"build": build, "rules": "strict"})
+    assert status == 201, lab
+    ctl = LabController(parse_build(build), rules="strict")
+    page = open_lab(browser, server.url + lab["url"])
+
+    def check(block: str, kind: str) -> list:
+        page.mouse.move(*point(page, [3.0, -3.0, 0.0]))
+        wait_until(lambda: page.evaluate("() => { const h = window.towerLab.refusalsInHand(); "
+                                         "return !!h && h.said.every(([, , w]) => w !== undefined); }"), 30,
+                   "the refusals")
+        hand = page.evaluate("() => window.towerLab.refusalsInHand()")
+        shapes = [Shape(tuple(s["size"]), s["top"], tuple(s["faces"])) for s in hand["shapes"]]
+        heights = column_heights(ctl.build.blocks, None if block == "new" else block)
+        figures = [(f.cell[0], f.cell[1]) for f in ctl.build.figures]
+        ps = BlockPlacements.resting(block, shapes, heights, hand["area"], -100, 200, figures)
+        assert hand["block"] == block and [p.text for p in ps.placements] == [t for t, _, _ in hand["said"]]
+        for p, (_, touches, said) in zip(ps.placements, hand["said"], strict=True):
+            assert touches == ps.touches(p), p.text  # the page's rule is the controller's
+            why = ctl.refusal(placement_edit(block, kind, ps.shapes[p.shape], p.origin))
+            assert said == (why and f"{why.rule}: {why.message}"), (p.text, said)
+        return [said for _, _, said in hand["said"]]
+
+    page.select_option("#kind", "double-cube")  # three ways to lie
+    said = check("new", "double-cube")
+    assert sum(w is not None for w in said) > 50 and any(w and w.startswith("figure") for w in said)
+    page.check("input[name=tool][value=select]")
+    page.mouse.click(*point(page, [5.0, 0.0, 1.0]))  # b's side: the purple figure stands on it
+    wait_until(lambda: page.evaluate("() => window.towerLab.selected") == "b", 30, "b selected")
+    page.click("#move")
+    said = check("b", "")  # on the bare table the figure is left in the air; where b still holds it, fine
+    assert said.count(None) >= 2 and sum(bool(w and w.startswith("figure-not-on-surface")) for w in said) > 500
+    assert not page.errors, page.errors
 
 
 def test_the_ghost_says_a_refusal_before_the_click_a_block_is_dragged_and_quick_clicks_wait(browser, server,
@@ -315,6 +376,7 @@ def test_the_ghost_says_a_refusal_before_the_click_a_block_is_dragged_and_quick_
     wait_until(lambda: body(page, "refused"), 30, "the ghost to say it is refused")
     said = body(page, "refused")
     assert said.startswith("unsupported: the new cube has") and "c6" not in said, said
+    assert body(page, "aim") == f"not here: {said}"  # the block named once, not twice
     assert page.is_visible("#tip-text") and said in page.text_content("#tip-text")
     assert page.evaluate("() => window.towerLab.aim.refused") == said
     shot(page, "refused", tmp_path)

@@ -54,7 +54,8 @@ def share(img: np.ndarray, rgb) -> float:
     return float(np.mean(d < 40))
 
 
-def test_blocks_are_placed_by_pointing_and_clicking_then_undone_turned_and_deleted(window, tmp_path) -> None:
+def test_blocks_are_placed_by_pointing_and_clicking_then_undone_turned_and_deleted(window, tmp_path,
+                                                                                   monkeypatch) -> None:
     win = window()
     x, y = at(win, (1.0, 1.0, 0.0))
     hover(win, x, y)
@@ -81,8 +82,14 @@ def test_blocks_are_placed_by_pointing_and_clicking_then_undone_turned_and_delet
     if SHOTS:
         win.r.screenshot(SHOTS / "lab-window.png")
     assert share(img, PALETTE["dark-blue"]) > 0.002 and share(img, (255, 0, 60)) > 0.0005  # d1's problem outlined
-    # the contact forces and the removal map, drawn from the physics' answers (the scene's arrows and tints)
+    # the contact forces and the removal map, drawn from the physics' answers (the scene's arrows and tints);
+    # while they are worked out (seconds on a large build) the window says so
+    drawn = []
+    update = win.r.update
+    monkeypatch.setattr(win.r, "update", lambda scene, **kw: (drawn.append(scene.lines[0]), update(scene, **kw))[1])
     press(win, "f")
+    assert drawn[0] == "working out the contact forces..." and "working" not in win.shown.lines[0], drawn
+    monkeypatch.undo()
     assert sum(a.kind == "force-certain" for a in win.shown.arrows) >= 3 and any(a.kind == "tilt" for a in win.shown.arrows)
     win.r.iren.InvokeEvent("LeaveEvent")
     if SHOTS:

@@ -118,7 +118,7 @@ def test_the_places_the_rules_refuse_are_told_before_the_edit(api):
     hand = {"block": "new", "kind": "cube", "shapes": [{"size": [2, 2, 2], "top": "purple", "faces": faces}],
             "area": [-4, -4, 6, 6]}
     status, got = api.call("POST", f"/api/lab/{lab['id']}/refusals", hand)
-    assert status == 200 and got["edits"] == 1
+    assert status == 200 and got["edits"] == 1 and got["elsewhere"] == [None]  # the bare table: fine
     half_off = "block new 1,0,2 2x2x2 purple"
     assert got["refused"][half_off] == ("unsupported: the new cube has 2 of 4 footprint cells with nothing under "
                                         "them (hole or overhang)")
@@ -138,6 +138,32 @@ def test_the_places_the_rules_refuse_are_told_before_the_edit(api):
                         "$.shapes[0].faces")]:
         status, answer = api.call("POST", f"/api/lab/{lab['id']}/refusals", bad)
         assert status == 400 and answer["where"] == where, (bad, answer)
+
+
+def test_a_whole_table_refused_alike_is_said_once_and_the_answer_stays_small(api):
+    """Where every placement on the bare table is refused (a grey block with coloured faces; a move that leaves
+    the block above unsupported), a whole-table area answers with that refusal once per shape (`elsewhere`) and
+    lists only the placements touching the build: well under `answer_bytes` (it was 4.4 MB, a 500)."""
+    from tower.app.lab.controller import kind_sizes
+
+    lab = new_lab(api)
+    edit(api, lab, {"op": "add", "kind": "cube", "origin": [0, 0, 0]})
+    edit(api, lab, {"op": "add", "kind": "cube", "origin": [0, 0, 2]})
+    shapes = [{"size": list(size), "top": top, "faces": [top] * 6} for top in ("grey", "red")
+              for size in kind_sizes("grey")]
+    hand = {"block": "new", "kind": "grey", "shapes": shapes, "area": [-100, -100, 100, 100]}
+    status, got = api.call("POST", f"/api/lab/{lab['id']}/refusals", hand)
+    assert status == 200 and len(json.dumps(got)) < min(20_000, ROOMY.answer_bytes // 100), len(json.dumps(got))
+    assert got["elsewhere"][:3] == [None] * 3 and all(w.startswith("face-colouring: ") for w in got["elsewhere"][3:])
+    status, refused = edit(api, lab, {"op": "add", "kind": "grey", "origin": [90, -90, 0], "size": [2, 2, 6],
+                                      "faces": dict.fromkeys(("+x", "-x", "+y", "-y", "+z", "-z"), "red")})
+    assert status == 409 and f"{refused['rule']}: {refused['error']}" == got["elsewhere"][3]
+    cube = {"size": [2, 2, 2], "top": "purple", "faces": ["red", "yellow", "dark-blue", "light-blue", "purple", "grey"]}
+    status, got = api.call("POST", f"/api/lab/{lab['id']}/refusals", {**hand, "block": "c1", "kind": "",
+                                                                       "shapes": [cube]})
+    assert status == 200 and len(json.dumps(got)) < 20_000 and got["elsewhere"][0].startswith("unsupported: block c2")
+    status, refused = edit(api, lab, {"op": "move", "block": "c1", "origin": [-90, 90, 0]})
+    assert status == 409 and f"{refused['rule']}: {refused['error']}" == got["elsewhere"][0]
 
 
 def test_a_bad_upload_names_the_place_and_the_lab_is_unchanged(api):

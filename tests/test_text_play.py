@@ -137,3 +137,24 @@ def test_text_play_load_of_a_build_says_it_is_a_build(tmp_path):
     assert proc.returncode == 2
     assert len(proc.stderr.splitlines()) == 1 and "this is a build" in proc.stderr
     assert "not a game record" in proc.stderr
+
+
+def test_a_game_without_seed_is_a_fresh_deal_said_and_saved_so_it_replays(tmp_path, capsys):
+    from tower.app.output import seed_or_fresh
+
+    def run(*extra: str, save: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*TOWER, "play", "diabolo", "--text", "--players", "human,greedy,greedy", *extra],
+                              input=f"save {tmp_path / save}\nquit\n", capture_output=True, text=True, timeout=120)
+
+    first = run(save="a.json")
+    assert first.returncode == 0, first.stderr
+    said = first.stdout.splitlines()[0]
+    seed = int(said.split()[1].rstrip(":"))
+    assert said == f"seed {seed}: replay with --seed {seed}"
+    again = run("--seed", str(seed), save="b.json")
+    assert not again.stdout.startswith("seed ")  # a seed given is not said again
+    assert load_record(tmp_path / "a.json").seed == seed
+    assert (tmp_path / "a.json").read_text() == (tmp_path / "b.json").read_text()
+    # the seeds drawn differ from game to game (the old default dealt seed 0 every time)
+    assert len({seed_or_fresh(None, "replay") for _ in range(5)}) > 1 and seed_or_fresh(7, "replay") == 7
+    capsys.readouterr()

@@ -521,3 +521,19 @@ def test_each_card_game_is_played_to_the_end_by_clicking_in_the_window(window, g
         assert took and sorted(took)[len(took) // 2] == 2, took
     finally:
         win.r.close()
+
+
+def test_partners_exchange_a_click_on_the_partners_pawn_hands_the_card_over(window) -> None:
+    win = window("partners", ["human", "ai:greedy", "ai:greedy", "ai:greedy"])
+    table = win.ctl.pointer.table
+    give, path = next((i, p) for i, p in table.paths if p[1] == "partner")
+    click(win, *spot_pixel(win, path[0]))
+    view = win.ctl.state.view(0)
+    partner = next(q for team in view["teams"] if 0 in team for q in team if q != 0)
+    fig = win.shown.figures[4 * partner]  # a pawn in his base: it covers most of its square
+    x, y = (round(v) for v in win.r.project((fig.cell[0] + 0.5, fig.cell[1] + 0.5, fig.cell[2] + 0.6 * fig.scale)))
+    assert win.r.pick(x, y)[0] == "figures"
+    hover(win, x, y)
+    assert win.ctl.message.startswith("click to play: hand the"), win.ctl.message
+    click(win, x, y)
+    assert [str(m) for m in win.ctl.state.history[:1]] == [table.moves[give][0]], win.ctl.message

@@ -29,6 +29,10 @@ NEAR = 12
 TABLE_HALF = 100
 
 
+#: the physics overlays that take a while, in the words of the line saying the window is working them out
+OVERLAY_WORDS = {"forces": "the contact forces", "removal": "the removal map"}
+
+
 class LabWindow(ClickOrDrag):
     """A renderer, the lab controller, the tool state (what a click does) and the drop animation's queue."""
 
@@ -47,7 +51,7 @@ class LabWindow(ClickOrDrag):
         self.timer: int | None = None
         self.press: tuple[int, int] | None = None
         self._aiming: tuple[Any, Any] | None = None  # (what it was made for, the Aim over the block in hand)
-        self.refused: dict[str, str] = {}  # placement text -> the rule that refuses it (the block in hand)
+        self.refused: dict[str, Any] = {}  # where the rules refuse the block in hand (`ctl.refusals`)
         self.refusal = ""  # the rule that refuses the ghost's place now, in words ("" where it may go)
         self.dragging: dict[str, Any] | None = None  # a block pressed on with the select tool: a drag moves it
         self.show_overlays: list[str] = []  # "forces", "removal": the physics overlays on show
@@ -96,6 +100,17 @@ class LabWindow(ClickOrDrag):
         return scene
 
     def redraw(self) -> None:
+        # the forces and the removal map take seconds on a large build, with the window still: say so first
+        todo = [OVERLAY_WORDS[k] for k in self.show_overlays if k in OVERLAY_WORDS and not self.ctl.explained(k)]
+        if todo and self.ctl.build.blocks and self.ctl.physics is not None and not self.r.closed:
+            waiting = [o for o in self.show_overlays if self.ctl.explained(o)]
+            shown, self.show_overlays = self.show_overlays, waiting
+            try:
+                scene = self.scene()
+            finally:
+                self.show_overlays = shown
+            scene.lines.insert(0, f"working out {' and '.join(todo)}...")
+            self.r.update(scene, render=True)
         self.shown = self.scene()
         lo, hi = self.work_area()
         f = self.fitted
@@ -237,7 +252,7 @@ class LabWindow(ClickOrDrag):
         """The shared placement controller (`viewer.placement`) for the block in hand: a new block (every
         orientation of its kind, the chosen one first) or the one being moved, at every corner near the build,
         resting on the highest column under it; made once per build and choice, then only looked up."""
-        from viewer.placement import Aim, BlockPlacements, Shape
+        from viewer.placement import Aim, BlockPlacements, Shape, column_heights
         from viewer.scene import face_names
 
         moving = self.tool == "move" and self.ctl.selected
@@ -254,18 +269,15 @@ class LabWindow(ClickOrDrag):
             shapes = [Shape(s, self.top, face_names(self.ctl.ghost(self.kind, s, self.top, (0, 0, 0))))
                       for s in sizes]
             block = "new"
-        heights: dict[tuple[int, int], int] = {}
-        for b in blocks:
-            if b.id == block:
-                continue
-            for cx, cy in b.footprint_cells():
-                heights[(cx, cy)] = max(heights.get((cx, cy), 0), b.top)
+        heights = column_heights(blocks, block if moving else None)
+        figures = [(f.cell[0], f.cell[1]) for f in self.ctl.build.figures]
         lo = [min([0] + [b.origin[i] for b in blocks]) - NEAR for i in (0, 1)]
         hi = [max([2] + [b.origin[i] + b.size[i] for b in blocks]) + NEAR for i in (0, 1)]
         area = tuple(max(-TABLE_HALF, min(TABLE_HALF, v)) for v in (lo[0], lo[1], hi[0], hi[1]))
-        aim = Aim(BlockPlacements.resting(block, shapes, heights, area, -TABLE_HALF, 2 * TABLE_HALF))
+        aim = Aim(BlockPlacements.resting(block, shapes, heights, area, -TABLE_HALF, 2 * TABLE_HALF, figures))
         self._aiming = (key, aim)
         # where the rules would refuse it, worked out once with the placements: the ghost says so before a click
+        # (the placements that touch something one by one, the others once per shape: `BlockPlacements.refusal`)
         self.refused = self.ctl.refusals(block, shapes, area, self.kind)
         return aim
 
@@ -282,7 +294,7 @@ class LabWindow(ClickOrDrag):
                 cur = aim.current
                 if cur is not None:
                     shape = aim.ps.shapes[cur.shape]
-                    self.refusal = self.refused.get(cur.text, "")
+                    self.refusal = aim.ps.refusal(cur, **self.refused) or ""
                     if aim.ps.block == "new":
                         self.ghost = self.ctl.ghost(self.kind, shape.size, self.top, cur.origin)
                         self.aimed = {"op": "add", "kind": self.kind, "origin": list(cur.origin),

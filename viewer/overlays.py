@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from viewer.physics_words import fall_summary, tilt_words
 from viewer.scene import Scene, SceneArrow, SceneLabel, SceneLegendEntry
 
 #: One grid unit in metres (the build format's 2 cm grid).
@@ -30,10 +31,12 @@ FORCE_BLOCK_OPACITY = 0.4
 EXAMPLE_RADIUS, EXAMPLE_ASIDE = 0.035, 0.3
 #: What a contact may carry beyond what it must: a thin shaft (grid units) around which the certain part is thick.
 POSSIBLE_RADIUS = 0.04
-#: Shares of the most loaded block's load (the weight it carries from above) from which a block is shaded heavy /
-#: medium: relative to the build's own carriers, so a wide tower (where no block carries a quarter of the weight)
-#: still shows its main load paths.
-LOAD_HEAVY, LOAD_MEDIUM = 0.5, 0.2
+#: Shares of the build's weight a block carries from above from which it is shaded heavy / medium / light; below
+#: LOAD_FLOOR it stays white. Absolute shares, not shares of the most loaded block: in an interlocked build (a
+#: pyramid, a wall in running bond) the load can take many paths and no block *must* carry much; scaled to the
+#: largest such load, a few hundredths of a newton (the millimetre inset's leftovers) came out dark and read as the
+#: load path (docs/physics.md, "Reading the shading").
+LOAD_HEAVY, LOAD_MEDIUM, LOAD_FLOOR = 0.25, 0.10, 0.02
 CLASS_TEXT = {"safe": "safe to take", "risky": "risky (marginal)", "brings-down": "brings others down"}
 
 
@@ -90,7 +93,7 @@ def with_forces(scene: Scene, forces: dict[str, Any]) -> Scene:
     for c in contacts:
         if c["a"] != "table" and c["normal"][2] > 0.5:
             carried[c["a"]] = carried.get(c["a"], 0.0) + c["normal_n"]
-    blocks, shades = _shade(scene, carried, forces["weight_n"], "carries")
+    blocks, shades = _shade(scene, carried, forces["weight_n"], certain=False)
     return replace(scene, blocks=blocks, arrows=scene.arrows + arrows + [scale], labels=scene.labels + [label],
                    legend=scene.legend + legend + shades,
                    block_opacity=min(scene.block_opacity, FORCE_BLOCK_OPACITY))
@@ -110,23 +113,35 @@ def _scale_arrow(scene: Scene, biggest: float, per_newton: float) -> tuple[Scene
     return arrow, SceneLabel((x0 + scale_len / 2, y0 - 0.8, 0.05), f"{step:g} N")
 
 
-def _shade(scene: Scene, carried: dict[str, float], weight: float, verb: str) -> tuple[list, list[SceneLegendEntry]]:
-    """Blocks tinted by the load from above they carry (`carried`, newtons), relative to the most loaded block:
-    who holds the tower up."""
-    most = max(carried.values(), default=0.0)
-    bins = ((LOAD_HEAVY, "load-heavy"), (LOAD_MEDIUM, "load-medium"), (0.0, "load-light"))
+def _shade(scene: Scene, carried: dict[str, float], weight: float,
+           certain: bool) -> tuple[list, list[SceneLegendEntry]]:
+    """Blocks tinted by the load from above they carry (`carried`, newtons) as a share of the build's `weight`
+    (LOAD_HEAVY, LOAD_MEDIUM, LOAD_FLOOR); `certain`: the loads are what every distribution carries (the least
+    normal forces), else one distribution's. The legend names the shades in use and what white means."""
+    bins = ((LOAD_HEAVY, "load-heavy", f">= {LOAD_HEAVY:.0%}"),
+            (LOAD_MEDIUM, "load-medium", f"{LOAD_MEDIUM:.0%}-{LOAD_HEAVY:.0%}"),
+            (LOAD_FLOOR, "load-light", f"{LOAD_FLOOR:.0%}-{LOAD_MEDIUM:.0%}"))
 
     def shade(block_id: str) -> str:
-        load = carried.get(block_id, 0.0)
-        if load <= 1e-9 * weight:
-            return "load-none"
-        return next(name for share, name in bins if load >= share * most)
+        share = carried.get(block_id, 0.0) / weight if weight > 0 else 0.0
+        return next((name for floor, name, _ in bins if share >= floor), "load-none")
 
     blocks = [replace(b, tint=shade(b.id)) for b in scene.blocks]
-    legend = [SceneLegendEntry("load-heavy", f"{verb} >= {LOAD_HEAVY:.0%} of the most any block {verb} "
-                                             f"({most:.2f} N = {most / weight:.0%} of the weight)"),
-              SceneLegendEntry("load-medium", f"{verb} {LOAD_MEDIUM:.0%}-{LOAD_HEAVY:.0%} of that"),
-              SceneLegendEntry("load-light", f"{verb} < {LOAD_MEDIUM:.0%} of that; white: nothing")]
+    used = {b.tint for b in blocks}
+    verb = "must carry" if certain else "carries"
+    whole = f"the weight ({weight:.2f} N)"
+    if not used - {"load-none"}:
+        text = (f"white: no block must carry {LOAD_FLOOR:.0%} of {whole}: the load can take many paths" if certain
+                else f"white: no block carries {LOAD_FLOOR:.0%} of {whole} in this example")
+        return blocks, [SceneLegendEntry("load-none", text)]
+    legend = []
+    for _, name, span in bins:
+        if name in used:
+            where = "in every distribution" if certain else "in this example"
+            legend.append(SceneLegendEntry(name, f"{verb} {span} of it" if legend else
+                                           f"{verb} {span} of {whole} from above, {where}"))
+    legend.append(SceneLegendEntry("load-none", f"white: under {LOAD_FLOOR:.0%}"
+                                                + (": the load can go round it" if certain else "")))
     return blocks, legend
 
 
@@ -185,7 +200,7 @@ def _with_bounds(scene: Scene, forces: dict[str, Any]) -> Scene:
     for c in contacts:
         if c["a"] != "table" and c["normal"][2] > 0.5:
             carried[c["a"]] = carried.get(c["a"], 0.0) + c["bounds"]["normal_n"][0]
-    blocks, shades = _shade(scene, carried, forces["weight_n"], "must carry")
+    blocks, shades = _shade(scene, carried, forces["weight_n"], certain=True)
     return replace(scene, blocks=blocks, arrows=scene.arrows + arrows + [scale], labels=scene.labels + [label],
                    legend=scene.legend + legend + shades,
                    block_opacity=min(scene.block_opacity, FORCE_BLOCK_OPACITY))
@@ -209,27 +224,30 @@ def with_removal_map(scene: Scene, removal: dict[str, Any]) -> Scene:
     return replace(scene, blocks=blocks, legend=scene.legend + legend)
 
 
-#: What the weakest tilt does, by the failure mode of physics.failure (the legend's words).
-TILT_DOES = {"slide": "makes it slide", "tip-and-slide": "tips it over, slipping", "tip": "tips it over"}
+#: The weakest-direction arrow: a fifth of the build's width, within these lengths (grid units), this high over
+#: the top of the build.
+TILT_ARROW_SHORTEST, TILT_ARROW_LONGEST, TILT_ARROW_RISE = 2.5, 6.0, 1.2
 
 
 def with_weakest_tilt(scene: Scene, statics: dict[str, Any]) -> Scene:
-    """An arrow on the table from under the build's middle toward where a tilted table would tip it (or make it
-    slide) first."""
+    """An arrow over the build's middle, a little above its top, pointing where a tilted table would tip it (or
+    make it slide) first. Above the build rather than on the table: on the table, an arrow toward the back lay
+    behind a wall, hidden from the usual front view."""
     dx, dy = statics.get("weakest_direction") or (0.0, 0.0)
     if not statics.get("stable") or math.hypot(dx, dy) < 0.5:
         return scene
     bx = scene.bounds()
     cx, cy = (bx[0] + bx[1]) / 2, (bx[2] + bx[3]) / 2
-    reach = max(bx[1] - bx[0], bx[3] - bx[2]) / 2 + 2.5
-    n = math.hypot(dx, dy)
-    tail = (cx + dx / n * (reach - 2.0), cy + dy / n * (reach - 2.0), 0.05)
-    head = (cx + dx / n * reach, cy + dy / n * reach, 0.05)
+    z = max((b.origin[2] + b.size[2] for b in scene.blocks), default=bx[5]) + TILT_ARROW_RISE
+    length = min(max(0.2 * max(bx[1] - bx[0], bx[3] - bx[2]), TILT_ARROW_SHORTEST), TILT_ARROW_LONGEST)
+    n, half = math.hypot(dx, dy), length / 2
+    tail = (cx - dx / n * half, cy - dy / n * half, z)
+    head = (cx + dx / n * half, cy + dy / n * half, z)
     margin = statics["tilt_margin_deg"]
-    does = TILT_DOES.get((statics.get("failure") or {}).get("mode", "tip"), "tips it over")
-    return replace(scene, arrows=scene.arrows + [SceneArrow(tail, head, "tilt", "tilt", 0.18)],
-                   legend=scene.legend + [SceneLegendEntry("tilt", f"weakest way: a table tilted {margin:.1f} deg "
-                                                                   f"this way {does}")])
+    does = tilt_words(statics, third_person=True).rstrip(",")
+    return replace(scene, arrows=scene.arrows + [SceneArrow(tail, head, "tilt", "tilt", 0.115 * length ** 0.5)],
+                   legend=scene.legend + [SceneLegendEntry("tilt", f"weakest way (the arrow over the build): a "
+                                                                   f"table tilted {margin:.1f} deg this way {does}")])
 
 
 #: A falling build's motion: the fastest block's arrow is this long (grid units), rotation axes this long.
@@ -239,7 +257,6 @@ MOTION_ARROW_MAX, AXIS_LENGTH = 2.5, 3.0
 MOTION_MIN, MOTION_BLOCK_OPACITY = 0.01, 0.75
 #: Arrow lengths go with the square root of the speed, and are at least this share of the longest.
 MOTION_SHORTEST = 0.45
-FALL_WORDS = {"tip": "tip over", "slide": "slide", "tip-and-slide": "tip over and slip", "drop": "drop"}
 
 
 def with_failure(scene: Scene, statics: dict[str, Any]) -> Scene:
@@ -268,10 +285,7 @@ def with_failure(scene: Scene, statics: dict[str, Any]) -> Scene:
             arrows.append(SceneArrow(_along(p, w, -AXIS_LENGTH / 2), _along(p, w, AXIS_LENGTH / 2), "motion-axis",
                                      "motion-axis", 0.07))
     blocks = [replace(b, tint="moving") if b.id in moving else b for b in scene.blocks]
-    n = len(moving)
-    verb = FALL_WORDS.get(failure["mode"], "fall")
-    legend = [SceneLegendEntry("moving", f"falls: {'this block' if n == 1 else f'these {n} blocks'} "
-                                         f"{verb if n > 1 else verb.replace('tip over', 'tips over')}"),
+    legend = [SceneLegendEntry("moving", f"falls: {fall_summary(failure)}"),
               SceneLegendEntry("motion", "how each starts to move (its centre; the faster, the longer)")]
     if any(a.kind == "motion-axis" for a in arrows):
         legend.append(SceneLegendEntry("motion-axis", "the axis it turns about (right-hand rule)"))

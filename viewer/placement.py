@@ -10,8 +10,11 @@ API (grid units throughout, z up, the table top at z = 0):
     ps = BlockPlacements.from_moves(block_id, moves, build, words=state.move_words)
         # moves: the game's legal moves for that block (Climbers block moves: `cell`, `size`, `top`, str(move));
         # build: the position (`tower.climbers.build.Build`); words: a move in words for the list (optional)
-    ps = BlockPlacements.resting(block_id, shapes, heights, area, lo, board)  # the lab's free building: each
-        # shape at every corner of `area`, resting on the highest column under it; `lo` the table's first column
+    ps = BlockPlacements.resting(block_id, shapes, heights, area, lo, board, figures)  # the lab's free building:
+        # each shape at every corner of `area`, resting on the highest column under it; `lo` the table's first
+        # column; `figures` the figures' columns; touching=True: only the placements that touch something
+    ps.touches(p)             # the placement's footprint covers a block's column or a figure's (`touches`)
+    ps.refusal(p, refused, elsewhere)  # the lab's refusals answer for one placement (`LabController.refusals`)
     ps = BlockPlacements(block_id, shapes, placements, heights)      # any other source:
         # shapes: [Shape(size, top, faces)], placements: [Placement(origin, shape index, text, words)],
         # heights: {(x, y): column height without the block}
@@ -41,7 +44,7 @@ the column's height without the chosen block, so pointing at the block itself of
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,6 +94,58 @@ def placement_text(block: str, origin: Sequence[int], size: Sequence[int], top: 
     return f"block {block} {origin[0]},{origin[1]},{origin[2]} {size[0]}x{size[1]}x{size[2]} {top}"
 
 
+Column = tuple[int, int]
+
+
+def column_heights(blocks: Iterable[Any], without: str | None = None) -> dict[Column, int]:
+    """Column -> the top of the highest block over it (`blocks`: with `id`, `footprint_cells()`, `top`), block
+    `without` (the one in hand) left out. The page's twin: `columnHeights` in lab.js."""
+    heights: dict[Column, int] = {}
+    for b in blocks:
+        if b.id != without:
+            for cell in b.footprint_cells():
+                heights[cell] = max(heights.get(cell, 0), b.top)
+    return heights
+
+
+def touches(origin: Sequence[int], size: Sequence[int], heights: Collection[Column],
+            figures: Collection[Column]) -> bool:
+    """Whether a footprint (corner `origin`, extents `size`) covers a column with a block (a key of `heights`,
+    the block in hand left out) or a figure's column. A placement that touches nothing rests on the bare table
+    with nothing over or under it, so the rules judge it alike anywhere on the table: the lab's refusals say that
+    judgement once for all of them (`elsewhere`). The page's twin: `BlockPlacements.touches` in placement.js."""
+    x, y = origin[0], origin[1]
+    return any((cx, cy) in heights or (cx, cy) in figures
+               for cx in range(x, x + size[0]) for cy in range(y, y + size[1]))
+
+
+def touching_corners(size: Sequence[int], heights: Collection[Column], figures: Collection[Column],
+                     area: Sequence[int]) -> list[Column]:
+    """The corners (x, y) in `area` (as `BlockPlacements.resting` has them, in its order) where a footprint of
+    `size` touches something (`touches`): found from the occupied columns, so the work is bounded by the build,
+    not by the area."""
+    x0, y0, x1, y1 = area
+    sx, sy = size[0], size[1]
+    out = set()
+    for cx, cy in {*heights, *figures}:
+        for x in range(max(x0, cx - sx + 1), min(x1 - sx, cx) + 1):
+            for y in range(max(y0, cy - sy + 1), min(y1 - sy, cy) + 1):
+                out.add((x, y))
+    return sorted(out)
+
+
+def alone_corner(size: Sequence[int], heights: Collection[Column], figures: Collection[Column],
+                 area: Sequence[int]) -> Column | None:
+    """The first corner in `area` (in `resting`'s order) where a footprint of `size` touches nothing (None:
+    there is none). Each corner passed over touches something, so the search is bounded by the build too."""
+    x0, y0, x1, y1 = area
+    for x in range(x0, x1 - size[0] + 1):
+        for y in range(y0, y1 - size[1] + 1):
+            if not touches((x, y), size, heights, figures):
+                return x, y
+    return None
+
+
 @dataclass
 class BlockPlacements:
     """The placements of one chosen block, grouped by covered column, plus what "why not" needs."""
@@ -105,6 +160,7 @@ class BlockPlacements:
     far: str = ""  # the rule in words for a column beyond `why`
     lo: int = 0  # the table area's first column on both axes (the lab's table reaches below 0)
     free: bool = False  # free placement (the lab, `resting`): every corner rests at one height, see `_free_rows`
+    figures: frozenset[Column] = frozenset()  # the figures' columns (the lab's `touches`)
     _by_column: dict[tuple[int, int], list[int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -151,19 +207,23 @@ class BlockPlacements:
 
     @classmethod
     def resting(cls, block: str, shapes: Sequence[Shape], heights: dict[tuple[int, int], int],
-                area: tuple[int, int, int, int], lo: int = 0, board: int = 32) -> BlockPlacements:
+                area: Sequence[int], lo: int = 0, board: int = 32, figures: Iterable[Column] = (),
+                touching: bool = False) -> BlockPlacements:
         """Free placement (the lab): each shape at every corner of `area` (x0, y0, x1, y1: the columns it may
         cover, half-open), resting on the highest column under its footprint (`heights`: column -> height, the
-        block being moved left out). The page builds the same with `BlockPlacements.resting` in placement.js."""
+        block being moved left out); `figures`: the figures' columns. `touching`: only the placements that touch
+        something (`touches`). The page builds the same with `BlockPlacements.resting` in placement.js."""
         x0, y0, x1, y1 = area
+        figures = frozenset(figures)
         placements = []
         for k, s in enumerate(shapes):
             sx, sy, _ = s.size
-            for x in range(x0, x1 - sx + 1):
-                for y in range(y0, y1 - sy + 1):
-                    z = max(heights.get((cx, cy), 0) for cx in range(x, x + sx) for cy in range(y, y + sy))
-                    placements.append(Placement((x, y, z), k, placement_text(block, (x, y, z), s.size, s.top)))
-        return cls(block, list(shapes), placements, dict(heights), 0, board, lo=lo, free=True)
+            corners = touching_corners(s.size, heights, figures, area) if touching else \
+                [(x, y) for x in range(x0, x1 - sx + 1) for y in range(y0, y1 - sy + 1)]
+            for x, y in corners:
+                z = max(heights.get((cx, cy), 0) for cx in range(x, x + sx) for cy in range(y, y + sy))
+                placements.append(Placement((x, y, z), k, placement_text(block, (x, y, z), s.size, s.top)))
+        return cls(block, list(shapes), placements, dict(heights), 0, board, lo=lo, free=True, figures=figures)
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> BlockPlacements:
@@ -209,6 +269,18 @@ class BlockPlacements:
     # --- looking up ----------------------------------------------------------------------------------------
     def height(self, x: int, y: int) -> int:
         return self.heights.get((x, y), 0)
+
+    def touches(self, p: Placement) -> bool:
+        """Whether the placement's footprint covers a block's column or a figure's (`touches`)."""
+        return touches(p.origin, self.shapes[p.shape].size, self.heights, self.figures)
+
+    def refusal(self, p: Placement, refused: dict[str, str], elsewhere: Sequence[str | None]) -> str | None:
+        """The lab's refusals answer (`LabController.refusals`) for one placement: "rule: words", None where the
+        rules let it go. A placement that touches something is refused only if listed; one that touches
+        nothing takes its shape's `elsewhere`."""
+        if p.text in refused:
+            return refused[p.text]
+        return None if self.touches(p) else elsewhere[p.shape]
 
     def spot(self, hit: Vec, normal: Vec) -> Spot | None:
         """The column in front of the pointed face (the face's own column for a top face) and its surface."""
@@ -355,4 +427,5 @@ class Aim:
         return f"click to {cur.words or cur.text}{more}"
 
 
-__all__ = ["Aim", "BlockPlacements", "Placement", "Shape", "Spot", "explainer", "placement_text"]
+__all__ = ["Aim", "BlockPlacements", "Placement", "Shape", "Spot", "alone_corner", "column_heights", "explainer",
+           "placement_text", "touches", "touching_corners"]

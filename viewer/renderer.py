@@ -70,7 +70,7 @@ _STYLE: dict[str, dict] = {
 }
 #: Legend rows (viewer.overlays) drawn at the bottom left: a colour swatch and its text each, this far apart
 #: (a fraction of the window's height).
-LEGEND_ROWS, LEGEND_STEP = 6, 0.036
+LEGEND_ROWS, LEGEND_STEP = 8, 0.036
 #: Layers drawn over everything else (their own depth buffer): the physics overlays' arrows.
 OVERLAY_LAYERS = ("arrows",)
 

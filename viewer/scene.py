@@ -47,7 +47,7 @@ EXTRA_RGB: dict[str, tuple[int, int, int]] = {
     "force": (28, 28, 34),
     # how much weight from above a block carries (the force overlay): light to dark blue
     "load-none": (232, 232, 232),
-    "load-light": (190, 205, 232),
+    "load-light": (160, 182, 230),
     "load-medium": (120, 150, 215),
     "load-heavy": (55, 85, 180),
     "force-critical": (255, 110, 0),

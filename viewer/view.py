@@ -11,6 +11,7 @@ from typing import Any
 from tower.climbers.build import BUILD_FORMAT, Build, parse_build
 from tower.games.errors import BadInput, unknown_id
 from tower.games.fileio import read_json
+from viewer.physics_words import fall_parts
 
 RECORD_FORMAT = "game-record/1"
 
@@ -37,12 +38,12 @@ def stability_lines(build: Build, physics: Any, doc: dict[str, Any] | str | None
     if statics.get("stable") and statics.get("tilt_margin_deg") is not None:
         line += f", tilt margin {statics['tilt_margin_deg']:.1f} deg"
     out = [line]
-    if not statics.get("stable") and statics.get("mechanism"):
+    failure = statics.get("failure") or {}
+    if not statics.get("stable") and failure.get("blocks"):  # how it starts to fall, as `tower check` says it
+        out += ["falls:"] + [f"  {part}" for part in fall_parts(failure, most_groups=3, most_names=4)]
+    elif not statics.get("stable") and statics.get("mechanism"):
         falling = statics["mechanism"]
-        mode = (statics.get("failure") or {}).get("mode")
-        how = {"tip": " (tipping over)", "slide": " (sliding)", "tip-and-slide": " (tipping and slipping)",
-               "drop": " (dropping)"}.get(mode, "")
-        out.append(f"falling{how}: " + ", ".join(falling[:6]) + (" ..." if len(falling) > 6 else ""))
+        out.append("falls: " + ", ".join(falling[:6]) + (" ..." if len(falling) > 6 else ""))
     return out
 
 
@@ -52,6 +53,9 @@ def legality_lines(violations: list[Any]) -> list[str]:
         return ["legal"]
     out = ["ILLEGAL" if errors else "legal (with warnings)"]
     for v in violations[:5]:
+        if getattr(v, "level", "error") != "error":  # a warning is about the build as a whole: its own words
+            out.append(f"  {v.rule}: {v.message}")
+            continue
         who = f" {', '.join(v.blocks[:3])}" if v.blocks else (f" {v.figure} figure" if v.figure else "")
         out.append(f"  {v.rule}:{who}")
     if len(violations) > 5:
@@ -84,10 +88,10 @@ def explain_scene(scene, build: Build, physics: Any, explain: Any = ()):
     direction, or the removal map's block classes; the legend says what the colours and sizes mean."""
     from viewer import overlays
 
-    if "forces" in explain:
-        scene = overlays.with_forces(scene, physics.forces(build).to_json())
+    if "forces" in explain:  # the tilt first, as the lab draws it: its legend row above the forces' rows
         statics = physics.judge_build(build, statics_only=True).to_json(detail=True)["statics"]
         scene = overlays.with_weakest_tilt(scene, statics)
+        scene = overlays.with_forces(scene, physics.forces(build).to_json())
     if "removal-map" in explain:
         # the statics judge alone, like the verdict line above: the picture does not wait for PyBullet runs
         scene = overlays.with_removal_map(scene, physics.removal(build, statics_only=True).to_json())

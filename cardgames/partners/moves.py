@@ -610,7 +610,7 @@ def move_words(move: PartnersMove) -> str:
     """A move in words: "play the 5: yellow pawn 2 forward 5"."""
     card = CARD_NAMES.get(move.card, move.card)
     if move.action == "give":
-        return f"hand your {card} to your partner"
+        return f"hand the {card} to the partner"
     if move.action == "out":
         return f"play the {card}: bring a pawn out of the base onto its home"
     if move.action == "step":

@@ -108,7 +108,7 @@ def run_batch(fn: Task, items: list[Any], *, total: int, jobs: int | None, ray: 
             if log:
                 log.open()
             if not quiet:
-                print(f"{what}: {len(items)} {unit}s to run on {runner.name}"
+                print(f"{what}: {len(items)} {unit}{'' if len(items) == 1 else 's'} to run on {runner.name}"
                       + (f" ({done_before} already in {log.path})" if log and done_before else ""))
             return _stream(runner, fn, items, log, done_before, total, what, unit, quiet)
         finally:

@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from tower.app.output import EXIT_BAD, EXIT_OK
+from tower.app.seats import players_help
 from tower.games.errors import BadInput
 from tower.games.registry import game_names
 
@@ -20,8 +21,16 @@ GAMES = tuple(game_names())
 class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line and exit 2 (argparse prints a usage block otherwise)."""
 
+    args: list[str] = []
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self.args = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         sub = self.prog.partition(" ")[2]
+        if "--remove" in self.args and "required: file" in message:  # `--remove a b FILE`: the ids took FILE too
+            message += " (the ids after --remove run to the next option: give FILE before them)"
         raise BadInput(f"{sub}: {message}" if sub else message, "")
 
 
@@ -51,14 +60,16 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="tower-demo", help="output folder (default ./tower-demo)")
 
     s = sub.add_parser("new", help="a random legal start tower as tower-build/1")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=int, help="the same tower for the same seed (default: a fresh one, printed)")
     s.add_argument("-o", "--output", help="file to write (default: stdout)")
 
     s = sub.add_parser("check", help="legality and stability of a build")
     s.add_argument("file")
     s.add_argument("--json", action="store_true", help="print one JSON document")
     s.add_argument("--statics-only", action="store_true", help="skip the PyBullet judge")
-    s.add_argument("--remove", action="append", default=[], metavar="ID", help="judge without this block")
+    s.add_argument("--remove", nargs="+", action="extend", default=[], metavar="ID",
+                   help="judge without these blocks: one or more ids (--remove a b, or --remove a --remove b; "
+                        "give FILE before them)")
     s.add_argument("--judge", choices=("pybullet", "mujoco"), default="pybullet",
                    help="the dynamics judge: pybullet (default) or mujoco (the optional extra)")
     s.add_argument("--forces", action="store_true",
@@ -71,9 +82,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("play", help="play a game in the 3D window or the terminal")
     s.add_argument("game", choices=GAMES)
-    s.add_argument("--players", help="one seat each: human or an AI level (easy, normal, strong) or code name, "
-                   "e.g. human,normal,strong or human,ai:mcts:time=0.5")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--players", help=players_help("human,normal,strong or human,easy,mcts:time=0.5")
+                   + "; default: you against greedy")
+    s.add_argument("--seed", type=int, help="the deal (default: a fresh one, printed, and kept in the saved game)")
     s.add_argument("--text", action="store_true", help="play in the terminal")
     s.add_argument("--load", help="resume a saved game record")
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
@@ -83,8 +94,10 @@ def _build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="AI-vs-AI batch statistics")
     s.add_argument("game", choices=GAMES)
     s.add_argument("--games", type=int, required=True)
-    s.add_argument("--players", help="e.g. strong,normal,easy or greedy,greedy,random")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--players", help=players_help("strong,normal,easy or greedy,greedy,mcts:time=0.5", human=False) +
+                   "; default: greedy in every seat")
+    s.add_argument("--seed", type=int, default=0,
+                   help="game i is dealt from (SEED, i): the same batch for the same seed (default 0)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a rule option of the game (repeatable), e.g. track_length=30")
@@ -94,7 +107,8 @@ def _build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sweep", help="stability verdicts of many builds: random ones or a folder's")
     s.add_argument("folder", nargs="?", help="judge every build file (*.json) in this folder")
     s.add_argument("--random", type=int, metavar="N", help="judge N random builds instead")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=int, default=0,
+                   help="random build i is made from (SEED, i): the same builds for the same seed (default 0)")
     s.add_argument("--kind", default="start,played", metavar="KINDS",
                    help="random builds: start, played, boxes (comma-separated; default start,played)")
     s.add_argument("--statics-only", action="store_true", help="skip the PyBullet judge")
@@ -108,8 +122,9 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--screenshot", metavar="PNG")
     s.add_argument("--gltf", metavar="FILE", help="write glTF: FILE.glb binary, FILE.gltf JSON text")
     s.add_argument("--html", metavar="FILE")
-    s.add_argument("--remove", action="append", default=[], metavar="ID",
-                   help="take this block away first (a build; repeatable); the glTF then holds the fall")
+    s.add_argument("--remove", nargs="+", action="extend", default=[], metavar="ID",
+                   help="take these blocks away first (a build): one or more ids (--remove a b, or --remove a "
+                        "--remove b; give FILE before them); the glTF then holds the fall")
     s.add_argument("--fall", action="store_true",
                    help="the glTF holds the PyBullet run of the build as an animation (with --gltf)")
     s.add_argument("--edit", action="store_true", help="edit the build in the window (the lab; w saves to FILE)")

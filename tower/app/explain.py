@@ -43,6 +43,26 @@ def _carrier(a: str) -> str:
     return "the table" if a == "table" else _who(a)
 
 
+def _side(c: dict[str, Any]) -> bool:
+    """A contact between two side faces: its normal is horizontal (it carries no weight straight down)."""
+    return abs(c["normal"][2]) < 0.5
+
+
+def _between(c: dict[str, Any], lower_first: bool = True) -> str:
+    """A contact named by its normal: "the table under c0" / "c2 on c1" for one face on another, "c2 against the
+    side of g1" for two side faces (a side contact is no stacking)."""
+    if _side(c):
+        return f"{_who(c['a'])} against the side of {_who(c['b'])}"
+    return f"{_carrier(c['a'])} under {_who(c['b'])}" if lower_first else f"{_who(c['b'])} on {_carrier(c['a'])}"
+
+
+def _carries(c: dict[str, Any]) -> str:
+    """What a contact does in a distribution: "the table carries c0", "c2 pushes against g1"."""
+    if _side(c):
+        return f"{_who(c['a'])} pushes against {_who(c['b'])}"
+    return f"{_carrier(c['a'])} carries {_who(c['b'])}"
+
+
 #: Wood on wood, for the friction line (docs/physics.md, "Units and materials").
 WOOD_MU = "wood on wood is about 0.3-0.5"
 CARRIES = {"determinate": "are determinate: they carry the same force in every distribution",
@@ -63,14 +83,16 @@ def _n(v: float) -> str:
     return f"{v:.3f} N"
 
 
-def friction_line(least: dict[str, Any] | None, mu: float, stands: bool) -> str:
-    """The least friction coefficient in words."""
+def friction_line(least: dict[str, Any] | None, mu: float, stands: bool, example_slips: bool = False) -> str:
+    """The least friction coefficient in words; `example_slips`: the example distribution shown after it uses
+    friction (then said to be its own choice, where the build needs none)."""
     if least is None:
         return ""
     if least["least_mu"] is None:
         return f"friction: no friction coefficient up to {least['too_small_mu']:g} would hold it up"
     if least["least_mu"] == 0:
-        return "friction: it stands with no friction at all (any friction coefficient from 0)"
+        return ("friction: the build needs none: it stands with no friction at all (any friction coefficient from 0)"
+                + ("; the friction the example below uses is that distribution's own choice" if example_slips else ""))
     if not stands:
         return (f"friction: it would stand with a friction coefficient from {least['least_mu']:.2f} "
                 f"(it has mu = {mu}; {WOOD_MU})")
@@ -86,7 +108,8 @@ def forces_lines(doc: dict[str, Any]) -> list[str]:
         line = friction_line(doc.get("least_mu"), doc["mu"], False)
         return lines + ([f"  {line}"] if line else [])
     contacts = doc["contacts"]
-    lines = [f"forces: {_count(len(contacts), 'contact')} carry {_n(doc['weight_n'])}"]
+    lines = [f"forces: {_count(len(contacts), 'contact')} carr{'ies' if len(contacts) == 1 else 'y'} "
+             f"{_n(doc['weight_n'])}"]
     bounded = [c for c in contacts if "bounds" in c]
     if bounded:
         lines.append(f"  in every distribution that balances all blocks (compression only, friction within "
@@ -103,15 +126,15 @@ def forces_lines(doc: dict[str, Any]) -> list[str]:
                 lo, hi = c["bounds"]["normal_n"]
                 span = f"exactly {_n(lo)}" if c["bounds"]["carries"] == "determinate" else \
                     f"at least {_n(lo)}, at most {_n(hi)}"
-                lines.append(f"    {_carrier(c['a'])} under {_who(c['b'])}: {span}")
-        line = friction_line(doc.get("least_mu"), doc["mu"], True)
+                lines.append(f"    {_between(c)}: {span}")
+        line = friction_line(doc.get("least_mu"), doc["mu"], True, any(c["friction_use"] > 0.005 for c in contacts))
         if line:
             lines.append(f"  {line}")
         critical = [c for c in bounded if c["bounds"]["friction_critical"]]
         if critical:
             lines.append(f"  friction-critical (every distribution uses {100 * doc['friction_critical_at']:.0f} % or "
                          "more of the friction there):")
-            lines += [f"    {_who(c['b'])} on {_carrier(c['a'])}" for c in critical[:SHOWN]]
+            lines += [f"    {_between(c, lower_first=False)}" for c in critical[:SHOWN]]
         elif doc.get("least_mu") is not None:
             lines.append(f"  friction-critical: none (no contact needs {100 * doc['friction_critical_at']:.0f} % of "
                          "its friction in every distribution)")
@@ -120,14 +143,17 @@ def forces_lines(doc: dict[str, Any]) -> list[str]:
         lines.append("  the minimum-norm distribution (one of many possible where blocks rest on several supports):")
     lines.append("    most loaded:")
     for c in sorted(contacts, key=lambda c: -c["normal_n"])[:SHOWN]:
-        lines.append(f"      {_carrier(c['a'])} carries {_who(c['b'])} with {_n(c['normal_n'])}, "
+        lines.append(f"      {_carries(c)} with {_n(c['normal_n'])}, "
                      f"{c['edge_distance_m'] * 1000:.1f} mm from the contact's edge")
     used = sorted((c for c in contacts if c["normal_n"] > 0 and c["friction_use"] > 0.005),
                   key=lambda c: -c["friction_use"])[:SHOWN]
     if used:
-        lines.append(f"    most friction used (of what mu = {doc['mu']} allows; this distribution's choice):")
+        need = (doc.get("least_mu") or {}).get("least_mu")
+        needs = "" if need is None else "; the build needs none" if need == 0 else \
+            f"; the build needs only mu >= {need:.2f}"
+        lines.append(f"    most friction used (of what mu = {doc['mu']} allows): this distribution's own choice{needs}")
         for c in used:
-            lines.append(f"      {_who(c['b'])} on {_carrier(c['a'])}: {_n(c['friction_n'])} of friction under "
+            lines.append(f"      {_between(c, lower_first=False)}: {_n(c['friction_n'])} of friction under "
                          f"{_n(c['normal_n'])}, {100 * c['friction_use']:.0f} %")
     else:
         lines.append("    no friction used: every block is held by normal forces alone")

@@ -18,6 +18,22 @@ def print_json(doc: Any) -> None:
     sys.stdout.write(json.dumps(doc, indent=1) + "\n")
 
 
+#: a seed drawn for a run that was given none is below this: short enough to type back after --seed
+FRESH_SEEDS = 1_000_000
+
+
+def seed_or_fresh(seed: int | None, again: str, stream: Any = None) -> int:
+    """`--seed` as given, or (none given) a fresh one from the system's secure generator, printed on `stream`
+    (default stdout) so the run can be had again: "seed 123456: replay with --seed 123456" (`again`: "replay")."""
+    if seed is not None:
+        return seed
+    import secrets
+
+    seed = secrets.randbelow(FRESH_SEEDS)
+    print(f"seed {seed}: {again} with --seed {seed}", file=stream or sys.stdout, flush=True)
+    return seed
+
+
 def check_output_path(path: str | None, what: str) -> Path | None:
     """Refuse an output path whose folder does not exist, before any work is done."""
     if path is None:
@@ -27,4 +43,6 @@ def check_output_path(path: str | None, what: str) -> Path | None:
         raise BadInput(f"{what}: folder {str(p.parent)!r} does not exist", "", path)
     if p.is_dir():
         raise BadInput(f"{what}: is a directory", "", path)
+    if p.exists() and not p.is_file():
+        raise BadInput(f"{what}: not a regular file (a device, pipe or socket)", "", path)
     return p

@@ -26,7 +26,23 @@ def parse_players(spec: str | None, game: str) -> list[str]:
                 raise BadInput(f"--players: {exc.what}", "") from None
     if len(seats) not in cls.allowed_players():
         raise BadInput(f"--players: {game} is for {cls.players_text()} players, got {len(seats)} ({spec!r})", "")
-    return seats
+    return [seat_name(s) for s in seats]
+
+
+def seat_name(spec: str) -> str:
+    """One spelling per seat: `human`, or the AI with the `ai:` prefix (`greedy` and `ai:greedy` are one player,
+    so a batch counts them as one)."""
+    text = spec.strip()
+    return text if text == "human" else "ai:" + text.removeprefix("ai:")
+
+
+def players_help(example: str, human: bool = True) -> str:
+    """The `--players` help of `tower play` and `tower simulate`: every seat there is, and one example."""
+    from tower.games.ai import AGENT_KINDS, LEVELS
+
+    return (f"one seat each, comma-separated: {'human, ' if human else ''}an AI level ({', '.join(LEVELS)}) or an "
+            f"AI's code name ({', '.join(AGENT_KINDS)}; settings after a colon, e.g. mcts:time=0.5), "
+            f"with or without the prefix ai:; e.g. {example} (docs/ai.md)")
 
 
 def check_seats(seats: list[str], source: str) -> list[str]:

@@ -60,7 +60,7 @@ def check_build(build: Build, grid: VoxelGrid | None = None) -> list[Violation]:
                                  (b.id,), _cells((x, y, z) for x, y in b.footprint_cells()
                                                  for z in range(b.origin[2], min(0, b.top)))))
     for first, second, cells in grid.overlaps:
-        out.append(Violation("overlap", f"blocks {ids[first]} and {ids[second]} share {len(cells)} cell(s)",
+        out.append(Violation("overlap", f"blocks {ids[first]} and {ids[second]} share {len(cells)} cell{'' if len(cells) == 1 else 's'}",
                              (ids[second], ids[first]), _cells(cells)))
     for i, b in enumerate(build.blocks):
         holes = grid.unsupported_cells(i)

@@ -245,7 +245,7 @@ def _candidates(state: GameState) -> list[Move]:
     return state.search_moves()
 
 
-AGENT_KINDS = ("random", "greedy", "mcts", "openspiel-mcts", "openspiel-ismcts")
+AGENT_KINDS = ("random", "greedy", "mcts", "ismcts", "openspiel-mcts", "openspiel-ismcts")
 #: The settings of an `mcts` spec: name in the spec -> (MCTSAgent field, how the value is read).
 MCTS_SETTINGS: dict[str, tuple[str, Any]] = {
     "iters": ("iterations", int), "iterations": ("iterations", int), "time": ("budget_s", float),

@@ -156,6 +156,7 @@ def _seventh(state: Any, player: int, view: dict[str, Any], moves: list[Any]):
 # --- Partners ------------------------------------------------------------------------------------------------------
 def _partners(state: Any, player: int, view: dict[str, Any], moves: list[Any]):
     from cardgames.partners.cards import CARD_NAMES
+    from viewer.cards.partners import SECTION
 
     colours = view.get("colours", [])
     locations = view.get("locations", [])
@@ -179,15 +180,18 @@ def _partners(state: Any, player: int, view: dict[str, Any], moves: list[Any]):
             colour, k = colours[i // 4], i % 4 + 1
             spots[f"pawn:{names[i]}"] = Spot(f"pawn:{names[i]}", f"{colour} pawn {k} ({view['pawns'][names[i]]})",
                                              figures=(i,))
+    # a seat's base and home as one place: the squares and the pawns standing on them (a pawn covers most of
+    # its square, so a click on it must mean the place too)
+    track = SECTION * len(colours)
+    places = {q: ((f"home-{q}", *(f"base-{q}-{k}" for k in range(4))),
+                  tuple(i for i, where in enumerate(locations) if (where < 0 and i // 4 == q) or where == track + q))
+              for q in range(len(colours))}
     for q, colour in enumerate(colours):
-        base = tuple(i for i in seat_pawns[q] if locations[i] < 0)
-        spots[f"out:{q}"] = Spot(f"out:{q}", f"{colour}'s base: a pawn comes out onto the home",
-                                 (f"home-{q}", *(f"base-{q}-{k}" for k in range(4))), base)
+        spots[f"out:{q}"] = Spot(f"out:{q}", f"{colour}'s base", *places[q])
     partner = _partner(view, player)
     if partner is not None:
         labels = view.get("labels") or [f"P{q}" for q in range(len(colours))]
-        spots["partner"] = Spot("partner", f"your partner {labels[partner]}",
-                                (f"home-{partner}", *(f"base-{partner}-{k}" for k in range(4))))
+        spots["partner"] = Spot("partner", f"your partner {labels[partner]}", *places[partner])
     spots["pile"] = Spot("pile", "the middle of the board", ("discard",))
     for n in (-4, *range(1, 15)):
         spots[f"n:{n}"] = Spot(f"n:{n}", f"{'back' if n < 0 else 'forward'} {abs(n)}", text=str(n))

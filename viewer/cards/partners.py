@@ -109,10 +109,14 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Seque
             "teams: " + "  vs  ".join("+".join(colours[q] for q in team) for team in teams)]
     if you is not None:
         text += wrap("your hand:", hand)
-    if view.get("partner_holds"):
-        text.append(f"your partner holds the {view['partner_holds']} you gave")
-    if view.get("log"):
-        text += wrap("recent:", [f"{e};" for e in view["log"][-4:]])
+    if view.get("partner_holds"):  # on the hand's line where it fits: the box stays clear of the far corner
+        held = f"your partner holds the {view['partner_holds']} you gave"
+        if you is not None and len(text[-1]) + len(held) < 64:
+            text[-1] += f"; {held}"
+        else:
+            text.append(held)
+    # (no recent moves here: the box would grow over the far corner of the board; the page and the window
+    # each keep a log beside the table)
     if view.get("winners"):
         text.append(f"winners: {view['winners']}")
     return finish(Scene(blocks=blocks, figures=figures), text + list(lines), labels)

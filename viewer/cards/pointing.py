@@ -22,7 +22,8 @@ has the same walk in `static/js/cardpoint.js`, fed with `CardTable.to_json()`; a
 
 Spots are drawn without new scene layers: a lit spot gets a thin halo block under it (`spot:KEY:N` ids, in the
 block layer, so picking and both renderers need nothing new); a chip (a choice with no thing on the table, such
-as a count) is a small card that appears, labelled, in the game's chip row while it is lit.
+as a count) is a small card that appears, labelled, in the game's chip row while it is lit (a chip of a first
+choice, like Diabolo's *double* and *keep*, stays in its place, unlit, while the other is chosen).
 """
 
 from __future__ import annotations
@@ -194,8 +195,7 @@ class CardPointer:
             self.message = self.table.why[key]
             return None
         if self.chosen:
-            self.message = f"{self._label(key)} is not a place for {self._label(self.chosen[0])}: " \
-                           + self._lit_words()
+            self.message = self._refusal(key)
         else:
             self.message = self.table.hint or "choose a lit place"
         return None
@@ -223,11 +223,17 @@ class CardPointer:
         return before != key
 
     # --- words ---------------------------------------------------------------------------------------------------
-    def _lit_words(self) -> str:
-        names = [self._label(k) for k in self.targets()]
-        if not names:
-            return "nothing is lit"
-        return "the lit places are " + ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    def _lit_words(self, names: list[str]) -> str:
+        """ "the lit place (A)", "a lit place (A, B, C, D and 2 more)"."""
+        listed = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        return f"{'the lit place' if len(names) == 1 else 'a lit place'} ({listed})"
+
+    def _refusal(self, key: str) -> str:
+        """Why a click on `key`, which is not lit, does nothing now, and what to click instead."""
+        lit = [self._label(k) for k in self.targets()]
+        if lit:
+            return f"{self._label(self.chosen[0])} cannot go to {self._label(key)}: click {self._lit_words(lit)}"
+        return f"{self._label(key)} is not lit: click {self._label(self.chosen[-1])} again to play it"
 
     def status(self) -> str:
         """One line: what is chosen and what to click next."""
@@ -237,7 +243,9 @@ class CardPointer:
             return self.table.hint
         settled = self.settled()
         if settled is not None:
-            return f"{self.table.moves[settled][1]} - click it again or the lit place to play it"
+            lit = self.targets()
+            where = "" if not lit else " or the lit place" if len(lit) == 1 else " or a lit place"
+            return f"{self.table.moves[settled][1]} - click it again{where} to play it"
         n = len(self._moves(self._matching(self.chosen)))
         chosen = ", ".join(self._label(k) for k in self.chosen)
         return f"{chosen}: {n} moves - click a lit place ({', '.join(self._label(k) for k in self.targets()[:4])}" \
@@ -275,7 +283,8 @@ class CardPointer:
     def decorate(self, scene: Scene) -> Scene:
         """`scene` with the walk drawn in: the chosen cards of the hand lifted and outlined, a halo under every
         other chosen spot (gold) and under every lit one (green; blue under the pointer), lit chips in the chip
-        row with their labels, and the hovered block outlined."""
+        row with their labels, the hovered block outlined and, beside a place on the board pointed at, what a
+        click there does."""
         spots = self.table.spots
         lit = self.targets()
         lifted: set[str] = set()
@@ -288,18 +297,23 @@ class CardPointer:
         by_id = {b.id: b for b in blocks}
         extra: list[SceneBlock] = []
         labels: list[SceneLabel] = []
-        chip_no = 0
         order = {k: n for n, k in enumerate(spots)}
         lit = sorted(lit, key=lambda k: order.get(k, -1))
-        for key in dict.fromkeys([*self.chosen, *lit]):
+        # a chip a first click may choose stays in the row (unlit) while another is chosen, as the other cards of
+        # the hand do; each chip keeps its place in the row
+        first = [k for k in self._next([]) if k in spots and spots[k].chip]
+        shown = list(dict.fromkeys([*self.chosen, *lit, *first]))
+        chip_slot = {k: n for n, k in enumerate(sorted((k for k in shown if k in spots and spots[k].chip),
+                                                         key=lambda k: order[k]))}
+        for key in shown:
             spot = spots.get(key)
             if spot is None:
                 continue
-            colour = LIT_HOVER if key == self.hover and key in lit else PICKED if key in self.chosen else LIT
+            colour = LIT_HOVER if key == self.hover and key in lit else PICKED if key in self.chosen \
+                else LIT if key in lit else "card"
             if spot.chip:
                 x, y, z, step, width = self.table.chips
-                x0 = x + chip_no * step
-                chip_no += 1
+                x0 = x + chip_slot[key] * step
                 extra.append(SceneBlock(f"spot:{key}:0", (x0, y, z), (width, width, CHIP_HEIGHT),
                                         ("card",) * 4 + (colour, "card")))
                 labels.append(SceneLabel((x0 + width / 2, y + width / 2, z + CHIP_HEIGHT + 0.05), spot.text))
@@ -323,10 +337,16 @@ class CardPointer:
             spot = spots.get(self.hover)
             hover = next((i for i in spot.items if i in by_id), hover) if spot is not None else hover
             # what a click there does, in words, beside the place pointed at
+            # (not over a card of the hand or a chip: it would cover their neighbours in the row, and the status
+            # line says the same words)
             at = next((b for b in extra if b.id.startswith(f"spot:{self.hover}:")), None)
             said = self.words()
-            if at is not None and said:  # above a chip a little higher: the other chips stay readable
-                rise = HOVER_LABEL * (2 if spot is not None and spot.chip else 1)
+            if at is not None and said and not _in_row(spot):
                 labels.append(SceneLabel((at.origin[0] + at.size[0] / 2, at.origin[1] + at.size[1] / 2,
-                                          at.origin[2] + rise), said))
+                                          at.origin[2] + HOVER_LABEL), said))
         return replace(scene, blocks=blocks + extra, labels=scene.labels + labels, hover=hover)
+
+
+def _in_row(spot: Spot | None) -> bool:
+    """Whether `spot` lies in a row of its kind: a card of the hand or a chip."""
+    return spot is None or spot.chip or any(i.startswith("hand-") for i in spot.items)

@@ -7,21 +7,12 @@ from typing import Any
 
 from tower.app.output import EXIT_FOUND, EXIT_OK, print_json
 from tower.games.errors import BadInput, unknown_id
+from viewer.physics_words import direction_words, fall_words, names, tilt_words
 
 RECORD_FORMAT = "game-record/1"
 CHECK_FORMAT = "tower-check/1"  # the `format` of the --json document, naming its schema (`tower schema tower-check`)
-#: The eight directions on the table, every 45 degrees from +x counter-clockwise (seen from above: +x is right,
-#: +y the back, as the front camera of the viewer looks at a build).
-DIRECTIONS = ("the right (+x)", "the back-right (+x, +y)", "the back (+y)", "the back-left (-x, +y)",
-              "the left (-x)", "the front-left (-x, -y)", "the front (-y)", "the front-right (+x, -y)")
 #: A fall direction shorter than this (grid units) is no direction: the weight sits over its support.
 MIN_LEAN = 0.25
-
-
-def direction_words(dx: float, dy: float) -> str:
-    """A horizontal direction as a person says it: the nearest of the eight in DIRECTIONS."""
-    sector = round(math.degrees(math.atan2(dy, dx)) / 45) % 8
-    return DIRECTIONS[sector]
 
 
 def read_build(path: str):
@@ -78,12 +69,6 @@ def check_document(build, statics_only: bool, verdict: Any = "judge") -> dict[st
 
 # --- the verdict in words ------------------------------------------------------------------------------------
 
-def _names(ids: list[str]) -> str:
-    """Box ids as a person reads them: figures by their colour."""
-    out = [f"the {i.split('-')[1]} figure" if i.startswith("figure-") else i for i in ids]
-    return ", ".join(out[:8]) + (f" and {len(out) - 8} more" if len(out) > 8 else "")
-
-
 def lean(build, ids: list[str]) -> tuple[float, float] | None:
     """Which way the blocks `ids` lean off what holds them up: from the middle of the cells they stand on to their
     centre of mass, seen from above. (0, 0) when nothing is under them at all; None without such blocks."""
@@ -106,33 +91,27 @@ def lean(build, ids: list[str]) -> tuple[float, float] | None:
     return (com[0] - sum(c[0] for c in held) / len(held), com[1] - sum(c[1] for c in held) / len(held))
 
 
-#: The failure modes of physics.failure as verbs (one block, several).
-MODE_VERBS = {"tip": ("tips over", "tip over"), "slide": ("slides", "slide"),
-              "tip-and-slide": ("tips over, partly sliding,", "tip over, partly sliding,"), "drop": ("drops", "drop")}
-
-
-def tilt_words(statics: dict[str, Any]) -> str:
-    """What the weakest table tilt does to a standing build: "tip it over" or "make it slide" (the failure mode
-    of the critical LP's dual, physics.failure)."""
-    mode = (statics.get("failure") or {}).get("mode", "tip")
-    return {"slide": "make it slide", "tip-and-slide": "tip it over, partly sliding,"}.get(mode, "tip it over")
-
-
 def fall_line(statics: dict[str, Any], build) -> str:
-    """Which blocks fall and which way, from the statics judge's failure mode (and the build's shape)."""
+    """How a falling build starts to fall, from the statics judge's `failure` (which blocks move, how and where
+    each group goes; viewer.physics_words), or from its `mechanism` and the build's shape where there is none."""
+    tail = "; no tilt of the table would hold it" if not any(statics.get("weakest_direction") or ()) else ""
+    failure = statics.get("failure") or {}
+    if failure.get("blocks"):
+        ids = [m["block"] for m in failure["blocks"]]
+        if failure["mode"] == "drop" and build is not None and \
+                lean(build, [i for i in ids if not i.startswith("figure-")]) == (0.0, 0.0):
+            return f"falls: nothing holds up {names(ids)}: {'it drops' if len(ids) == 1 else 'they drop'}"
+        return f"falls: {fall_words(failure)}{tail}"
     mechanism = statics.get("mechanism") or []
-    who = _names(mechanism) if mechanism else "the build"
-    mode = (statics.get("failure") or {}).get("mode", "tip")
-    verb = MODE_VERBS.get(mode, MODE_VERBS["tip"])[0 if len(mechanism) == 1 else 1]
-    dx, dy = statics["weakest_direction"]
-    if math.hypot(dx, dy) > 0.5:
-        return f"falls: {who} {verb} toward {direction_words(dx, dy)}"
+    who = names(mechanism) if mechanism else "the build"
+    s = "s" if len(mechanism) == 1 else ""
+    if tail == "":
+        return f"falls: {who} tip{s} over toward {direction_words(*statics['weakest_direction'])}"
     way = lean(build, [i for i in mechanism if not i.startswith("figure-")]) if build is not None else None
     if way == (0.0, 0.0):
         return f"falls: nothing holds up {who}: {'it drops' if len(mechanism) == 1 else 'they drop'}"
-    tail = "; no tilt of the table would hold it"
     if way is not None and math.hypot(*way) >= MIN_LEAN:
-        return f"falls: {who} tip{'s' if len(mechanism) == 1 else ''} over toward {direction_words(*way)}{tail}"
+        return f"falls: {who} tip{s} over toward {direction_words(*way)}{tail}"
     return f"falls: {who}{tail}"
 
 
@@ -145,7 +124,7 @@ def verdict_lines(st: dict[str, Any], build) -> list[str]:
     toward = direction_words(*s["weakest_direction"]) if any(s["weakest_direction"]) else ""
     if st["verdict"] == "marginal":
         if s["stable"] and (d is None or not d["collapsed"]):
-            does = tilt_words(s).replace("tip it over", "tips it over").replace("make it", "makes it")
+            does = tilt_words(s, third_person=True)
             lines.append(f"  marginal: it stands, but a table tilted by only {margin:.1f} deg {does} toward "
                          f"{toward} (stable needs at least 1 deg)")
         elif s["stable"]:
@@ -160,7 +139,7 @@ def verdict_lines(st: dict[str, Any], build) -> list[str]:
     else:
         lines.append(f"  statics  (LP):       {fall_line(s, build)}, {s['ms']:.0f} ms")
     if d:
-        moved = _names(d["moved"])
+        moved = names(d["moved"])
         state = (f"collapses: {moved} moved" if d["collapsed"] else "stands") + \
             f" (at most {d['max_displacement_mm']:.1f} mm, {d['max_rotation_deg']:.1f} deg)"
         label = f"dynamics ({sim}):"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from tower.app.output import EXIT_OK, check_output_path
+from tower.app.output import EXIT_OK, check_output_path, seed_or_fresh
 
 
 def run(args) -> int:
@@ -12,10 +12,11 @@ def run(args) -> int:
     from tower.climbers.setup import random_start_tower
 
     out = check_output_path(args.output, "output")
-    build = random_start_tower(args.seed)
+    seed = seed_or_fresh(args.seed, "the same tower", sys.stderr)  # stdout may be the build itself
+    build = random_start_tower(seed)
     if out is None:
         sys.stdout.write(dumps_build(build))
     else:
         save_build(build, out)
-        print(f"wrote {out}: start tower, seed {args.seed}, {len(build.blocks)} blocks", file=sys.stderr)
+        print(f"wrote {out}: start tower, seed {seed}, {len(build.blocks)} blocks", file=sys.stderr)
     return EXIT_OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tower.app.output import seed_or_fresh
 from tower.app.seats import check_seats, game_options, parse_players
 from tower.app.stability import statics_stands
 from tower.app.textplay import text_loop
@@ -28,6 +29,8 @@ def run(args) -> int:
     else:
         seats = parse_players(args.players, args.game)
         options = game_options(args.option, args.build, args.game, len(seats))
+        # a new deal every game unless asked for one; the record keeps the seed, so a saved game replays exactly
+        args.seed = seed_or_fresh(args.seed, "replay")
         state = new_game(args.game, len(seats), args.seed, options, judge=statics_stands)
     if not args.text:
         try:
@@ -37,5 +40,5 @@ def run(args) -> int:
         from tower.app import stability
 
         return play_window(state, seats, save_path=args.load, physics=stability)
-    agents = {i: make_agent(s, seed=args.seed * 31 + i) for i, s in enumerate(seats) if s != "human"}
+    agents = {i: make_agent(s, seed=state.seed * 31 + i) for i, s in enumerate(seats) if s != "human"}
     return text_loop(state, seats, agents)

@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tower.app.commands.check import direction_words, fall_line, tilt_words
+from tower.app.commands.check import fall_line
 from tower.climbers.build import Build
 from tower.climbers.legality import Violation, is_legal
+from viewer.physics_words import direction_words, tilt_words
 
 #: Frames per second of a drop's trajectory sent to the page (the page interpolates between them).
 DROP_FPS = 15
@@ -44,7 +45,8 @@ def problem_words(violations: list[Violation], rules: str) -> list[str]:
     warnings = [v for v in violations if v.level != "error"]
     # a warning (more blocks than the box holds) is said as one, never counted as a problem
     noted = f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''}"
-    out = [f"ILLEGAL: {len(errors)} problem(s)" + (f", {noted}" if warnings else "") if errors
+    problems = f"{len(errors)} problem{'' if len(errors) == 1 else 's'}"
+    out = [f"ILLEGAL: {problems}" + (f", {noted}" if warnings else "") if errors
            else f"legal ({noted})"]
     out += [f"  {v.rule}: {v.message}" for v in errors[:6]]
     out += [f"  warning: {v.rule}: {v.message}" for v in warnings[:2]]

@@ -118,6 +118,15 @@ def kind_sizes(kind_name: str) -> list[Size]:
     return list(dict.fromkeys(s for s, _ in orientations(kind.dims, DEFAULT_COLOURING)))
 
 
+def placement_edit(block: str, kind: str, shape: Any, origin: Sequence[int]) -> dict[str, Any]:
+    """The edit that puts the block in hand at a placement (`viewer.placement.Shape` `shape`, corner `origin`):
+    a new block of `kind` ("new") as the shape lies, or block `block` moved there."""
+    if block != "new":
+        return {"op": "move", "block": block, "origin": list(origin)}
+    return {"op": "add", "kind": kind, "origin": list(origin), "size": list(shape.size),
+            "faces": dict(zip(FACES, shape.faces, strict=True))}
+
+
 def _faces_of(value: Any, size: Size) -> Colouring:
     """A `faces` object ({"+x": colour, ...}) checked against the pairs rule for a block of `size`."""
     if not isinstance(value, dict) or set(value) != set(FACES):
@@ -287,6 +296,10 @@ class LabController:
         if key not in cache:
             cache[key] = make(build)
         return cache[key]
+
+    def explained(self, key: Any) -> bool:
+        """Whether `key` ("forces", "removal") of the current build is worked out already (showing it is instant)."""
+        return self._explain[0] == id(self.build) and key in self._explain[1]
 
     def forces(self) -> dict[str, Any]:
         """The contact forces of the current build (`physics.ContactForces.to_json()`) and the words for them."""
@@ -539,46 +552,41 @@ class LabController:
             return exc
         return self._refused(build, self.build, new=self._new_name(op, build))
 
-    def refusals(self, block: str, shapes: Sequence[Any], area: Sequence[int], kind: str = "") -> dict[str, str]:
-        """Every placement of the block in hand that the rules would refuse, as the lab's pointing offers them
-        (`viewer.placement.BlockPlacements.resting` over `area`, the block lifted out): placement text -> "rule:
-        words". `block` is "new" (a block of `kind` still to be added, `shapes` its orientations) or the id of
-        the block being moved. The ghost says it before the click; the edit, if clicked, is refused alike.
+    def refusals(self, block: str, shapes: Sequence[Any], area: Sequence[int], kind: str = "") -> dict[str, Any]:
+        """Where the rules would refuse the block in hand, over the placements the lab's pointing offers
+        (`viewer.placement.BlockPlacements.resting` over `area`, the block lifted out): `{"refused": {placement
+        text: "rule: words"}, "elsewhere": ["rule: words" | None per shape]}`. `block` is "new" (a block of
+        `kind` still to be added, `shapes` its orientations) or the id of the block being moved. The ghost says
+        it before the click; the edit, if clicked, is refused alike.
 
-        Each placement is checked as its edit would be, except where nothing can happen: a footprint over columns
-        with no block and no figure rests on the table, touches nothing, and is judged like the first such
-        placement (so a move that leaves a block above without support is refused everywhere alike)."""
-        from viewer.placement import BlockPlacements
+        `refused` lists the placements that touch something (`viewer.placement.touches`: the footprint covers a
+        column with a block, the moving one left out, or a figure's column), each checked as its edit would be.
+        A placement that touches nothing rests on the bare table and is judged alike anywhere (a kind the build
+        has all of, a move that leaves the block above unsupported): `elsewhere[k]` is that judgement for shape
+        k, made once on the area's first such placement (None: allowed, or the area has none). The work and the
+        answer are bounded by the build, not by the area (`BlockPlacements.refusal` reads it back)."""
+        from viewer.placement import BlockPlacements, alone_corner, column_heights
 
         moving = None if block == "new" else self.block(block)
-        heights: dict[tuple[int, int], int] = {}
-        for b in self.build.blocks:
-            if b.id != block:
-                for cell in b.footprint_cells():
-                    heights[cell] = max(heights.get(cell, 0), b.top)
+        heights = column_heights(self.build.blocks, None if moving is None else block)
         figures = {(f.cell[0], f.cell[1]) for f in self.build.figures}
-        ps = BlockPlacements.resting(block, shapes, heights, area, -TABLE_HALF, 2 * TABLE_HALF)
+        near = BlockPlacements.resting(block, shapes, heights, area, -TABLE_HALF, 2 * TABLE_HALF, figures,
+                                       touching=True)
+
+        def judge(shape: Any, origin: tuple[int, int, int]) -> str | None:
+            refused = self.refusal(placement_edit(block, kind, shape, origin))
+            return None if refused is None else f"{refused.rule}: {refused.message}"
+
         out: dict[str, str] = {}
-        far: tuple[IllegalMove | None] | None = None
-        for p in ps.placements:
-            shape = ps.shapes[p.shape]
-            x, y, z = p.origin
-            cells = [(cx, cy) for cx in range(x, x + shape.size[0]) for cy in range(y, y + shape.size[1])]
-            alone = not any(c in heights or c in figures for c in cells)
-            if alone and far is not None:
-                refused = far[0]
-            else:
-                if moving is not None:
-                    op: dict[str, Any] = {"op": "move", "block": block, "origin": list(p.origin)}
-                else:
-                    op = {"op": "add", "kind": kind, "origin": list(p.origin), "size": list(shape.size),
-                          "faces": dict(zip(FACES, shape.faces, strict=True))}
-                refused = self.refusal(op)
-                if alone:
-                    far = (refused,)
-            if refused is not None:
-                out[p.text] = f"{refused.rule}: {refused.message}"
-        return out
+        for p in near.placements:
+            said = judge(near.shapes[p.shape], p.origin)
+            if said is not None:
+                out[p.text] = said
+        elsewhere = []
+        for shape in shapes:
+            corner = alone_corner(shape.size, heights, figures, area)
+            elsewhere.append(None if corner is None else judge(shape, (*corner, 0)))
+        return {"refused": out, "elsewhere": elsewhere}
 
     # --- keeping an edit -------------------------------------------------------------------------------------------
     def _check_limits(self, build: Build) -> None:

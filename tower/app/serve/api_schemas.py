@@ -449,11 +449,24 @@ def _lab_hand() -> dict[str, Any]:
                      "properties": {"size": size, "top": ref("Build_colour"),
                                     "faces": {"type": "array", "minItems": 6, "maxItems": 6,
                                               "items": ref("Build_colour")}}},
-        "LabRefusals": {"type": "object", "required": ["edits", "refused"],
-                        "description": "the placements (by their text) that the rules would refuse, with the rule "
-                                       "and its words, for the build after `edits` edits",
-                        "properties": {"edits": {"type": "integer", "minimum": 0},
-                                       "refused": {"type": "object", "additionalProperties": {"type": "string"}}}},
+        "LabRefusals": {
+            "type": "object", "required": ["edits", "refused", "elsewhere"], "additionalProperties": False,
+            "description": "where the rules would refuse the block in hand, for the build after `edits` edits, over "
+                           "its placements in `area` (each shape at every corner, resting on the highest column "
+                           "under its footprint). A placement *touches something* when its footprint covers a "
+                           "column that holds a block (the block in hand left out) or a figure. `refused` lists the "
+                           "placements that touch something and would be refused, by their text, with the rule and "
+                           "its words; one that touches something and is not listed is allowed. A placement that "
+                           "touches nothing rests on the bare table and the rules judge it alike anywhere: "
+                           "`elsewhere[k]` is that judgement for every such placement of shape k (the request's "
+                           "order), null where it is allowed or the area holds none",
+            "properties": {
+                "edits": {"type": "integer", "minimum": 0},
+                "refused": {"type": "object", "additionalProperties": {"type": "string"},
+                            "description": "placement text -> \"rule: words\", placements that touch something"},
+                "elsewhere": {"type": "array", "minItems": 1, "maxItems": 6, "items": NULLABLE_STR,
+                              "description": "per shape: \"rule: words\" refusing each of its placements that "
+                                             "touch nothing, or null"}}},
     }
 
 

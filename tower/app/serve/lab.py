@@ -284,9 +284,11 @@ class Labs:
             return await self._thread(run)
 
     async def refusals(self, lab_id: str, body: Any) -> dict[str, Any]:
-        """The placements of the block in hand the rules would refuse (`LabController.refusals`), so the page's
-        ghost says so before the click: `{"block": "new" | ID, "kind", "shapes": [{"size", "top", "faces"}],
-        "area": [x0, y0, x1, y1]}` -> `{"edits", "refused": {placement text: "rule: words"}}`."""
+        """Where the rules would refuse the block in hand (`LabController.refusals`), so the page's ghost says so
+        before the click: `{"block": "new" | ID, "kind", "shapes": [{"size", "top", "faces"}], "area": [x0, y0,
+        x1, y1]}` -> `{"edits", "refused": {placement text: "rule: words"}, "elsewhere": ["rule: words" | null per
+        shape]}`: the placements that touch something one by one, those that touch nothing once per shape (so the
+        answer and the work are bounded by the build, not by the area)."""
         from viewer.placement import Shape
 
         lab = await self.get(lab_id)
@@ -298,7 +300,7 @@ class Labs:
             if block == "new" and kind not in ctl.kinds():
                 raise BadInput(f"unknown kind {kind!r}"[:100], "$.kind")
             try:
-                return {"edits": edits, "refused": ctl.refusals(block, [Shape(*s) for s in shapes], area, kind)}
+                return {"edits": edits, **ctl.refusals(block, [Shape(*s) for s in shapes], area, kind)}
             except IllegalMove as exc:  # a block the build does not have
                 raise _refusal(exc) from None
         return await self._thread(run)

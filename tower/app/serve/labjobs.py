@@ -40,7 +40,7 @@ IDLE_SECONDS = 30.0
 #: Jobs found over budget kept (what, build, arguments), so that asking again is refused at once.
 TOO_BIG_KEPT = 256
 #: What the workers import as they start: the judges, so the first job does not pay for it.
-MODULES = ("tower.app.stability", "physics", "pybullet")
+MODULES = ("tower.app.stability", "physics", "physics.dynamics:load_pybullet")  # pybullet without its banner
 #: What each job is, in the words of a refusal.
 WHAT = {"judge_build": "verdict", "fall": "drop", "forces": "contact forces", "removal": "removal map",
         "push": "push test"}

@@ -261,7 +261,12 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         lab_changes, [LAB_ID], _body("LabRules"))}
     p["/api/lab/{id}/refusals"] = {"post": _op(
         "labRefusals", "lab", "where the block in hand would be refused: the ghost says it before the click",
-        _json(_ref("LabRefusals"), "the refused placements"), lab_changes, [LAB_ID], _body("LabHand"))}
+        _json(_ref("LabRefusals"), "the refused placements that touch something, one by one; those that touch "
+                                   "nothing, once per shape (`elsewhere`)"), lab_changes, [LAB_ID], _body("LabHand"),
+        description="Each placement of the block in hand in `area` is judged as its edit would be. The answer is "
+                    "bounded by the build, not by the area: the placements whose footprint touches a block's "
+                    "column (the block in hand left out) or a figure's are listed in `refused` when refused; all "
+                    "the others stand on the bare table and share one judgement per shape, `elsewhere`.")}
     p["/api/lab/{id}/drop"] = {"post": _op(
         "dropLab", "lab", "PyBullet's run of the build, for the drop animation", _json(_ref("LabDrop"), "the run"),
         lab_changes, [LAB_ID], IGNORED_BODY)}

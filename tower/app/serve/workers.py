@@ -76,9 +76,11 @@ def choose(game: str, state_json: dict[str, Any], spec: str, seed: int, observer
 def _warm(life: Any = None, nice: int = 0, modules: tuple[str, ...] = ()) -> int:
     """Run once in each worker as it starts: watch the server's life line (`life`, see `life_line`), lower the
     worker's priority by `nice`, and import the games and the scenes (and `modules`) so the first real job is
-    quick."""
+    quick. Ctrl+C reaches the whole process group: a worker ignores it (no traceback of its own); the server
+    stops its workers when it stops."""
     import importlib
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if life is not None:
         _watch_life(life)
     if nice:
@@ -93,8 +95,11 @@ def _warm(life: Any = None, nice: int = 0, modules: tuple[str, ...] = ()) -> int
 
     for name in game_names():
         game_class(name)
-    for module in modules:
-        importlib.import_module(module)
+    for module in modules:  # "package.module", or "package.module:function" to call once imported
+        name, _, call = module.partition(":")
+        loaded = importlib.import_module(name)
+        if call:
+            getattr(loaded, call)()
     return len(game_names())
 
 

@@ -120,7 +120,7 @@ export class CardPointer {
       return null;
     }
     if (this.chosen.length) {
-      this.message = `${this._label(key)} is not a place for ${this._label(this.chosen[0])}: ${this._litWords()}`;
+      this.message = this._refusal(key);
     } else {
       this.message = this.table.hint || 'choose a lit place';
     }
@@ -160,17 +160,26 @@ export class CardPointer {
   }
 
   // --- words ----------------------------------------------------------------------------------------------------
-  _litWords() {
-    const names = this.targets().map((k) => this._label(k));
-    if (!names.length) return 'nothing is lit';
-    return `the lit places are ${names.slice(0, 4).join(', ')}${names.length > 4 ? ` and ${names.length - 4} more` : ''}`;
+  _litWords(names) {
+    const listed = names.slice(0, 4).join(', ') + (names.length > 4 ? ` and ${names.length - 4} more` : '');
+    return `${names.length === 1 ? 'the lit place' : 'a lit place'} (${listed})`;
+  }
+
+  _refusal(key) {
+    const lit = this.targets().map((k) => this._label(k));
+    if (lit.length) return `${this._label(this.chosen[0])} cannot go to ${this._label(key)}: click ${this._litWords(lit)}`;
+    return `${this._label(key)} is not lit: click ${this._label(this.chosen[this.chosen.length - 1])} again to play it`;
   }
 
   status() {
     if (!this.table.moves.length) return '';
     if (!this.chosen.length) return this.table.hint;
     const settled = this.settled();
-    if (settled !== null) return `${this.table.moves[settled][1]} - click it again or the lit place to play it`;
+    if (settled !== null) {
+      const lit = this.targets();
+      const where = !lit.length ? '' : lit.length === 1 ? ' or the lit place' : ' or a lit place';
+      return `${this.table.moves[settled][1]} - click it again${where} to play it`;
+    }
     const n = this._moves(this._matching(this.chosen)).length;
     const chosen = this.chosen.map((k) => this._label(k)).join(', ');
     const lit = this.targets();
@@ -222,19 +231,23 @@ export class CardPointer {
       ? { ...b, origin: [b.origin[0], b.origin[1], b.origin[2] + LIFT], selected: true } : b));
     const byId = new Map(out.blocks.map((b) => [b.id, b]));
     const extra = [], labels = [];
-    let chipNo = 0;
     const order = new Map(this.table.spots.map((s, n) => [s.key, n]));
     const sorted = [...lit].sort((a, b) => (order.has(a) ? order.get(a) : -1) - (order.has(b) ? order.get(b) : -1));
+    // a chip a first click may choose stays in the row (unlit) while another is chosen; each keeps its place
+    const first = [...this._next([]).keys()].filter((k) => this.spots.has(k) && this._chip(k));
+    const shown = [...new Set([...this.chosen, ...sorted, ...first])];
+    const chipSlot = new Map(shown.filter((k) => this.spots.has(k) && this._chip(k))
+      .sort((a, b) => order.get(a) - order.get(b)).map((k, n) => [k, n]));
     const block = (id, origin, size, faces) => ({ id, origin, size, faces, problems: [], selected: false,
       movable: false, tint: '' });
-    for (const key of [...new Set([...this.chosen, ...sorted])]) {
+    for (const key of shown) {
       const spot = this.spots.get(key);
       if (!spot) continue;
-      const colour = key === this.hover && lit.includes(key) ? 'lit-hover' : this.chosen.includes(key) ? 'picked' : 'lit';
+      const colour = key === this.hover && lit.includes(key) ? 'lit-hover' : this.chosen.includes(key) ? 'picked'
+        : lit.includes(key) ? 'lit' : 'card';
       if (this._chip(key)) {
         const [x, y, z, step, width] = this.table.chips;
-        const x0 = x + chipNo * step;
-        chipNo += 1;
+        const x0 = x + chipSlot.get(key) * step;
         extra.push(block(`spot:${key}:0`, [x0, y, z], [width, width, CHIP_HEIGHT],
           ['card', 'card', 'card', 'card', colour, 'card']));
         labels.push({ position: [x0 + width / 2, y + width / 2, z + CHIP_HEIGHT + 0.05], text: spot.text });
@@ -267,12 +280,13 @@ export class CardPointer {
         const item = spot.items.find((i) => byId.has(i));
         if (item !== undefined) out.hover = item;
       }
+      // (not over a card of the hand or a chip: it would cover their neighbours; the status line says it)
       const at = extra.find((b) => b.id.startsWith(`spot:${this.hover}:`));
       const said = this.words();
-      if (at && said) {
-        const rise = HOVER_LABEL * (this._chip(this.hover) ? 2 : 1);
+      const inRow = !spot || this._chip(this.hover) || spot.items.some((i) => i.startsWith('hand-'));
+      if (at && said && !inRow) {
         labels.push({ position: [at.origin[0] + at.size[0] / 2, at.origin[1] + at.size[1] / 2,
-          at.origin[2] + rise], text: said });
+          at.origin[2] + HOVER_LABEL], text: said });
       }
     }
     out.blocks = [...out.blocks, ...extra];

@@ -183,7 +183,7 @@ function show(data, resetCamera = false) {
   el('redo').disabled = !data.can_redo;
   el('undo').title = data.undo ? `undo: ${data.undo} (Ctrl+Z)` : 'nothing to undo';
   el('redo').title = data.redo ? `redo: ${data.redo} (Ctrl+Y)` : 'nothing to redo';
-  el('history').textContent = `${data.edits} edit(s)` + (data.did ? `; last: ${data.did}` : '');
+  el('history').textContent = `${data.edits} edit${data.edits === 1 ? '' : 's'}` + (data.did ? `; last: ${data.did}` : '');
   el('rules').value = data.rules;
   el('download').href = api('/build');
   const link = new URL(data.url, location.href).href;
@@ -255,13 +255,19 @@ async function explain() {
     return;
   }
   const q = new URLSearchParams({ show: show.join(','), push });
-  let answer = await call('GET', api(`/overlays?${q}`));
-  // another lab job of this address is being worked out (the server runs one at a time): ask again, as long as
-  // the build is still the one asked about
-  for (let tries = 0; answer.status === 429 && answer.data.rule === 'lab-busy' && tries < 20; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    if (page.edits !== asked) return;
+  working(1, show, push);
+  let answer;
+  try {
     answer = await call('GET', api(`/overlays?${q}`));
+    // another lab job of this address is being worked out (the server runs one at a time): ask again, as long
+    // as the build is still the one asked about
+    for (let tries = 0; answer.status === 429 && answer.data.rule === 'lab-busy' && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (page.edits !== asked) return;
+      answer = await call('GET', api(`/overlays?${q}`));
+    }
+  } finally {
+    working(-1);
   }
   if (!answer.ok) { say(errorText(answer)); return; }
   if (page.edits !== asked) return;  // an edit came meanwhile: its own request asks again
@@ -271,11 +277,30 @@ async function explain() {
   draw();
 }
 
+// The forces and the removal map take seconds on a large build (one statics solve per block for the map): until
+// the answer comes the page says it is working and the toggles wait (a second click would only ask again).
+let overlayJobs = 0;
+function working(delta, show = [], push = '') {
+  overlayJobs = Math.max(0, overlayJobs + delta);
+  const names = { forces: 'the contact forces', removal: 'the removal map' };
+  const what = [...show.map((s) => names[s]), ...(push ? ['the push test'] : [])];
+  if (delta > 0) el('working').textContent = `working out ${what.join(' and ')}…`;
+  el('working').hidden = overlayJobs === 0;
+  for (const id of ['show-forces', 'show-removal']) el(id).disabled = overlayJobs > 0 || page.failed;
+  document.body.dataset.working = overlayJobs > 0 ? 'true' : 'false';
+}
+
 // the words of the overlays and what their colours mean (the scene's legend), for people and screen readers
 function legend(words) {
   // without overlays, the build's own scene: a falling build's motion has a legend of its own
   const scene = page.overlay ? page.overlay.scene : (page.state && page.state.scene);
-  const items = words.map((w) => item('li', w.trim()));
+  const items = words.map((w) => {
+    const li = item('li', w.trim());
+    // the words are indented by two spaces a level (a heading, its lines, theirs): keep that as nesting
+    const depth = Math.floor((w.length - w.trimStart().length) / 2);
+    li.className = `depth-${Math.min(depth, 3)}`;
+    return li;
+  });
   for (const e of scene ? scene.legend : []) {
     const li = item('li', e.text, 'legend');
     const swatch = item('span', '', 'swatch');
@@ -422,6 +447,7 @@ const LAB_LO = -100, LAB_BOARD = 200;  // the lab's table: |x|, |y| <= 100 (towe
 const NEAR = 12;                       // columns round the build offered to the pointer
 let aiming = null;
 
+// column -> the top of the highest block over it, the block in hand left out (column_heights in viewer/placement.py)
 function columnHeights(without) {
   const h = new Map();
   for (const b of page.state.build.blocks) {
@@ -459,33 +485,43 @@ function placementsInHand() {
     Math.max(2, ...blocks.map((b) => b.origin[1] + b.size[1]))];
   const clamp = (v) => Math.max(LAB_LO, Math.min(LAB_LO + LAB_BOARD, v));
   const area = [clamp(lo[0] - NEAR), clamp(lo[1] - NEAR), clamp(hi[0] + NEAR), clamp(hi[1] + NEAR)];
-  const ps = BlockPlacements.resting(block, shapes, columnHeights(block), area, LAB_LO, LAB_BOARD);
+  const figures = (page.state.build.figures || []).map((f) => f.cell.slice(0, 2));
+  const ps = BlockPlacements.resting(block, shapes, columnHeights(moving ? block : null), area, LAB_LO, LAB_BOARD,
+    figures);
   aiming = { key, ps, aim: new Aim(ps), block, area, kind: el('kind').value };
   askRefusals(aiming);
   return aiming;
 }
 
 // Where the rules would refuse the block in hand: asked once per build and block in hand (the server checks each
-// placement as its edit would be checked), so the ghost says it before the click.
+// placement as its edit would be checked), so the ghost says it before the click. The answer lists the placements
+// that touch something; those that touch nothing share one judgement per shape (`elsewhere`, see refusalOf).
 async function askRefusals(a) {
   if (page.refusing && page.refusing.key === a.key) return;
-  const mine = { key: a.key, refused: null };
+  const mine = { key: a.key, refused: null, elsewhere: [] };
   page.refusing = mine;
   const body = { block: a.block, kind: a.kind, area: a.area,
     shapes: a.ps.shapes.map((sh) => ({ size: sh.size, top: sh.top, faces: sh.faces })) };
   const answer = await call('POST', api('/refusals'), body);
   if (page.refusing !== mine) return;       // the build or the block in hand changed meanwhile
   mine.refused = answer.ok ? answer.data.refused : {};
+  mine.elsewhere = answer.ok ? answer.data.elsewhere : [];
   document.body.dataset.refusals = String(Object.keys(mine.refused).length);
   if (pointer && !page.dragging) aimAt(...pointer);
   else if (page.dragging && page.dragging.at) aimAt(...page.dragging.at);
 }
 
-function refusalOf(a, text) {
+// what the rules say of placement `p` of the block in hand: "rule: words", null (it may go), undefined (not known yet)
+function refusalOf(a, p) {
   const r = page.refusing;
-  if (!r || r.key !== a.key || r.refused === null) return undefined;   // not known yet
-  return r.refused[text] || null;
+  if (!r || r.key !== a.key || r.refused === null) return undefined;
+  return a.ps.refusal(p, r.refused, r.elsewhere);
 }
+// for tests: the block in hand as asked about, and at each of its placements whether it touches something and
+// what the ghost would say
+page.refusalsInHand = () => (aiming && {
+  block: aiming.block, kind: aiming.kind, area: aiming.area, shapes: aiming.ps.shapes,
+  said: aiming.ps.placements.map((p) => [p.text, aiming.ps.touches(p), refusalOf(aiming, p)]) });
 
 function aimAt(clientX, clientY) {
   page.aim = null;
@@ -500,7 +536,7 @@ function aimAt(clientX, clientY) {
     if (!cur) return finishAim('nothing can go here: point nearer the build');
     const shape = a.ps.shapes[cur.shape];
     const [x, y, z] = cur.origin;
-    const why = refusalOf(a, cur.text);
+    const why = refusalOf(a, cur);
     // a place the rules refuse: the ghost in the refusal colour, the rule beside the pointer
     const mesh = why ? refusedMesh(shape.size) : boxMesh(shape.size, shape.faces, 0.6);
     mesh.position.set(x + shape.size[0] / 2, y + shape.size[1] / 2, z + shape.size[2] / 2);
@@ -508,13 +544,13 @@ function aimAt(clientX, clientY) {
     const checking = why === undefined && page.state.rules !== 'free' ? ' (checking the rules...)' : '';
     if (a.block !== 'new') {
       page.aim = { op: 'move', block: a.block, origin: [x, y, z], refused: why || null };
-      if (why) return finishAim(`${a.block} cannot go here: ${why}`, why);
+      if (why) return finishAim(refusedHere(a.block, why), why);
       const how = page.dragging ? 'release' : 'click';
       return finishAim(`${how} to put ${a.block} down at (${x}, ${y}, ${z})${checking}`);
     }
     page.aim = { op: 'add', kind: el('kind').value, origin: [x, y, z], size: shape.size,
       faces: Object.fromEntries(FACE_NAMES.map((f, i) => [f, shape.faces[i]])), refused: why || null };
-    if (why) return finishAim(`the new ${el('kind').value.replace('-', ' ')} cannot go here: ${why}`, why);
+    if (why) return finishAim(refusedHere(`the new ${el('kind').value.replace('-', ' ')}`, why), why);
     return finishAim(`click to add a ${el('kind').value} ${shape.size.join('x')} at (${x}, ${y}, ${z}), ${shape.top} `
       + `on top (R turns it)${checking}`);
   }
@@ -541,6 +577,12 @@ function aimAt(clientX, clientY) {
     return finishAim(`click to select ${hit.block}`);
   }
   return finishAim('');
+}
+
+// "d1 cannot go here: RULE: WORDS", or, where the words name the block already, "not here: RULE: WORDS" (once)
+function refusedHere(name, why) {
+  const named = name.includes(' ') ? why.includes(name) : why.split(/[^\w-]+/).includes(name);
+  return named ? `not here: ${why}` : `${name} cannot go here: ${why}`;
 }
 
 function finishAim(text, refused = null) {
@@ -907,7 +949,8 @@ function stepDrop(now) {
   }
   document.body.dataset.dropping = 'done';
   el('aim').textContent = d.moved.length
-    ? `${d.moved.length} block(s) moved (outlined); click or Esc to go back to the build` : 'nothing moved; click or Esc to go back';
+    ? `${d.moved.length} block${d.moved.length === 1 ? '' : 's'} moved (outlined); click or Esc to go back to the build`
+    : 'nothing moved; click or Esc to go back';
   view.render();
 }
 

@@ -10,6 +10,8 @@
 //   aim.whyNot()             // nothing legal here: the rule in words
 //   aim.status()             // one line for the screen
 //   ps.ghost(placement)      // {block, origin, size, faces} to draw
+//   ps.touches(placement)    // the lab: its footprint covers a block's column or a figure's
+//   ps.refusal(placement, refused, elsewhere)  // the lab's refusals answer for one placement
 
 const key = (x, y) => `${x},${y}`;
 
@@ -26,6 +28,7 @@ export class BlockPlacements {
     this.why = new Map();
     for (const w of doc.why) for (const [x, y] of w.columns) this.why.set(key(x, y), w.text);
     this.far = doc.far;
+    this.figures = new Set((doc.figures || []).map(([x, y]) => key(x, y)));   // the figures' columns (the lab)
     this.byColumn = new Map();
     this.placements.forEach((p, i) => {
       const [sx, sy] = this.shapes[p.shape].size;
@@ -41,8 +44,9 @@ export class BlockPlacements {
 
   // Free placement (the lab), as BlockPlacements.resting in viewer/placement.py: each shape ({size, top, faces})
   // at every corner of `area` ([x0, y0, x1, y1]: the columns it may cover, half-open), resting on the highest
-  // column under its footprint (`heights`: [[x, y, h], ...], the block being moved left out).
-  static resting(block, shapes, heights, area, lo = 0, board = 32) {
+  // column under its footprint (`heights`: [[x, y, h], ...], the block being moved left out); `figures`: the
+  // figures' columns [[x, y], ...].
+  static resting(block, shapes, heights, area, lo = 0, board = 32, figures = []) {
     const h = new Map(heights.map(([x, y, v]) => [key(x, y), v]));
     const [x0, y0, x1, y1] = area;
     const placements = [];
@@ -57,11 +61,31 @@ export class BlockPlacements {
       }
     });
     return new BlockPlacements({ block, board, lo, free: true, shapes, placements, heights, probe: 0, why: [],
-      far: '' });
+      far: '', figures });
   }
 
   height(x, y) {
     return this.heights.get(key(x, y)) || 0;
+  }
+
+  // Whether the placement's footprint covers a column with a block (the block in hand left out) or a figure's
+  // column: `touches` in viewer/placement.py. One that touches nothing stands on the bare table, judged alike
+  // anywhere, so the lab's refusals say it once per shape (`elsewhere`).
+  touches(p) {
+    const [sx, sy] = this.shapes[p.shape].size;
+    for (let cx = p.origin[0]; cx < p.origin[0] + sx; cx++) {
+      for (let cy = p.origin[1]; cy < p.origin[1] + sy; cy++) {
+        if (this.heights.has(key(cx, cy)) || this.figures.has(key(cx, cy))) return true;
+      }
+    }
+    return false;
+  }
+
+  // The lab's refusals answer (POST /api/lab/ID/refusals) for one placement: "rule: words", or null where the
+  // rules let it go (`BlockPlacements.refusal` in viewer/placement.py).
+  refusal(p, refused, elsewhere) {
+    if (Object.hasOwn(refused, p.text)) return refused[p.text];
+    return this.touches(p) ? null : (elsewhere[p.shape] ?? null);
   }
 
   spot(hit, normal) {
