@@ -79,3 +79,17 @@ def test_widening_and_reuse_of_the_strong_climbers_search():
         assert agent._reused(state) is chosen and chosen.parent is None and chosen.visits > 0
     with pytest.raises(BadInput, match="unknown AI setting 'keep'"):
         make_agent("mcts:keep=1")
+
+
+def test_the_search_keeps_positions_in_its_tree_where_nothing_is_hidden():
+    """Where nothing is hidden the tree keeps each node's position and its candidate moves, instead of
+    replaying the moves from the root on every iteration: the same moves and playouts, so the same choice."""
+    state = new_game("climbers", 3, seed=6)
+    rng_moves = make_agent("greedy", seed=2)
+    for _ in range(4):
+        state.apply(rng_moves.choose(state))
+    for spec in ("mcts:iters=12,time=30", "mcts:iters=12,time=30,widen=1"):
+        kept, replayed = make_agent(spec, seed=3), make_agent(spec, seed=3)
+        blind = state.clone()
+        blind.perfect_information = False  # the information-set path: a copy of the root every iteration
+        assert kept.choose(state.clone()) == replayed.choose(blind)

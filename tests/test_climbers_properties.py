@@ -16,7 +16,7 @@ from tower.climbers.figures import Ground, enterable, flat, ladder_bits, rises, 
 from tower.climbers.game import ClimbersState
 from tower.climbers.legality import check_build
 from tower.climbers.moves import ClimbersMove
-from tower.climbers.search import block_scores
+from tower.climbers.search import block_scores, playout_moves, playout_rows
 from tower.games import replay
 from tower.games.errors import IllegalMove
 
@@ -154,6 +154,36 @@ def test_rollout_and_random_moves_are_legal() -> None:
         move = state.rollout_move(rng) if rng.random() < 0.5 else state.random_move(rng)
         assert move in state.legal_moves()
         state.apply(move)
+
+
+def test_the_playout_lists_leave_out_only_moves_greedy_never_plays() -> None:
+    """The search's playouts read cheaper lists: every move on them is legal; in the first figure step the
+    moves left out all score below skipping (so the greedy choice is the same), and in the block step the
+    rows are exactly the legal block moves that push nobody (where the figure must still rise, some of them)."""
+    rng = random.Random(4)
+    seen = {"figure1": 0, "block": 0, "rise": 0}
+    for seed in range(6):
+        state = ClimbersState(3, seed=81 + seed)
+        while not state.is_over:
+            fresh = ClimbersState.from_json(state.to_json())  # nothing listed yet
+            if state.phase == "figure1":
+                cheap = playout_moves(fresh)
+                legal = state.legal_moves()
+                assert set(cheap) <= set(legal) and "skip" in map(str, cheap)
+                left_out = [m for m in legal if m not in set(cheap)]
+                assert all(state.greedy_score(m, state.player) < 0 for m in left_out)
+                seen["figure1"] += bool(left_out)
+            elif state.phase == "block":
+                rows = playout_rows(fresh)
+                table = state.block_table()
+                if not state._needs_rise():
+                    assert (rows is None and not len(table.rows)) or rows.tolist() == table.rows.tolist()
+                    seen["block"] += 1
+                elif rows is not None:  # the rows that give a rise at once: a subset of the legal moves
+                    assert set(rows.tolist()) <= set(table.rows.tolist())
+                    seen["rise"] += 1
+            state.apply(state.rollout_move(rng) if rng.random() < 0.7 else state.random_move(rng))
+    assert seen["figure1"] and seen["block"] and seen["rise"]  # every case met
 
 
 def test_random_games_of_two_to_five_players_finish() -> None:

@@ -119,15 +119,7 @@ class SeventhHeavenSearch:
             return rng.choice(legal)
         p = self.current_player
         assert p is not None
-        pos, length, holder = self.pos, self.length, self.holder
-        live = [q for q in pos if q < length]
-        lead = max(live) if live else length
-        # worth to p of one space of progress per pawn: own partner +1, a rival's negative (the leader's most)
-        weight = [
-            1.0 if holder[c] == p else -0.1 if holder[c] < 0 else -0.6 if pos[c] >= lead else -0.25
-            for c in range(self.ncol)
-        ]
-        mine = [c for c in range(self.ncol) if holder[c] == p and pos[c] < length]
+        weight, mine = self._quick_weights(p)
         best: list[Move] = []
         best_value = -1e9
         for m in legal:
@@ -137,6 +129,26 @@ class SeventhHeavenSearch:
             elif value == best_value:
                 best.append(m)
         return rng.choice(best)
+
+    def search_priors(self, moves: list[Move]) -> list[float]:
+        """The playouts' quick estimate of each move for the player to move (a widening search tries the best
+        first)."""
+        p = self.current_player
+        assert p is not None
+        weight, mine = self._quick_weights(p)
+        return [self._quick_value(m, p, weight, mine) for m in moves]  # type: ignore[arg-type]
+
+    def _quick_weights(self, p: int) -> tuple[list[float], list[int]]:
+        """Worth to p of one space of progress per pawn (own partner +1, a rival's negative, the leader's most),
+        and p's partners still on the track."""
+        pos, length, holder = self.pos, self.length, self.holder
+        live = [q for q in pos if q < length]
+        lead = max(live) if live else length
+        weight = [
+            1.0 if holder[c] == p else -0.1 if holder[c] < 0 else -0.6 if pos[c] >= lead else -0.25
+            for c in range(self.ncol)
+        ]
+        return weight, [c for c in range(self.ncol) if holder[c] == p and pos[c] < length]
 
     def _quick_value(self, m: SeventhHeavenMove, p: int, weight: list[float], mine: list[int]) -> float:
         """A cheap one-move estimate without copying the state (used by playouts only)."""

@@ -43,4 +43,6 @@ def check_output_path(path: str | None, what: str) -> Path | None:
         raise BadInput(f"{what}: folder {str(p.parent)!r} does not exist", "", path)
     if p.is_dir():
         raise BadInput(f"{what}: is a directory", "", path)
+    if p.exists() and not p.is_file():
+        raise BadInput(f"{what}: not a regular file (a device, pipe or socket)", "", path)
     return p

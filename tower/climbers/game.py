@@ -259,7 +259,7 @@ class ClimbersState(GameState):
             return {}
         return self._cached(("table", p), lambda: table_walk(self.ground(p), flat(x, y)))
 
-    def figure_moves(self, p: int, net_height: bool = True) -> list[ClimbersMove]:
+    def figure_moves(self, p: int, net_height: bool = True, judge_first: bool = True) -> list[ClimbersMove]:
         """Every distinct (destination, ladders used) the figure can reach this step, as a breadth-first search
         over (column, ladders left).
 
@@ -267,13 +267,15 @@ class ClimbersState(GameState):
         further away gains nothing), and one that stays on the table, only without ladders. A move that leaves
         the table must end higher than the turn began: in the second figure move it does or it
         is not listed; in the first, a move that does not is listed only when a block move and a second figure
-        move can still bring the figure higher (`netheight`). Without `net_height` that rule is left out.
+        move can still bring the figure higher (`netheight`). Without `net_height` that rule is left out. Without
+        `judge_first` such first moves are left out unjudged (the search's playouts: every move listed is legal,
+        and the ones left out are those that cost the net-height search).
         """
         ground = self.ground(p)
         x, y, _ = self.figures[p]
         start, lad0 = flat(x, y), ladder_bits(self.short[p], self.long[p])
         first = self.phase == "figure1"
-        preds: dict[int, list[int]] | None = {} if first and net_height else None
+        preds: dict[int, list[int]] | None = {} if first and net_height and judge_first else None
         parent = walk(ground, start, lad0, preds)
         table = self._table_walk(p)
         near = self._near()
@@ -293,7 +295,7 @@ class ClimbersState(GameState):
                     moves.append(ClimbersMove("fig", cell=dest))
             elif h[k] > above or not net_height:
                 moves.append(ClimbersMove("fig", cell=dest, ladders=ladders_used(parent, s)))
-            elif first:
+            elif first and judge_first:
                 pending.append((s, dest))
         if pending:
             rising, toward = _rising(parent, preds, h, above)  # type: ignore[arg-type]

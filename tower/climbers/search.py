@@ -16,10 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from tower.climbers.blockmoves import BlockTable, row_move
+from tower.climbers.blockmoves import BlockTable, Placements, figure_masks, row_move
 from tower.climbers.blocks import COLOURS, GREY
 from tower.climbers.figures import LONG_LADDER, SHORT_LADDER
 from tower.climbers.moves import ClimbersMove
+
+SKIP, PASS = ClimbersMove("skip"), ClimbersMove("pass")
 
 #: The state these functions serve: `game.ClimbersState`, which imports this module (named, not imported, so that
 #: imports point one way).
@@ -44,22 +46,36 @@ def rises_for(state: ClimbersState, player: int) -> set[int]:
     return rises
 
 
+def _reach(short: bool, long: bool) -> np.ndarray:
+    """Per rise 0..5 whether a figure with these ladders left climbs it in one step."""
+    rises = {1} | (set(SHORT_LADDER) if short else set()) | (set(LONG_LADDER) if long else set())
+    return np.array([r in rises for r in range(max(LONG_LADDER) + 2)])
+
+
+_REACH = {(short, long): _reach(short, long) for short in (False, True) for long in (False, True)}
+
+
 def block_scores(state: ClimbersState, table: BlockTable, player: int) -> np.ndarray:
     """`greedy_score` of every row of a block table (its `rows`, not its extra moves) at once."""
-    pl = table.placements
-    rows = table.rows
+    return row_scores(state, table.placements, table.rows, player)
+
+
+def row_scores(state: ClimbersState, pl: Placements, rows: np.ndarray, player: int) -> np.ndarray:
+    """`greedy_score` of the block moves that are these rows of the placements, at once."""
     fx, fy, fz = state.figures[player]
     own = COLOURS.index(state.colours[player])
-    sizes = pl.sizes[pl.shape[rows]].astype(np.int64)
-    tops = pl.tops[pl.shape[rows]]
-    sx, sy, sz = sizes[:, 0], sizes[:, 1], sizes[:, 2]
-    x, y = pl.x[rows].astype(np.int64), pl.y[rows].astype(np.int64)
+    shape = pl.shape[rows]
+    sizes = pl.sizes[shape]
+    tops = pl.tops[shape]
+    sx, sy = sizes[:, 0], sizes[:, 1]
+    x, y = pl.x[rows], pl.y[rows]
     beside_x = (x - 1 <= fx) & (fx <= x + sx) & (y <= fy) & (fy < y + sy)
     beside_y = (x <= fx) & (fx < x + sx) & (y - 1 <= fy) & (fy <= y + sy)
     inside = (x <= fx) & (fx < x + sx) & (y <= fy) & (fy < y + sy)
     colour_ok = (tops == own) | (tops == GREY)
-    rise = pl.z[rows].astype(np.int64) + sz - fz
-    climbable = np.isin(rise, sorted(rises_for(state, player)))
+    rise = pl.z1[rows] - fz
+    reach = _REACH[(state.short[player], state.long[player])]
+    climbable = reach[np.clip(rise, 0, len(reach) - 1)]
     good = (beside_x | beside_y) & ~inside & colour_ok & climbable
     # a rise without a ladder is worth a little more than the same rise by ladder
     return np.where(good, rise + 0.5 * (rise == 1), 0.0)
@@ -106,23 +122,73 @@ def random_move(state: ClimbersState, rng: random.Random) -> ClimbersMove:
 
 def rollout_move(state: ClimbersState, rng: random.Random) -> ClimbersMove:
     """The playout policy of the search player: mostly greedy (best `greedy_score`, ties at random), now and
-    then a random move; block moves are scored straight off the block table."""
-    if rng.random() < ROLLOUT_RANDOM:
-        return random_move(state, rng)
+    then a random move. It reads the cheaper lists of `playout_moves` and `playout_rows`: every move it makes is
+    legal, and the ones it never makes are those that cost most to find and that greedy would not choose (a
+    first figure move ending no higher scores below skipping; block moves that push a figure, 'rows' only)."""
     p = state.player
     if state.phase == "block":
-        table = state.block_table()
-        if len(table.rows):
-            scores = block_scores(state, table, p)
+        rows = playout_rows(state)
+        if rows is None:
+            return _rollout_block_step(state, rng)
+        pl = state._placements()
+        if rng.random() >= ROLLOUT_RANDOM:
+            scores = row_scores(state, pl, rows, p)
             best = float(scores.max())
             if best > 0:
-                rows = np.flatnonzero(scores == best)
-                return row_move(table.placements, state.ids, int(table.rows[rows[rng.randrange(len(rows))]]))
-        return random_move(state, rng)
-    moves = state.legal_moves()
+                picks = np.flatnonzero(scores == best)
+                return row_move(pl, state.ids, int(rows[picks[rng.randrange(len(picks))]]))
+        return row_move(pl, state.ids, int(rows[rng.randrange(len(rows))]))
+    moves = playout_moves(state)
+    if rng.random() < ROLLOUT_RANDOM:
+        return rng.choice(moves)
     values = [greedy_score(state, m, p) for m in moves]
     best = max(values)
     return rng.choice([m for m, v in zip(moves, values, strict=True) if v == best])
+
+
+def _rollout_block_step(state: ClimbersState, rng: random.Random) -> ClimbersMove:
+    """The playout policy on the full block table (no row of `playout_rows` is left)."""
+    if rng.random() < ROLLOUT_RANDOM:
+        return random_move(state, rng)
+    table = state.block_table()
+    if len(table.rows):
+        scores = block_scores(state, table, state.player)
+        best = float(scores.max())
+        if best > 0:
+            rows = np.flatnonzero(scores == best)
+            return row_move(table.placements, state.ids, int(table.rows[rows[rng.randrange(len(rows))]]))
+    return random_move(state, rng)
+
+
+def playout_moves(state: ClimbersState) -> list[ClimbersMove]:
+    """Legal moves of a figure or stone step for playouts: in the first figure step, without the moves that end
+    no higher than the turn began (their legality costs the net-height search; greedy never plays them)."""
+    if state.phase != "figure1" or "moves" in state._cache:
+        return state.legal_moves()
+    return state._cached("playout-moves", lambda: state.figure_moves(state.player, judge_first=False) + [SKIP, PASS])
+
+
+def playout_rows(state: ClimbersState) -> np.ndarray | None:
+    """The block moves that push nobody, as rows of the placements (all legal, found without the push search).
+    Where the figure must still end the turn higher, only those whose new top it can climb at once to above
+    where the turn began (they keep a rise, so the net-height search need not be asked). None where overhangs
+    need the judge or no such row is left."""
+    if state.options["support"] != "strict":
+        return None
+
+    def make() -> np.ndarray:
+        if not state._needs_rise() and ("block-table", True) in state._cache:
+            return state.block_table().rows
+        pl = state._placements()
+        keep, pushing = figure_masks(pl, state.board, state.figures)
+        rows = np.flatnonzero(keep & ~pushing & ~pl.overhang)
+        if state._needs_rise() and len(rows):
+            p = state.player
+            rows = rows[(row_scores(state, pl, rows, p) > 0) & (pl.z1[rows] > state.turn_start[2])]
+        return rows
+
+    rows = state._cached("playout-rows", make)
+    return rows if len(rows) else None
 
 
 def search_moves(state: ClimbersState) -> list[ClimbersMove]:

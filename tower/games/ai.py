@@ -79,6 +79,10 @@ class _Node:
     visits: int = 0
     available: int = 0
     total: float = 0.0
+    # where nothing is hidden: the position at this node (never changed: playouts run on copies) and its
+    # candidate moves, worked out once instead of on every visit
+    state: GameState | None = field(default=None, repr=False)
+    moves: list[Move] | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -113,10 +117,19 @@ class MCTSAgent:
         # a game may tune its own search (measured per game); a setting given in the spec wins
         self._c = self.exploration if self.exploration is not None else state.search_exploration
         iterations = self.iterations if self.iterations is not None else state.search_iterations
-        for i in range(iterations):
-            if i and time.perf_counter() > deadline:
-                break
-            self._iterate(root, state.determinize(me, self.rng))
+        if state.perfect_information:
+            # nothing to re-deal: the tree keeps each node's position, and iterations start from the root's
+            if root.state is None:
+                root.state = state.clone()
+            for i in range(iterations):
+                if i and time.perf_counter() > deadline:
+                    break
+                self._iterate_kept(root)
+        else:
+            for i in range(iterations):
+                if i and time.perf_counter() > deadline:
+                    break
+                self._iterate(root, state.determinize(me, self.rng))
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
         if self.reuse and state.perfect_information:
             self._kept = (list(state.history), root)
@@ -161,26 +174,61 @@ class MCTSAgent:
                 key=lambda c: c.total / c.visits + self._c * math.sqrt(math.log(max(1, c.available)) / c.visits),
             )
             _play(sim, node.move)  # type: ignore[arg-type]
-        # rollout
+        self._rollout(node, sim)
+
+    def _iterate_kept(self, root: _Node) -> None:
+        """One iteration of plain UCT in a tree that keeps the positions (the same moves and playouts as
+        `_iterate` on a copy of the root; only what is worked out again on every visit is spared)."""
+        node = root
+        while True:
+            here: GameState = node.state  # type: ignore[assignment]
+            if here.is_over:
+                self._rollout(node, here.clone())
+                return
+            if node.moves is None:
+                node.moves = _candidates(here)
+            legal = node.moves
+            for m in legal:
+                child = node.children.get(m)
+                if child is not None:
+                    child.available += 1
+            untried = [m for m in legal if m not in node.children]
+            if untried and (self.widen is None or len(legal) == len(untried)
+                            or len(node.children) < self.widen * math.sqrt(node.visits + 1)):
+                move = self._pick_untried(here, untried)
+                sim = here.clone()
+                _play(sim, move)
+                child = _Node(move, here.current_player, node, available=1, state=sim)
+                node.children[move] = child
+                self._rollout(child, sim.clone())
+                return
+            node = max(
+                (node.children[m] for m in legal if m in node.children),
+                key=lambda c: c.total / c.visits + self._c * math.sqrt(math.log(max(1, c.available)) / c.visits),
+            )
+
+    def _rollout(self, node: _Node, sim: GameState) -> None:
+        """Play out from `sim` (the position at `node`) and count the result on the path back to the root."""
         depth = 0
         limit = self.rollout_limit if self.rollout_limit is not None else sim.rollout_depth
         while not sim.is_over and depth < limit:
             _play(sim, sim.rollout_move(self.rng))
             depth += 1
         rewards = sim.rewards()
-        while node is not None:
-            node.visits += 1
-            if node.player is not None:
-                node.total += rewards[node.player]
-            node = node.parent
+        n: _Node | None = node
+        while n is not None:
+            n.visits += 1
+            if n.player is not None:
+                n.total += rewards[n.player]
+            n = n.parent
 
     def _pick_untried(self, sim: GameState, untried: list[Move]) -> Move:
-        """A random untried move; where the game focuses the search, its best-scored one (ties at random),
-        so a node's first few children are the moves most worth a look."""
-        if not sim.focused_search:
+        """A random untried move; where the game focuses the search or the tree widens progressively, the best by
+        the game's `search_priors` (ties at random), so a node's first few children are the moves most worth a
+        look."""
+        if not sim.focused_search and self.widen is None:
             return self.rng.choice(untried)
-        me = sim.current_player
-        values = [float(sim.greedy_score(m, me) or 0.0) for m in untried]
+        values = sim.search_priors(untried)
         best = max(values)
         return self.rng.choice([m for m, v in zip(untried, values, strict=True) if v == best])
 

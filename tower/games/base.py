@@ -98,7 +98,7 @@ class GameState(ABC):
     #: Moves after which a playout stops and `rewards()` ranks the players.
     rollout_depth: ClassVar[int] = 200
     #: `search_moves()` offers a short subset of the legal moves (games with thousands of them); the search tree
-    #: then tries them best `greedy_score` first.
+    #: then tries them best `search_priors` first.
     focused_search: ClassVar[bool] = False
     #: The AI levels people choose by name (`tower.games.ai.LEVELS`: easy, normal, strong), each as the code name
     #: of the player that plays it in this game (measured per game: docs/ai.md).
@@ -324,6 +324,12 @@ class GameState(ABC):
     def search_moves(self) -> list[Move]:
         """The moves the search tree expands: every legal move unless `focused_search`."""
         return self.legal_moves()
+
+    def search_priors(self, moves: list[Move]) -> list[float]:
+        """A cheap value of each of these moves to the player to move (larger is better): a focused or widening
+        search tries untried moves best first. Default: `greedy_score` (0 where the game has none)."""
+        me = self.current_player
+        return [float(self.greedy_score(m, me) or 0.0) for m in moves]  # type: ignore[arg-type]
 
     def rewards(self) -> list[float]:
         """Reward in [0, 1] per player for the search: `win_shares()` at the end (equal shares in a draw), before
