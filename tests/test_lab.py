@@ -423,3 +423,65 @@ def test_a_warning_is_said_as_a_warning_and_not_outlined_as_a_problem() -> None:
     words = lab.analysis()["words"]
     assert words[1] == "ILLEGAL: 1 problem, 1 warning" and words[2].startswith("  unsupported:")
     assert lab.scene().problem_blocks == [lab.build.blocks[-1].id]
+
+
+def _whole_build_refusals(lab: LabController, block: str, shapes, area, kind: str):
+    """`lab.refusals` with every placement checked against the whole build (`legality.Near` bypassed)."""
+    from tower.climbers import legality
+
+    def whole(self, after, index):
+        return legality.check_build(self.build), legality.check_build(after)
+
+    original = legality.Near.problems
+    legality.Near.problems = whole
+    try:
+        lab._near = None
+        return lab.refusals(block, shapes, area, kind)
+    finally:
+        legality.Near.problems = original
+        lab._near = None
+
+
+def test_refusals_checked_round_the_changed_block_say_what_the_whole_build_check_says() -> None:
+    """The ghost's refusals check each placement only round the block it adds or moves (`legality.Near`): over
+    games in progress (figures, stones), a wall, a build with problems of its own in flagged rules, and blocks in
+    hand both new and moved, the answer is the whole-build check's, word for word."""
+    import random
+
+    from physics.builds import running_bond_wall
+    from tower.games import new_game
+    from tower.games.ai import make_agent
+    from viewer.placement import Shape
+    from viewer.scene import face_names
+
+    labs = []
+    for seed in (3, 8):  # a game some rounds in: figures on the tower, stones on its blocks
+        state, agent = new_game("climbers", 3, seed=seed), make_agent("greedy", seed=seed)
+        for _ in range(24):
+            if state.is_over:
+                break
+            state.apply(agent.choose(state))
+        labs.append(LabController(state.to_build(), rules="strict", check=False))
+    wall = Build([Block(b.id, tuple(round(v / 0.02) for v in b.lo), tuple(round(v / 0.02) for v in b.size),
+                        default_faces(tuple(round(v / 0.02) for v in b.size))) for b in running_bond_wall(6)])
+    labs.append(LabController(wall, rules="free", check=False))
+    flawed = random_start_tower(4)
+    lifted = flawed.blocks[0]
+    flawed.blocks[0] = Block(lifted.id, (lifted.origin[0], lifted.origin[1], lifted.origin[2] + 1), lifted.size,
+                             lifted.faces)  # floats over its place: a problem the build has before any edit
+    labs.append(LabController(flawed, rules="flag", check=False))
+    rng = random.Random(5)
+    compared = 0
+    for lab in labs:
+        xs = [b.origin[0] for b in lab.build.blocks]
+        ys = [b.origin[1] for b in lab.build.blocks]
+        area = (min(xs) - 3, min(ys) - 3, max(xs) + 6, max(ys) + 6)
+        hands = [("new", k, [Shape(s, "red", face_names(lab.ghost(k, s, "red", (0, 0, 0)))) for s in lab.sizes(k)])
+                 for k in ("half-cube", "double-cube")]
+        for b in rng.sample(lab.build.blocks, 3):
+            hands.append((b.id, "", [Shape(b.size, face_names(b)[4], face_names(b))]))
+        for block, kind, shapes in hands:
+            fast = lab.refusals(block, shapes, area, kind)
+            assert fast == _whole_build_refusals(lab, block, shapes, area, kind), (block, kind)
+            compared += len(fast["refused"])
+    assert compared > 100, compared
