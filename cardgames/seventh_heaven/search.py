@@ -30,9 +30,8 @@ from cardgames.seventh_heaven.cards import (
     WHITE,
 )
 from cardgames.seventh_heaven.moves import OVER, SeventhHeavenMove
+from cardgames.seventh_heaven.playout import ROLLOUT_RANDOM, playout
 from tower.games.base import Move
-
-ROLLOUT_RANDOM = 0.25  # share of random moves in search playouts (the rest follow a quick estimate)
 
 
 class SeventhHeavenSearch:
@@ -129,6 +128,10 @@ class SeventhHeavenSearch:
             elif value == best_value:
                 best.append(m)
         return rng.choice(best)
+
+    def playout(self, rng: random.Random, limit: int) -> None:
+        """The search's playout, made fast (playout.py): the moves of `rollout_move` from the same numbers."""
+        playout(self, rng, limit)  # type: ignore[arg-type]
 
     def search_priors(self, moves: list[Move]) -> list[float]:
         """The playouts' quick estimate of each move for the player to move (a widening search tries the best

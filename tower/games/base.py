@@ -321,6 +321,18 @@ class GameState(ABC):
         """The playout policy of the search player: a legal move (uniform unless a game knows better)."""
         return rng.choice(self.legal_moves())
 
+    def playout(self, rng: random.Random, limit: int) -> None:
+        """The search's playout from here: `rollout_move(rng)` moves, applied without asking again whether they
+        are legal, until the game is over or `limit` moves are made. Games override it with a faster loop that
+        makes the same moves from the same random numbers."""
+        history = self.history
+        for _ in range(limit):
+            if self.is_over:
+                return
+            move = self.rollout_move(rng)
+            self._apply(move)
+            history.append(move)
+
     def search_moves(self) -> list[Move]:
         """The moves the search tree expands: every legal move unless `focused_search`."""
         return self.legal_moves()
