@@ -10,6 +10,7 @@ the three-cards card and the opening play are rare in a playout and take the slo
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from cardgames.seventh_heaven.board import COLOURS, START
@@ -101,94 +102,52 @@ def choose(state: SeventhHeavenState, p: int, rng: random.Random, gains: list[li
     # two cards give two moves at least, so a random number is drawn; a random move takes the listing as it is
     if rng.random() < ROLLOUT_RANDOM:
         return rng.choice(state._generate())
-    pos, length, holder, ncol = state.pos, state.length, state.holder, state.ncol
-    live = [c for c in range(ncol) if pos[c] < length]
-    lead = max([pos[c] for c in live]) if live else length
-    # a space of progress is worth +1 to an own partner, less than nothing to a rival, the leader's the least
-    weight = [1.0 if holder[c] == p else -0.1 if holder[c] < 0 else -0.6 if pos[c] >= lead else -0.25
-              for c in range(ncol)]
+    pos, length, holder = state.pos, state.length, state.holder
+    lead = max(pos)
+    live: range | list[int] = range(state.ncol)
+    if lead >= length:  # some pawns are in 7th Heaven: the leader is the first of the others
+        live = [c for c, q in enumerate(pos) if q < length]
+        lead = max([pos[c] for c in live]) if live else length
     mine = [c for c in live if holder[c] == p]
     pairs = state.pairs
+    # 4-6 players: a trade hands over the first own partner card still on the track (else costs nothing)
+    own = pos[mine[0]] if mine else -1
     top = -1e9
     best: list[SeventhHeavenMove] = []
-    others: list[tuple[float, SeventhHeavenMove]] = []  # the moves of the rarer cards, priced below
-    add = others.append
+    others: list[tuple[float, SeventhHeavenMove]] = []  # the moves of white and text cards, priced below
+    weight: list[float] | None = None  # per pawn, for white and text cards
     for k in kinds:
         c = KIND_COLOUR[k]
-        if c >= 0:  # a coloured number or arrow
-            here = pos[c]
-            if here >= length:
-                value = -0.2  # a dead card is a free pass
-            elif KIND_TYPE[k] == NUM:
-                value = gains[here][k] * weight[c]
-            else:
-                to = state._next_ahead(here)
-                to = here if to is None else to
-                value = (state.board.jumps.get(to, to) - here) * weight[c]
-            if value > top:
-                top, best = value, [PLAY_CARD[k]]
-            elif value == top:
-                best.append(PLAY_CARD[k])
-            if here < length and holder[c] != p:
-                if pairs:
-                    trades = TRADE_GIVE[k]
-                    for g in mine:
-                        add((float(here - pos[g]) - 0.5, trades[g + 1]))
-                else:
-                    add((float(here - pos[mine[0] if mine else c]) - 0.5, TRADE_CARD[k]))
+        if c < 0:
+            if weight is None:
+                weight = [1.0 if h == p else -0.1 if h < 0 else -0.6 if q >= lead else -0.25
+                          for h, q in zip(holder, pos, strict=True)]
+            _price_rare(state, k, live, weight, mine, others.append)
             continue
-        kind_type = KIND_TYPE[k]
-        if kind_type != TEXT:  # a white number or arrow names the pawn
-            if not live:
-                add((-0.2, PLAY_CARD[k]))
-                continue
-            on = PLAY_ON[k]
-            for c2 in live:
-                here = pos[c2]
-                if kind_type == NUM:
-                    gain = gains[here][k]
-                else:
-                    to = state._next_ahead(here)
-                    to = here if to is None else to
-                    gain = state.board.jumps.get(to, to) - here
-                add((gain * weight[c2] - 0.3, on[c2]))
-        elif k == HEART:
-            takes = [t for t in live if holder[t] != p]
-            if takes and (mine or not pairs):
-                for t in takes:
-                    if pairs:
-                        for g in mine:
-                            add((float(pos[t] - pos[g]), HEART_ON[t][g + 1]))
-                    else:
-                        add((float(pos[t] - pos[mine[0] if mine else t]), HEART_ON[t][0]))
-            else:
-                add((0.0, HEART_BARE))
-        elif k == MUSHROOM:
-            most = min(MUSHROOM_MAX, len(state.deck))
-            for n in range(1, most + 1) if most else (0,):
-                add((0.4 * n, MUSHROOM_TAKE[n]))
-        elif k == FOOT:
-            leaders = state._front()
-            if leaders:
-                for c2 in leaders:
-                    for n in range(1, FOOT_MAX + 1):
-                        add((n * weight[c2], FOOT_ON[c2][n]))
-            else:
-                add((0.0, FOOT_BARE))
-        elif k == FINGER:
-            if mine:
-                for c2 in mine:
-                    nxt = state._next_ahead(pos[c2])
-                    add((0.0 if nxt is None else float(nxt - pos[c2]), FINGER_ON[c2]))
-            else:
-                add((0.0, FINGER_BARE))
-        elif k == CARDS3:
-            add((0.0, PLAY_CARD[k]))
-        elif k == PEPPER:
-            add((sum(PEPPER_STEPS * weight[g] for g in state._back()), PLAY_CARD[k]))
+        # a coloured number or arrow: a space of its pawn's progress is worth +1 to an own partner, less than
+        # nothing to a rival's (the leader's the least); a dead card is a free pass
+        here = pos[c]
+        h = holder[c]
+        if here >= length:
+            value = -0.2
         else:
-            step = -(SNAIL_STEPS if k == SNAIL else CLOUD_STEPS)
-            add((sum(step * weight[g] for g in state._front()), PLAY_CARD[k]))
+            gain = gains[here][k] if KIND_TYPE[k] == NUM else _arrow_gain(state, here)
+            value = gain * (1.0 if h == p else -0.1 if h < 0 else -0.6 if here >= lead else -0.25)
+        if value > top:
+            top, best = value, [PLAY_CARD[k]]
+        elif value == top:
+            best.append(PLAY_CARD[k])
+        if here < length and h != p:  # or take its partner card: worth the gap between the two pawns
+            if pairs:
+                trades = TRADE_GIVE[k]
+                for g in mine:
+                    others.append((float(here - pos[g]) - 0.5, trades[g + 1]))
+                continue
+            value = float(here - (own if mine else here)) - 0.5
+            if value > top:
+                top, best = value, [TRADE_CARD[k]]
+            elif value == top:
+                best.append(TRADE_CARD[k])
     for value, move in others:
         if value > top:
             top, best = value, [move]
@@ -197,3 +156,69 @@ def choose(state: SeventhHeavenState, p: int, rng: random.Random, gains: list[li
     if len(best) > 1:
         best.sort(key=TEXT_KEY)  # ties are broken at random in the order of legal_moves()
     return rng.choice(best)
+
+
+def _price_rare(state: SeventhHeavenState, k: int, live: range | list[int], weight: list[float], mine: list[int],
+                add: Callable[[tuple[float, SeventhHeavenMove]], None]) -> None:
+    """The moves of white card or text card `k` that may be the best, with their quick estimates (as
+    `_quick_value`); a move another of this card's moves beats is left out (it cannot be among the best)."""
+    pos, holder = state.pos, state.holder
+    kind_type = KIND_TYPE[k]
+    if kind_type != TEXT:  # a white number or arrow names the pawn
+        if not live:
+            add((-0.2, PLAY_CARD[k]))
+            return
+        if kind_type == NUM:
+            gains = _gains(state.length, state.board.jumps)
+            values = [gains[pos[c]][k] * weight[c] - 0.3 for c in live]
+        else:
+            values = [_arrow_gain(state, pos[c]) * weight[c] - 0.3 for c in live]
+        top = max(values)
+        on = PLAY_ON[k]
+        for c, value in zip(live, values, strict=True):
+            if value == top:
+                add((value, on[c]))
+    elif k == HEART:
+        p = state.turn
+        takes = [t for t in live if holder[t] != p]
+        if takes and (mine or not state.pairs):
+            for t in takes:
+                if state.pairs:
+                    for g in mine:
+                        add((float(pos[t] - pos[g]), HEART_ON[t][g + 1]))
+                else:
+                    add((float(pos[t] - pos[mine[0] if mine else t]), HEART_ON[t][0]))
+        else:
+            add((0.0, HEART_BARE))
+    elif k == MUSHROOM:  # worth 0.4 a card: taking the most is best
+        most = min(MUSHROOM_MAX, len(state.deck))
+        add((0.4 * most, MUSHROOM_TAKE[most]))
+    elif k == FOOT:  # n spaces of the first pawn: all of them for an own partner, one for a rival
+        leaders = state._front()
+        if leaders:
+            for c in leaders:
+                n = FOOT_MAX if weight[c] > 0 else 1
+                add((n * weight[c], FOOT_ON[c][n]))
+        else:
+            add((0.0, FOOT_BARE))
+    elif k == FINGER:
+        if mine:
+            for c in mine:
+                nxt = state._next_ahead(pos[c])
+                add((0.0 if nxt is None else float(nxt - pos[c]), FINGER_ON[c]))
+        else:
+            add((0.0, FINGER_BARE))
+    elif k == CARDS3:
+        add((0.0, PLAY_CARD[k]))
+    elif k == PEPPER:
+        add((sum(PEPPER_STEPS * weight[g] for g in state._back()), PLAY_CARD[k]))
+    else:
+        step = -(SNAIL_STEPS if k == SNAIL else CLOUD_STEPS)
+        add((sum(step * weight[g] for g in state._front()), PLAY_CARD[k]))
+
+
+def _arrow_gain(state: SeventhHeavenState, here: int) -> int:
+    """How far an arrow takes a pawn from `here`: up to the next pawn ahead (then a jump), else nowhere."""
+    to = state._next_ahead(here)
+    to = here if to is None else to
+    return state.board.jumps.get(to, to) - here

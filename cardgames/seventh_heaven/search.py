@@ -31,7 +31,7 @@ from cardgames.seventh_heaven.cards import (
 )
 from cardgames.seventh_heaven.moves import OVER, SeventhHeavenMove
 from cardgames.seventh_heaven.playout import ROLLOUT_RANDOM, playout
-from tower.games.base import Move
+from tower.games.base import Move, shuffle
 
 
 class SeventhHeavenSearch:
@@ -54,6 +54,7 @@ class SeventhHeavenSearch:
         _legal: list[SeventhHeavenMove] | None
 
         def clone(self) -> Self: ...
+        def _copy(self) -> Self: ...
         def legal_moves(self) -> list[Move]: ...
         def partners_of(self, player: int) -> list[int]: ...
         def finished(self, player: int) -> bool: ...
@@ -66,12 +67,12 @@ class SeventhHeavenSearch:
     # --- hidden information -------------------------------------------------------------------------------------
     def determinize(self, player: int, rng: random.Random) -> Self:
         """Re-deal the other hands and the deck order from the cards `player` cannot see."""
-        new = self.clone()
+        new = self._copy()
         pool = list(new.deck)
         for q in range(new.num_players):
             if q != player:
                 pool.extend(new.hands[q])
-        rng.shuffle(pool)
+        shuffle(pool, rng)
         for q in range(new.num_players):
             if q != player:
                 size = len(new.hands[q])

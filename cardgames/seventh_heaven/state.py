@@ -199,7 +199,9 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
 
     def finished(self, player: int) -> bool:
         """4-6 players: a player whose partner is in 7th Heaven takes no further part."""
-        return not self.pairs and any(player in group for group in self.placed)
+        if self.pairs or not self.placed:
+            return False
+        return any(player in group for group in self.placed)
 
     def in_heaven(self, colour: int) -> bool:
         return self.pos[colour] >= self.length
@@ -403,8 +405,7 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         m: SeventhHeavenMove = move  # type: ignore[assignment]
         self._legal = None
         self.opening = False  # the first move of a game is always the opening play
-        p = self.current_player
-        assert p is not None
+        p = self.discard_queue[0] if self.phase == DISCARD else self.turn
         if m.verb == "discard":
             k = KIND[m.card]
             self.hands[p].remove(k)
@@ -475,7 +476,8 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
 
     def _move(self, colours: list[int], target: int) -> None:
         """Move pawns (all on one space) to `target`, then carry out the space they land on."""
-        target = max(START, min(self.length, target))  # never behind the start; surplus points are lost
+        # never behind the start; surplus points are lost
+        target = self.length if target > self.length else START if target < START else target
         if target == self.pos[colours[0]]:
             return
         for c in colours:
@@ -575,6 +577,14 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         if order <= len(self.placed) - 1:
             near = 0  # placed players are ordered by arrival alone
         return (done, order, -near)
+
+    def win_shares(self) -> list[float]:
+        """The winners of `result()` share the win, worked out without the rest of the result (the search reads
+        this after every playout)."""
+        keys = [self._rank_key(p) for p in range(self.num_players)]
+        best = min(keys)
+        share = 1.0 / keys.count(best)
+        return [share if key == best else 0.0 for key in keys]
 
     def result(self) -> dict[str, Any]:
         keys = [self._rank_key(p) for p in range(self.num_players)]
@@ -701,6 +711,13 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
 
     # --- copies and saving --------------------------------------------------------------------------------
     def clone(self) -> Self:
+        new = self._copy()
+        new.rng = random.Random.__new__(random.Random)  # not seeded: its state is set at once
+        new.rng.setstate(self.rng.getstate())
+        return new
+
+    def _copy(self) -> Self:
+        """A copy that still shares the random generator (`clone` gives it its own; re-dealt copies a new one)."""
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new.pos = self.pos[:]
@@ -715,8 +732,6 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         new.exchanges = self.exchanges[:]
         new.history = self.history[:]
         new.options = dict(self.options)
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
         new._legal = None
         return new
 

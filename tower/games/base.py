@@ -414,3 +414,17 @@ def _rng_from_json(data: list[Any]) -> random.Random:
     rng = random.Random()
     rng.setstate((data[0], tuple(data[1]), data[2]))
     return rng
+
+
+def shuffle(items: list[Any], rng: random.Random) -> None:
+    """`rng.shuffle(items)`: the same order from the same numbers, about twice as fast (the search re-deals the
+    hidden cards before every iteration). It draws as `Random.shuffle` and `_randbelow` do; a test holds it to
+    them."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        bits = n.bit_length()
+        j = getrandbits(bits)
+        while j >= n:  # draw again rather than fold the surplus over: every place equally likely
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]
