@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from cardgames.seventh_heaven.board import COLOURS, START
+from cardgames.seventh_heaven.board import COLOUR_INDEX, COLOURS, START
 from cardgames.seventh_heaven.cards import (
     CARDS3,
     CLOUD_STEPS,
@@ -21,6 +21,7 @@ from cardgames.seventh_heaven.cards import (
     FOOT,
     FOOT_MAX,
     HEART,
+    KIND,
     KIND_COLOUR,
     KIND_NAME,
     KIND_TYPE,
@@ -33,11 +34,15 @@ from cardgames.seventh_heaven.cards import (
     SNAIL,
     SNAIL_STEPS,
     TEXT,
+    WHITE,
 )
 from cardgames.seventh_heaven.moves import (
+    DISCARD,
+    OVER,
     PLAY,
     PLAY_CARD,
     PLAY_ON,
+    SWAP,
     TEXT_KEY,
     TRADE_CARD,
     SeventhHeavenMove,
@@ -59,6 +64,7 @@ FOOT_ON = [[mv("play", "foot", colour, n) for n in range(FOOT_MAX + 1)] for colo
 FOOT_BARE = mv("play", "foot", "", 1)
 FINGER_ON = [mv("play", "finger", colour) for colour in COLOURS]
 FINGER_BARE = PLAY_CARD[FINGER]
+DISCARD_CARD = [mv("discard", name) for name in KIND_NAME]
 
 
 def playout(state: SeventhHeavenState, rng: random.Random, limit: int) -> None:
@@ -68,12 +74,17 @@ def playout(state: SeventhHeavenState, rng: random.Random, limit: int) -> None:
     apply = state._apply
     gains = _gains(state.length, state.board.jumps)
     for _ in range(limit):
-        if state.phase != PLAY or state.opening:
-            if state.current_player is None:
-                return
-            move = state.rollout_move(rng)
-        else:
+        phase = state.phase
+        if phase == PLAY and not state.opening:
             move = choose(state, state.turn, rng, gains)
+        elif phase == SWAP:
+            move = _choose_swap(state, rng)
+        elif phase == DISCARD:
+            move = _choose_discard(state, rng)
+        elif phase == OVER:
+            return
+        else:  # the opening play, once a game
+            move = state.rollout_move(rng)  # type: ignore[assignment]
         apply(move)
         history.append(move)
 
@@ -97,11 +108,12 @@ def _gains(length: int, jumps: dict[int, int]) -> list[list[int]]:
 def choose(state: SeventhHeavenState, p: int, rng: random.Random, gains: list[list[int]]) -> SeventhHeavenMove:
     """`rollout_move(rng)` in the play phase after the opening: the move `p` plays (`gains` from `_gains`)."""
     kinds = set(state.hands[p])
-    if len(kinds) == 1:  # then the moves may be one, and no random number is drawn: the slow path decides
-        return state.rollout_move(rng)  # type: ignore[return-value]
-    # two cards give two moves at least, so a random number is drawn; a random move takes the listing as it is
-    if rng.random() < ROLLOUT_RANDOM:
-        return rng.choice(state._generate())
+    if len(kinds) == 1:  # one card may offer one move only: then no random number is drawn
+        listing = state._generate()
+        if len(listing) == 1 or rng.random() < ROLLOUT_RANDOM:
+            return rng.choice(listing)
+    elif rng.random() < ROLLOUT_RANDOM:  # two cards offer two moves at least
+        return rng.choice(state._generate())  # a random move: the listing decides
     pos, length, holder = state.pos, state.length, state.holder
     lead = max(pos)
     live: range | list[int] = range(state.ncol)
@@ -155,6 +167,49 @@ def choose(state: SeventhHeavenState, p: int, rng: random.Random, gains: list[li
             best.append(move)
     if len(best) > 1:
         best.sort(key=TEXT_KEY)  # ties are broken at random in the order of legal_moves()
+    return rng.choice(best)
+
+
+def _choose_swap(state: SeventhHeavenState, rng: random.Random) -> SeventhHeavenMove:
+    """`rollout_move(rng)` after landing on a swap space: a swap is worth the gap between the two pawns."""
+    listing = state._generate()
+    if len(listing) == 1 or rng.random() < ROLLOUT_RANDOM:
+        return rng.choice(listing)
+    pos, holder, length, p = state.pos, state.holder, state.length, state.turn
+    mine = [c for c, h in enumerate(holder) if h == p and pos[c] < length]
+    top = -1e9
+    best: list[SeventhHeavenMove] = []
+    for move in listing:  # in order: ties stay in the order of legal_moves()
+        if move.verb == "keep":
+            value = 0.0
+        else:
+            take = COLOUR_INDEX[move.colour]
+            value = float(pos[take] - pos[COLOUR_INDEX[move.give] if move.give else mine[0] if mine else take])
+        if value > top:
+            top, best = value, [move]
+        elif value == top:
+            best.append(move)
+    return rng.choice(best)
+
+
+def _choose_discard(state: SeventhHeavenState, rng: random.Random) -> SeventhHeavenMove:
+    """`rollout_move(rng)` for the three-cards card: throw away text cards first, then cards of rivals' colours,
+    own partner's numbers last (lowest first)."""
+    p = state.discard_queue[0]
+    listing = sorted([DISCARD_CARD[k] for k in set(state.hands[p])], key=TEXT_KEY)
+    if len(listing) == 1 or rng.random() < ROLLOUT_RANDOM:
+        return rng.choice(listing)
+    holder = state.holder
+    top = -1e9
+    best: list[SeventhHeavenMove] = []
+    for move in listing:
+        k = KIND[move.card]
+        c = KIND_COLOUR[k]
+        value = -(KIND_VALUE[k] if c >= 0 and holder[c] == p else 0.5 if c == WHITE else 0.0)
+        if value > top:
+            top, best = value, [move]
+        elif value == top:
+            best.append(move)
     return rng.choice(best)
 
 
