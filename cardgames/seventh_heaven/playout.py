@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from cardgames.seventh_heaven.board import COLOUR_INDEX, COLOURS, START
+from cardgames.seventh_heaven.board import COLOUR_INDEX, START
 from cardgames.seventh_heaven.cards import (
     CARDS3,
     CLOUD_STEPS,
@@ -38,6 +38,14 @@ from cardgames.seventh_heaven.cards import (
 )
 from cardgames.seventh_heaven.moves import (
     DISCARD,
+    DISCARD_CARD,
+    FINGER_BARE,
+    FINGER_ON,
+    FOOT_BARE,
+    FOOT_ON,
+    HEART_BARE,
+    HEART_ON,
+    MUSHROOM_TAKE,
     OVER,
     PLAY,
     PLAY_CARD,
@@ -45,8 +53,8 @@ from cardgames.seventh_heaven.moves import (
     SWAP,
     TEXT_KEY,
     TRADE_CARD,
+    TRADE_GIVE,
     SeventhHeavenMove,
-    mv,
 )
 
 if TYPE_CHECKING:
@@ -54,17 +62,6 @@ if TYPE_CHECKING:
 
 ROLLOUT_RANDOM = 0.25  # share of random moves in search playouts (the rest follow a quick estimate)
 
-# the moves a card offers, made once (index: colour, or the colour + 1 of the partner card handed over)
-_NO_GIVE = [""] + list(COLOURS)
-TRADE_GIVE = [[mv("trade", name, "", 0, g) for g in _NO_GIVE] for name in KIND_NAME]
-HEART_ON = [[mv("play", "heart", t, 0, g) for g in _NO_GIVE] for t in COLOURS]
-HEART_BARE = PLAY_CARD[HEART]
-MUSHROOM_TAKE = [mv("play", "mushroom", "", n) for n in range(MUSHROOM_MAX + 1)]
-FOOT_ON = [[mv("play", "foot", colour, n) for n in range(FOOT_MAX + 1)] for colour in COLOURS]
-FOOT_BARE = mv("play", "foot", "", 1)
-FINGER_ON = [mv("play", "finger", colour) for colour in COLOURS]
-FINGER_BARE = PLAY_CARD[FINGER]
-DISCARD_CARD = [mv("discard", name) for name in KIND_NAME]
 
 
 def playout(state: SeventhHeavenState, rng: random.Random, limit: int) -> None:

@@ -56,6 +56,14 @@ from cardgames.seventh_heaven.cards import (
 )
 from cardgames.seventh_heaven.moves import (
     DISCARD,
+    DISCARD_CARD,
+    FINGER_BARE,
+    FINGER_ON,
+    FOOT_BARE,
+    FOOT_ON,
+    HEART_BARE,
+    HEART_ON,
+    MUSHROOM_TAKE,
     OVER,
     PLAY,
     PLAY_CARD,
@@ -63,6 +71,7 @@ from cardgames.seventh_heaven.moves import (
     SWAP,
     TEXT_KEY,
     TRADE_CARD,
+    TRADE_GIVE,
     SeventhHeavenMove,
     move_words,
     mv,
@@ -230,7 +239,7 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         assert p is not None
         out: list[SeventhHeavenMove] = []
         if self.phase == DISCARD:
-            out = [mv("discard", KIND_NAME[k]) for k in set(self.hands[p])]
+            out = [DISCARD_CARD[k] for k in set(self.hands[p])]
         elif self.phase == SWAP:
             gives = self._gives(p)
             out = [mv("swap", "", COLOURS[c], 0, g) for c in self._takes(p) for g in gives]
@@ -254,56 +263,50 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         return out
 
     def _plays(self, p: int) -> list[SeventhHeavenMove]:
-        length, pos = self.length, self.pos
+        length, pos, holder, pairs = self.length, self.pos, self.holder, self.pairs
+        live = [c for c, q in enumerate(pos) if q < length]
+        mine = [c for c in live if holder[c] == p]  # with 2-3 players, the partner cards p may hand over
         out: list[SeventhHeavenMove] = []
-        gives = self._gives(p)
-        live = [c for c in range(self.ncol) if pos[c] < length]
-        holder, pairs = self.holder, self.pairs
+        add = out.append
         for k in set(self.hands[p]):
-            name = KIND_NAME[k]
-            kind_type = KIND_TYPE[k]
             c = KIND_COLOUR[k]
-            if kind_type != TEXT:
-                if c == WHITE:
-                    # a white joker moves any pawn not yet in 7th Heaven
-                    if live:
-                        on = PLAY_ON[k]
-                        out.extend([on[c2] for c2 in live])
-                    else:
-                        out.append(PLAY_CARD[k])
-                    continue
-                out.append(PLAY_CARD[k])  # moves its pawn; a dead card once that pawn is in 7th Heaven
-                if pos[c] < length and holder[c] != p:
+            if c >= 0:  # a coloured number or arrow moves its pawn (a dead card once it is in 7th Heaven) ...
+                add(PLAY_CARD[k])
+                if pos[c] < length and holder[c] != p:  # ... or takes its partner card
                     if pairs:
-                        out.extend([mv("trade", name, "", 0, g) for g in gives])
+                        out.extend([TRADE_GIVE[k][g + 1] for g in mine])
                     else:
-                        out.append(TRADE_CARD[k])
-            elif k == HEART:
-                takes = self._takes(p)
-                if takes and gives:
-                    out.extend(mv("play", name, COLOURS[t], 0, g) for t in takes for g in gives)
+                        add(TRADE_CARD[k])
+            elif KIND_TYPE[k] != TEXT:  # a white joker moves any pawn not yet in 7th Heaven
+                if live:
+                    on = PLAY_ON[k]
+                    out.extend([on[c2] for c2 in live])
                 else:
-                    out.append(PLAY_CARD[k])
+                    add(PLAY_CARD[k])
+            elif k == HEART:
+                takes = [t for t in live if holder[t] != p]
+                if takes and pairs and mine:
+                    out.extend([HEART_ON[t][g + 1] for t in takes for g in mine])
+                elif takes and not pairs:
+                    out.extend([HEART_ON[t][0] for t in takes])
+                else:
+                    add(HEART_BARE)
             elif k == MUSHROOM:
                 most = min(MUSHROOM_MAX, len(self.deck))
-                if most:
-                    out.extend(mv("play", name, "", n) for n in range(1, most + 1))
-                else:
-                    out.append(mv("play", name, "", 0))  # an empty deck: the mushroom brings nothing
+                out.extend(MUSHROOM_TAKE[1:most + 1] if most else MUSHROOM_TAKE[:1])  # an empty deck brings nothing
             elif k == FOOT:
                 leaders = self._front()
                 if leaders:
-                    out.extend(mv("play", name, COLOURS[c2], n) for c2 in leaders for n in range(1, FOOT_MAX + 1))
+                    out.extend([FOOT_ON[c2][n] for c2 in leaders for n in range(1, FOOT_MAX + 1)])
                 else:
-                    out.append(mv("play", name, "", 1))
+                    add(FOOT_BARE)
             elif k == FINGER:
-                mine = [COLOURS[c2] for c2 in self.partners_of(p) if pos[c2] < length]
                 if mine:
-                    out.extend(mv("play", name, col) for col in mine)
+                    out.extend([FINGER_ON[c2] for c2 in mine])
                 else:
-                    out.append(mv("play", name))
+                    add(FINGER_BARE)
             else:  # three cards, pepper pot, snail, cloud: no choice
-                out.append(PLAY_CARD[k])
+                add(PLAY_CARD[k])
         return out
 
     def _front(self) -> list[int]:
