@@ -10,7 +10,7 @@ Rulings where the texts are silent are listed in docs/seventh-heaven.md.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Self
 
 from cardgames.seventh_heaven.board import (
@@ -441,11 +441,13 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         kind_type = KIND_TYPE[k]
         pos, length = self.pos, self.length
         if kind_type != TEXT:
-            c = KIND_COLOUR[k] if KIND_COLOUR[k] != WHITE else COLOUR_INDEX.get(m.colour, -1)
+            c = KIND_COLOUR[k]
+            if c == WHITE:
+                c = COLOUR_INDEX.get(m.colour, -1)
             if c < 0 or pos[c] >= length:
                 return  # a card for a pawn in 7th Heaven has no significance
             if kind_type == NUM:
-                self._move([c], pos[c] + KIND_VALUE[k])
+                self._move((c,), pos[c] + KIND_VALUE[k])
             else:
                 target = self._next_ahead(pos[c])
                 if target is not None:
@@ -477,26 +479,27 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
             if target is not None:
                 self._move([c], target)
 
-    def _move(self, colours: list[int], target: int) -> None:
+    def _move(self, colours: Sequence[int], target: int) -> None:
         """Move pawns (all on one space) to `target`, then carry out the space they land on."""
+        pos, length, board = self.pos, self.length, self.board
         # never behind the start; surplus points are lost
-        target = self.length if target > self.length else START if target < START else target
-        if target == self.pos[colours[0]]:
+        target = length if target > length else START if target < START else target
+        if target == pos[colours[0]]:
             return
         for c in colours:
-            self.pos[c] = target
-        if target >= self.length:
+            pos[c] = target
+        if target >= length:
             self._arrive(colours)
-        elif target in self.board.jumps:
+        elif target in board.jumps:
             for c in colours:
-                self.pos[c] = self.board.jumps[target]  # moves made by a special space trigger nothing further
-        elif target in self.board.must_swap or target in self.board.may_swap:
+                pos[c] = board.jumps[target]  # moves made by a special space trigger nothing further
+        elif target in board.must_swap or target in board.may_swap:
             p = self.turn
             if self._takes(p) and self._gives(p):
                 self.phase = SWAP
                 self.swap_space = target
 
-    def _arrive(self, colours: list[int]) -> None:
+    def _arrive(self, colours: Sequence[int]) -> None:
         """Pawns reach 7th Heaven: their card holders are placed (who moved them does not matter)."""
         self.arrivals.append(list(colours))
         group: list[int] = []
@@ -552,20 +555,20 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
             self.phase = OVER
             self.end_reason = "seventh-heaven"
             return
-        n = self.num_players
+        n, hands = self.num_players, self.hands
         for step in range(1, n + 1):
             q = (p + step) % n
-            if self.hands[q] and not self.finished(q):
+            if hands[q] and not self.finished(q):
                 self.turn = q
                 return
         self.phase = OVER  # nobody can play any more: the last sympathy card has been played
         self.end_reason = "cards-out"
 
     def _decided(self) -> bool:
+        if not self.placed:
+            return False  # nobody has a partner in 7th Heaven yet
         if self.pairs:
             return bool(self.complete)
-        if not self.placed:
-            return False
         if self.stop_at_winner or not self.options["play_for_places"]:
             return True
         unplaced = self.num_players - sum(len(g) for g in self.placed)
@@ -575,11 +578,11 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
     def _rank_key(self, p: int) -> tuple[int, int, int]:
         """Smaller is better: both partners in (2-3 players), order of reaching 7th Heaven, nearest pawn."""
         done = 0 if p in self.complete else 1
-        order = next((i for i, g in enumerate(self.placed) if p in g), len(self.placed) + 1)
-        near = max((self.pos[c] for c in self.partners_of(p)), default=-1)
-        if order <= len(self.placed) - 1:
-            near = 0  # placed players are ordered by arrival alone
-        return (done, order, -near)
+        for order, group in enumerate(self.placed):
+            if p in group:
+                return (done, order, 0)  # placed players are ordered by arrival alone
+        near = max([q for q, h in zip(self.pos, self.holder, strict=True) if h == p], default=-1)
+        return (done, len(self.placed) + 1, -near)
 
     def win_shares(self) -> list[float]:
         """The winners of `result()` share the win, worked out without the rest of the result (the search reads
