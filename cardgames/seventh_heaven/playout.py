@@ -117,8 +117,12 @@ def choose(state: SeventhHeavenState, p: int, rng: random.Random, gains: list[li
     if lead >= length:  # some pawns are in 7th Heaven: the leader is the first of the others
         live = [c for c, q in enumerate(pos) if q < length]
         lead = max([pos[c] for c in live]) if live else length
-    mine = [c for c in live if holder[c] == p]
     pairs = state.pairs
+    if pairs or holder.count(p) != 1:
+        mine = [c for c in live if holder[c] == p]
+    else:  # 4-6 players hold one partner card each
+        c = holder.index(p)
+        mine = [c] if pos[c] < length else []
     # 4-6 players: a trade hands over the first own partner card still on the track (else costs nothing)
     own = pos[mine[0]] if mine else -1
     top = -1e9

@@ -409,7 +409,19 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         self._legal = None
         self.opening = False  # the first move of a game is always the opening play
         p = self.discard_queue[0] if self.phase == DISCARD else self.turn
-        if m.verb == "discard":
+        verb = m.verb
+        if verb == "play" or verb == "trade":
+            k = KIND[m.card]
+            self.hands[p].remove(k)
+            self.discard.append(k)
+            if verb == "trade":
+                self._swap(p, KIND_COLOUR[k], m.give)
+            else:
+                self._effect(p, k, m)
+            if self.phase == PLAY:
+                self._end_turn()
+            return
+        if verb == "discard":
             k = KIND[m.card]
             self.hands[p].remove(k)
             self.discard.append(k)
@@ -419,22 +431,12 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
                 self.discard_queue.pop(0)
                 self._next_discarder()
             return
-        if m.verb in ("swap", "keep"):
-            if m.verb == "swap":
-                self._swap(p, COLOUR_INDEX[m.colour], m.give)
-            self.phase = PLAY
-            self.swap_space = 0
-            self._end_turn()
-            return
-        k = KIND[m.card]
-        self.hands[p].remove(k)
-        self.discard.append(k)
-        if m.verb == "trade":
-            self._swap(p, KIND_COLOUR[k], m.give)
-        else:
-            self._effect(p, k, m)
-        if self.phase == PLAY:
-            self._end_turn()
+        # swap or keep, after landing on a swap space
+        if verb == "swap":
+            self._swap(p, COLOUR_INDEX[m.colour], m.give)
+        self.phase = PLAY
+        self.swap_space = 0
+        self._end_turn()
 
     def _effect(self, p: int, k: int, m: SeventhHeavenMove) -> None:
         """Carry out a played sympathy card."""
@@ -521,7 +523,7 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         if self.pairs:
             mine = COLOUR_INDEX[give]
         else:
-            mine = self.partners_of(p)[0]
+            mine = self.holder.index(p)  # his one partner card
         self.exchanges.append((p, take, mine, self.holder[take]))
         self.holder[mine] = self.holder[take]
         self.holder[take] = p
