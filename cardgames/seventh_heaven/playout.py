@@ -156,7 +156,7 @@ def choose(state: SeventhHeavenState, p: int, rng: random.Random, gains: list[li
                 for g in mine:
                     others.append((float(here - pos[g]) - 0.5, trades[g + 1]))
                 continue
-            value = float(here - (own if mine else here)) - 0.5
+            value = float(here - own) - 0.5 if mine else -0.5
             if value > top:
                 top, best = value, [TRADE_CARD[k]]
             elif value == top:
