@@ -99,8 +99,8 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
     search_exploration: ClassVar[float] = 1.0
     search_iterations: ClassVar[int] = 600
     # the levels people choose by name: iteration caps at what 0.1 s and 1 s allow on one core (docs/ai.md)
-    ai_levels: ClassVar[dict[str, str]] = {"easy": "greedy", "normal": "mcts:time=0.1,iters=350",
-                                           "strong": "mcts:time=1,iters=3500"}
+    ai_levels: ClassVar[dict[str, str]] = {"easy": "greedy", "normal": "mcts:time=0.1,iters=380",
+                                           "strong": "mcts:time=1,iters=3800"}
     default_options: ClassVar[dict[str, Any]] = {
         "track_length": TRACK_LENGTH,
         "colours": len(COLOURS),
