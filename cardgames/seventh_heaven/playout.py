@@ -3,8 +3,8 @@ from the same random numbers, so a search decides exactly as it did with the slo
 
 A playout spends its time choosing a card to play. The slow path lists the legal moves, sorts them by text and
 prices each one; here each distinct card in hand is priced once, the moves come from tables made at import, and
-only the few moves with the best price (or, for the random share, the whole list) are sorted. Swaps, discards for
-the three-cards card and the opening play are rare in a playout and take the slow path.
+only the few moves with the best price (or, for the random share, the whole list) are sorted. Swaps and discards
+for the three-cards card are priced the same way; only the opening play, once a game, takes the slow path.
 """
 
 from __future__ import annotations
@@ -63,7 +63,6 @@ if TYPE_CHECKING:
 ROLLOUT_RANDOM = 0.25  # share of random moves in search playouts (the rest follow a quick estimate)
 
 
-
 def playout(state: SeventhHeavenState, rng: random.Random, limit: int) -> None:
     """Play on until the game is over or `limit` moves are made, each move `rollout_move(rng)` and applied without
     asking again whether it is legal (as the search's `_play` does)."""
@@ -95,10 +94,13 @@ def _gains(length: int, jumps: dict[int, int]) -> list[list[int]]:
     key = (length, tuple(sorted(jumps.items())))
     table = _GAINS.get(key)
     if table is None:
-        table = _GAINS[key] = [
-            [jumps.get(min(length, max(START, here + KIND_VALUE[k])), min(length, max(START, here + KIND_VALUE[k])))
-             - here if KIND_TYPE[k] == NUM else 0 for k in range(len(KIND_NAME))]
-            for here in range(length + 1)]
+
+        def land(space: int) -> int:  # never behind the start nor past 7th Heaven; then a jump
+            space = min(length, max(START, space))
+            return jumps.get(space, space)
+
+        table = _GAINS[key] = [[land(here + KIND_VALUE[k]) - here if KIND_TYPE[k] == NUM else 0
+                                for k in range(len(KIND_NAME))] for here in range(length + 1)]
     return table
 
 

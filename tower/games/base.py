@@ -323,8 +323,8 @@ class GameState(ABC):
 
     def playout(self, rng: random.Random, limit: int) -> None:
         """The search's playout from here: `rollout_move(rng)` moves, applied without asking again whether they
-        are legal, until the game is over or `limit` moves are made. Games override it with a faster loop that
-        makes the same moves from the same random numbers."""
+        are legal, until the game is over or `limit` moves are made. A game may override it with a faster loop
+        that makes the same moves from the same random numbers (In 7th Heaven does)."""
         history = self.history
         for _ in range(limit):
             if self.is_over:
