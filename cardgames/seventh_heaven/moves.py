@@ -11,7 +11,15 @@ from typing import Self
 
 from cardgames.moves import CardMove, split_move
 from cardgames.seventh_heaven.board import COLOUR_INDEX, COLOURS
-from cardgames.seventh_heaven.cards import CARD_ALIASES, KIND, KIND_NAME
+from cardgames.seventh_heaven.cards import (
+    CARD_ALIASES,
+    FINGER,
+    FOOT_MAX,
+    HEART,
+    KIND,
+    KIND_NAME,
+    MUSHROOM_MAX,
+)
 from tower.games.base import GameState
 from tower.games.errors import BadInput
 
@@ -100,6 +108,17 @@ TEXT_KEY = attrgetter("_text")
 PLAY_CARD = [mv("play", name) for name in KIND_NAME]
 PLAY_ON = [[mv("play", name, colour) for colour in COLOURS] for name in KIND_NAME]
 TRADE_CARD = [mv("trade", name) for name in KIND_NAME]
+# the moves of the cards with choices (index: the colour named, or 1 + the colour of the partner card handed over)
+_GIVEN = [""] + list(COLOURS)
+TRADE_GIVE = [[mv("trade", name, "", 0, g) for g in _GIVEN] for name in KIND_NAME]
+HEART_ON = [[mv("play", "heart", t, 0, g) for g in _GIVEN] for t in COLOURS]
+HEART_BARE = PLAY_CARD[HEART]
+MUSHROOM_TAKE = [mv("play", "mushroom", "", n) for n in range(MUSHROOM_MAX + 1)]
+FOOT_ON = [[mv("play", "foot", colour, n) for n in range(FOOT_MAX + 1)] for colour in COLOURS]
+FOOT_BARE = mv("play", "foot", "", 1)
+FINGER_ON = [mv("play", "finger", colour) for colour in COLOURS]
+FINGER_BARE = PLAY_CARD[FINGER]
+DISCARD_CARD = [mv("discard", name) for name in KIND_NAME]
 
 
 TEXT_CARD_WORDS = {

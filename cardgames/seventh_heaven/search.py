@@ -30,9 +30,8 @@ from cardgames.seventh_heaven.cards import (
     WHITE,
 )
 from cardgames.seventh_heaven.moves import OVER, SeventhHeavenMove
-from tower.games.base import Move
-
-ROLLOUT_RANDOM = 0.25  # share of random moves in search playouts (the rest follow a quick estimate)
+from cardgames.seventh_heaven.playout import ROLLOUT_RANDOM, playout
+from tower.games.base import Move, shuffle
 
 
 class SeventhHeavenSearch:
@@ -55,6 +54,7 @@ class SeventhHeavenSearch:
         _legal: list[SeventhHeavenMove] | None
 
         def clone(self) -> Self: ...
+        def _copy(self) -> Self: ...
         def legal_moves(self) -> list[Move]: ...
         def partners_of(self, player: int) -> list[int]: ...
         def finished(self, player: int) -> bool: ...
@@ -67,12 +67,12 @@ class SeventhHeavenSearch:
     # --- hidden information -------------------------------------------------------------------------------------
     def determinize(self, player: int, rng: random.Random) -> Self:
         """Re-deal the other hands and the deck order from the cards `player` cannot see."""
-        new = self.clone()
+        new = self._copy()
         pool = list(new.deck)
         for q in range(new.num_players):
             if q != player:
                 pool.extend(new.hands[q])
-        rng.shuffle(pool)
+        shuffle(pool, rng)
         for q in range(new.num_players):
             if q != player:
                 size = len(new.hands[q])
@@ -129,6 +129,10 @@ class SeventhHeavenSearch:
             elif value == best_value:
                 best.append(m)
         return rng.choice(best)
+
+    def playout(self, rng: random.Random, limit: int) -> None:
+        """The search's playout, made fast (playout.py): the moves of `rollout_move` from the same numbers."""
+        playout(self, rng, limit)  # type: ignore[arg-type]
 
     def search_priors(self, moves: list[Move]) -> list[float]:
         """The playouts' quick estimate of each move for the player to move (a widening search tries the best

@@ -10,7 +10,7 @@ Rulings where the texts are silent are listed in docs/seventh-heaven.md.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Self
 
 from cardgames.seventh_heaven.board import (
@@ -56,6 +56,14 @@ from cardgames.seventh_heaven.cards import (
 )
 from cardgames.seventh_heaven.moves import (
     DISCARD,
+    DISCARD_CARD,
+    FINGER_BARE,
+    FINGER_ON,
+    FOOT_BARE,
+    FOOT_ON,
+    HEART_BARE,
+    HEART_ON,
+    MUSHROOM_TAKE,
     OVER,
     PLAY,
     PLAY_CARD,
@@ -63,6 +71,7 @@ from cardgames.seventh_heaven.moves import (
     SWAP,
     TEXT_KEY,
     TRADE_CARD,
+    TRADE_GIVE,
     SeventhHeavenMove,
     move_words,
     mv,
@@ -90,8 +99,8 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
     search_exploration: ClassVar[float] = 1.0
     search_iterations: ClassVar[int] = 600
     # the levels people choose by name: iteration caps at what 0.1 s and 1 s allow on one core (docs/ai.md)
-    ai_levels: ClassVar[dict[str, str]] = {"easy": "greedy", "normal": "mcts:time=0.1,iters=180",
-                                           "strong": "mcts:time=1,iters=1800"}
+    ai_levels: ClassVar[dict[str, str]] = {"easy": "greedy", "normal": "mcts:time=0.1,iters=380",
+                                           "strong": "mcts:time=1,iters=3800"}
     default_options: ClassVar[dict[str, Any]] = {
         "track_length": TRACK_LENGTH,
         "colours": len(COLOURS),
@@ -199,7 +208,9 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
 
     def finished(self, player: int) -> bool:
         """4-6 players: a player whose partner is in 7th Heaven takes no further part."""
-        return not self.pairs and any(player in group for group in self.placed)
+        if self.pairs or not self.placed:
+            return False
+        return any(player in group for group in self.placed)
 
     def in_heaven(self, colour: int) -> bool:
         return self.pos[colour] >= self.length
@@ -228,7 +239,7 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         assert p is not None
         out: list[SeventhHeavenMove] = []
         if self.phase == DISCARD:
-            out = [mv("discard", KIND_NAME[k]) for k in set(self.hands[p])]
+            out = [DISCARD_CARD[k] for k in set(self.hands[p])]
         elif self.phase == SWAP:
             gives = self._gives(p)
             out = [mv("swap", "", COLOURS[c], 0, g) for c in self._takes(p) for g in gives]
@@ -252,56 +263,50 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         return out
 
     def _plays(self, p: int) -> list[SeventhHeavenMove]:
-        length, pos = self.length, self.pos
+        length, pos, holder, pairs = self.length, self.pos, self.holder, self.pairs
+        live = [c for c, q in enumerate(pos) if q < length]
+        mine = [c for c in live if holder[c] == p]  # with 2-3 players, the partner cards p may hand over
         out: list[SeventhHeavenMove] = []
-        gives = self._gives(p)
-        live = [c for c in range(self.ncol) if pos[c] < length]
-        holder, pairs = self.holder, self.pairs
+        add = out.append
         for k in set(self.hands[p]):
-            name = KIND_NAME[k]
-            kind_type = KIND_TYPE[k]
             c = KIND_COLOUR[k]
-            if kind_type != TEXT:
-                if c == WHITE:
-                    # a white joker moves any pawn not yet in 7th Heaven
-                    if live:
-                        on = PLAY_ON[k]
-                        out.extend([on[c2] for c2 in live])
-                    else:
-                        out.append(PLAY_CARD[k])
-                    continue
-                out.append(PLAY_CARD[k])  # moves its pawn; a dead card once that pawn is in 7th Heaven
-                if pos[c] < length and holder[c] != p:
+            if c >= 0:  # a coloured number or arrow moves its pawn (a dead card once it is in 7th Heaven) ...
+                add(PLAY_CARD[k])
+                if pos[c] < length and holder[c] != p:  # ... or takes its partner card
                     if pairs:
-                        out.extend([mv("trade", name, "", 0, g) for g in gives])
+                        out.extend([TRADE_GIVE[k][g + 1] for g in mine])
                     else:
-                        out.append(TRADE_CARD[k])
-            elif k == HEART:
-                takes = self._takes(p)
-                if takes and gives:
-                    out.extend(mv("play", name, COLOURS[t], 0, g) for t in takes for g in gives)
+                        add(TRADE_CARD[k])
+            elif KIND_TYPE[k] != TEXT:  # a white joker moves any pawn not yet in 7th Heaven
+                if live:
+                    on = PLAY_ON[k]
+                    out.extend([on[c2] for c2 in live])
                 else:
-                    out.append(PLAY_CARD[k])
+                    add(PLAY_CARD[k])
+            elif k == HEART:
+                takes = [t for t in live if holder[t] != p]
+                if takes and pairs and mine:
+                    out.extend([HEART_ON[t][g + 1] for t in takes for g in mine])
+                elif takes and not pairs:
+                    out.extend([HEART_ON[t][0] for t in takes])
+                else:
+                    add(HEART_BARE)
             elif k == MUSHROOM:
                 most = min(MUSHROOM_MAX, len(self.deck))
-                if most:
-                    out.extend(mv("play", name, "", n) for n in range(1, most + 1))
-                else:
-                    out.append(mv("play", name, "", 0))  # an empty deck: the mushroom brings nothing
+                out.extend(MUSHROOM_TAKE[1:most + 1] if most else MUSHROOM_TAKE[:1])  # an empty deck brings nothing
             elif k == FOOT:
                 leaders = self._front()
                 if leaders:
-                    out.extend(mv("play", name, COLOURS[c2], n) for c2 in leaders for n in range(1, FOOT_MAX + 1))
+                    out.extend([FOOT_ON[c2][n] for c2 in leaders for n in range(1, FOOT_MAX + 1)])
                 else:
-                    out.append(mv("play", name, "", 1))
+                    add(FOOT_BARE)
             elif k == FINGER:
-                mine = [COLOURS[c2] for c2 in self.partners_of(p) if pos[c2] < length]
                 if mine:
-                    out.extend(mv("play", name, col) for col in mine)
+                    out.extend([FINGER_ON[c2] for c2 in mine])
                 else:
-                    out.append(mv("play", name))
+                    add(FINGER_BARE)
             else:  # three cards, pepper pot, snail, cloud: no choice
-                out.append(PLAY_CARD[k])
+                add(PLAY_CARD[k])
         return out
 
     def _front(self) -> list[int]:
@@ -403,9 +408,20 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         m: SeventhHeavenMove = move  # type: ignore[assignment]
         self._legal = None
         self.opening = False  # the first move of a game is always the opening play
-        p = self.current_player
-        assert p is not None
-        if m.verb == "discard":
+        p = self.discard_queue[0] if self.phase == DISCARD else self.turn
+        verb = m.verb
+        if verb == "play" or verb == "trade":
+            k = KIND[m.card]
+            self.hands[p].remove(k)
+            self.discard.append(k)
+            if verb == "trade":
+                self._swap(p, KIND_COLOUR[k], m.give)
+            else:
+                self._effect(p, k, m)
+            if self.phase == PLAY:
+                self._end_turn()
+            return
+        if verb == "discard":
             k = KIND[m.card]
             self.hands[p].remove(k)
             self.discard.append(k)
@@ -415,33 +431,25 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
                 self.discard_queue.pop(0)
                 self._next_discarder()
             return
-        if m.verb in ("swap", "keep"):
-            if m.verb == "swap":
-                self._swap(p, COLOUR_INDEX[m.colour], m.give)
-            self.phase = PLAY
-            self.swap_space = 0
-            self._end_turn()
-            return
-        k = KIND[m.card]
-        self.hands[p].remove(k)
-        self.discard.append(k)
-        if m.verb == "trade":
-            self._swap(p, KIND_COLOUR[k], m.give)
-        else:
-            self._effect(p, k, m)
-        if self.phase == PLAY:
-            self._end_turn()
+        # swap or keep, after landing on a swap space
+        if verb == "swap":
+            self._swap(p, COLOUR_INDEX[m.colour], m.give)
+        self.phase = PLAY
+        self.swap_space = 0
+        self._end_turn()
 
     def _effect(self, p: int, k: int, m: SeventhHeavenMove) -> None:
         """Carry out a played sympathy card."""
         kind_type = KIND_TYPE[k]
         pos, length = self.pos, self.length
         if kind_type != TEXT:
-            c = KIND_COLOUR[k] if KIND_COLOUR[k] != WHITE else COLOUR_INDEX.get(m.colour, -1)
+            c = KIND_COLOUR[k]
+            if c == WHITE:
+                c = COLOUR_INDEX.get(m.colour, -1)
             if c < 0 or pos[c] >= length:
                 return  # a card for a pawn in 7th Heaven has no significance
             if kind_type == NUM:
-                self._move([c], pos[c] + KIND_VALUE[k])
+                self._move((c,), pos[c] + KIND_VALUE[k])
             else:
                 target = self._next_ahead(pos[c])
                 if target is not None:
@@ -473,25 +481,27 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
             if target is not None:
                 self._move([c], target)
 
-    def _move(self, colours: list[int], target: int) -> None:
+    def _move(self, colours: Sequence[int], target: int) -> None:
         """Move pawns (all on one space) to `target`, then carry out the space they land on."""
-        target = max(START, min(self.length, target))  # never behind the start; surplus points are lost
-        if target == self.pos[colours[0]]:
+        pos, length, board = self.pos, self.length, self.board
+        # never behind the start; surplus points are lost
+        target = length if target > length else START if target < START else target
+        if target == pos[colours[0]]:
             return
         for c in colours:
-            self.pos[c] = target
-        if target >= self.length:
+            pos[c] = target
+        if target >= length:
             self._arrive(colours)
-        elif target in self.board.jumps:
+        elif target in board.jumps:
             for c in colours:
-                self.pos[c] = self.board.jumps[target]  # moves made by a special space trigger nothing further
-        elif target in self.board.must_swap or target in self.board.may_swap:
+                pos[c] = board.jumps[target]  # moves made by a special space trigger nothing further
+        elif target in board.must_swap or target in board.may_swap:
             p = self.turn
             if self._takes(p) and self._gives(p):
                 self.phase = SWAP
                 self.swap_space = target
 
-    def _arrive(self, colours: list[int]) -> None:
+    def _arrive(self, colours: Sequence[int]) -> None:
         """Pawns reach 7th Heaven: their card holders are placed (who moved them does not matter)."""
         self.arrivals.append(list(colours))
         group: list[int] = []
@@ -513,7 +523,7 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         if self.pairs:
             mine = COLOUR_INDEX[give]
         else:
-            mine = self.partners_of(p)[0]
+            mine = self.holder.index(p)  # his one partner card
         self.exchanges.append((p, take, mine, self.holder[take]))
         self.holder[mine] = self.holder[take]
         self.holder[take] = p
@@ -547,20 +557,20 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
             self.phase = OVER
             self.end_reason = "seventh-heaven"
             return
-        n = self.num_players
+        n, hands = self.num_players, self.hands
         for step in range(1, n + 1):
             q = (p + step) % n
-            if self.hands[q] and not self.finished(q):
+            if hands[q] and not self.finished(q):
                 self.turn = q
                 return
         self.phase = OVER  # nobody can play any more: the last sympathy card has been played
         self.end_reason = "cards-out"
 
     def _decided(self) -> bool:
+        if not self.placed:
+            return False  # nobody has a partner in 7th Heaven yet
         if self.pairs:
             return bool(self.complete)
-        if not self.placed:
-            return False
         if self.stop_at_winner or not self.options["play_for_places"]:
             return True
         unplaced = self.num_players - sum(len(g) for g in self.placed)
@@ -570,11 +580,19 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
     def _rank_key(self, p: int) -> tuple[int, int, int]:
         """Smaller is better: both partners in (2-3 players), order of reaching 7th Heaven, nearest pawn."""
         done = 0 if p in self.complete else 1
-        order = next((i for i, g in enumerate(self.placed) if p in g), len(self.placed) + 1)
-        near = max((self.pos[c] for c in self.partners_of(p)), default=-1)
-        if order <= len(self.placed) - 1:
-            near = 0  # placed players are ordered by arrival alone
-        return (done, order, -near)
+        for order, group in enumerate(self.placed):
+            if p in group:
+                return (done, order, 0)  # placed players are ordered by arrival alone
+        near = max([q for q, h in zip(self.pos, self.holder, strict=True) if h == p], default=-1)
+        return (done, len(self.placed) + 1, -near)
+
+    def win_shares(self) -> list[float]:
+        """The winners of `result()` share the win, worked out without the rest of the result (the search reads
+        this after every playout)."""
+        keys = [self._rank_key(p) for p in range(self.num_players)]
+        best = min(keys)
+        share = 1.0 / keys.count(best)
+        return [share if key == best else 0.0 for key in keys]
 
     def result(self) -> dict[str, Any]:
         keys = [self._rank_key(p) for p in range(self.num_players)]
@@ -701,6 +719,13 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
 
     # --- copies and saving --------------------------------------------------------------------------------
     def clone(self) -> Self:
+        new = self._copy()
+        new.rng = random.Random.__new__(random.Random)  # not seeded: its state is set at once
+        new.rng.setstate(self.rng.getstate())
+        return new
+
+    def _copy(self) -> Self:
+        """A copy that still shares the random generator (`clone` gives it its own; re-dealt copies a new one)."""
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new.pos = self.pos[:]
@@ -715,8 +740,6 @@ class SeventhHeavenState(SeventhHeavenSearch, GameState):
         new.exchanges = self.exchanges[:]
         new.history = self.history[:]
         new.options = dict(self.options)
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
         new._legal = None
         return new
 

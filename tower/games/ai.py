@@ -209,11 +209,7 @@ class MCTSAgent:
 
     def _rollout(self, node: _Node, sim: GameState) -> None:
         """Play out from `sim` (the position at `node`) and count the result on the path back to the root."""
-        depth = 0
-        limit = self.rollout_limit if self.rollout_limit is not None else sim.rollout_depth
-        while not sim.is_over and depth < limit:
-            _play(sim, sim.rollout_move(self.rng))
-            depth += 1
+        sim.playout(self.rng, self.rollout_limit if self.rollout_limit is not None else sim.rollout_depth)
         rewards = sim.rewards()
         n: _Node | None = node
         while n is not None:
