@@ -64,7 +64,7 @@ class ClimbersState(GameState):
     # the levels people choose by name: iteration caps at what 0.1 s and 1 s allow on one core; the strong level
     # widens its tree progressively and keeps it across the three decisions of a turn (docs/ai.md)
     ai_levels: ClassVar[dict[str, str]] = {"easy": "greedy", "normal": "mcts:time=0.1,iters=20",
-                                           "strong": "mcts:time=1,iters=40,widen=1,reuse=1"}
+                                           "strong": "mcts:time=1,iters=200,widen=1,reuse=1"}
     move_type = ClimbersMove
     min_players = 2
     max_players = 5
