@@ -11,9 +11,9 @@ from tower.app.lab.controller import (
     LabController,
     default_faces,
     kind_sizes,
-    placement_edit,
     top_colours,
 )
+from tower.app.lab.refusals import placement_edit
 from tower.climbers.blocks import COLOURS, TOP, colouring_problem, kind_of
 from tower.climbers.build import Block, Build, build_to_json, parse_build
 from tower.climbers.setup import random_start_tower

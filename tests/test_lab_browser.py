@@ -282,7 +282,8 @@ def test_the_page_reads_the_refusals_answer_as_the_controller_judges_every_place
     ones; `elsewhere` where the footprint touches no block and no figure: placement.js `refusal`, `touches`): at
     every placement it offers round a build with figures, for a new block and for a block moved from under
     another (refused anywhere on the bare table), it says what the edit there gets from the controller."""
-    from tower.app.lab.controller import LabController, placement_edit
+    from tower.app.lab.controller import LabController
+    from tower.app.lab.refusals import placement_edit
     from tower.app.serve.client import Client
     from tower.climbers.build import parse_build
     from viewer.placement import BlockPlacements, Shape, column_heights

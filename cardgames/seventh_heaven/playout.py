@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any
 
 from cardgames.seventh_heaven.board import COLOUR_INDEX, START
 from cardgames.seventh_heaven.cards import (
@@ -57,8 +57,9 @@ from cardgames.seventh_heaven.moves import (
     SeventhHeavenMove,
 )
 
-if TYPE_CHECKING:
-    from cardgames.seventh_heaven.state import SeventhHeavenState
+#: the state a playout runs on, a `SeventhHeavenState`: not imported, as state.py imports this module (through
+#: search.py) and the package has no import cycles, not even for type checking
+SeventhHeavenState = Any
 
 ROLLOUT_RANDOM = 0.25  # share of random moves in search playouts (the rest follow a quick estimate)
 

@@ -118,15 +118,6 @@ def kind_sizes(kind_name: str) -> list[Size]:
     return list(dict.fromkeys(s for s, _ in orientations(kind.dims, DEFAULT_COLOURING)))
 
 
-def placement_edit(block: str, kind: str, shape: Any, origin: Sequence[int]) -> dict[str, Any]:
-    """The edit that puts the block in hand at a placement (`viewer.placement.Shape` `shape`, corner `origin`):
-    a new block of `kind` ("new") as the shape lies, or block `block` moved there."""
-    if block != "new":
-        return {"op": "move", "block": block, "origin": list(origin)}
-    return {"op": "add", "kind": kind, "origin": list(origin), "size": list(shape.size),
-            "faces": dict(zip(FACES, shape.faces, strict=True))}
-
-
 def _faces_of(value: Any, size: Size) -> Colouring:
     """A `faces` object ({"+x": colour, ...}) checked against the pairs rule for a block of `size`."""
     if not isinstance(value, dict) or set(value) != set(FACES):
@@ -560,7 +551,7 @@ class LabController:
         (`tower.app.lab.refusals.refusals`: `{"refused": {placement text: "rule: words"}, "elsewhere": [...]}`)."""
         from tower.app.lab.refusals import refusals
 
-        return refusals(self, block, shapes, area, kind)
+        return refusals(self, block, shapes, area, kind, TABLE_HALF)
 
     # --- keeping an edit -------------------------------------------------------------------------------------------
     def _check_limits(self, build: Build, only: Block | None = None) -> None:

@@ -12,8 +12,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tower.climbers.blocks import FACES
 
-def refusals(ctl: Any, block: str, shapes: Sequence[Any], area: Sequence[int], kind: str = "") -> dict[str, Any]:
+
+def placement_edit(block: str, kind: str, shape: Any, origin: Sequence[int]) -> dict[str, Any]:
+    """The edit that puts the block in hand at a placement (`viewer.placement.Shape` `shape`, corner `origin`):
+    a new block of `kind` ("new") as the shape lies, or block `block` moved there."""
+    if block != "new":
+        return {"op": "move", "block": block, "origin": list(origin)}
+    return {"op": "add", "kind": kind, "origin": list(origin), "size": list(shape.size),
+            "faces": dict(zip(FACES, shape.faces, strict=True))}
+
+
+def refusals(ctl: Any, block: str, shapes: Sequence[Any], area: Sequence[int], kind: str,
+             table_half: int) -> dict[str, Any]:
     """Where the rules would refuse the block in hand (controller `ctl`, a `LabController`), over the placements
     the lab's pointing offers (`viewer.placement.BlockPlacements.resting` over `area`, the block lifted out):
     `{"refused": {placement text: "rule: words"}, "elsewhere": ["rule: words" | None per shape]}`. `block` is "new"
@@ -25,14 +37,14 @@ def refusals(ctl: Any, block: str, shapes: Sequence[Any], area: Sequence[int], k
     that touches nothing rests on the bare table and is judged alike anywhere (a kind the build has all of, a move
     that leaves the block above unsupported): `elsewhere[k]` is that judgement for shape k, made once on the
     area's first such placement (None: allowed, or the area has none). The work and the answer are bounded by the
-    build, not by the area (`BlockPlacements.refusal` reads it back)."""
-    from tower.app.lab.controller import TABLE_HALF, placement_edit
+    build, not by the area (`BlockPlacements.refusal` reads it back). `table_half`: the half width of the lab's
+    table, in grid units."""
     from viewer.placement import BlockPlacements, alone_corner, column_heights
 
     moving = None if block == "new" else ctl.block(block)
     heights = column_heights(ctl.build.blocks, None if moving is None else block)
     figures = {(f.cell[0], f.cell[1]) for f in ctl.build.figures}
-    near = BlockPlacements.resting(block, shapes, heights, area, -TABLE_HALF, 2 * TABLE_HALF, figures,
+    near = BlockPlacements.resting(block, shapes, heights, area, -table_half, 2 * table_half, figures,
                                    touching=True)
 
     def judge(shape: Any, origin: tuple[int, int, int]) -> str | None:
