@@ -3,15 +3,13 @@ benchmarks), and matches of two AIs with the seats rotated (`bench_levels.py`)."
 
 from __future__ import annotations
 
-import math
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from tower.app.batch import wilson
 from tower.games import new_game
 from tower.games.ai import make_agent
-
-Z95 = 1.959964
 
 
 def seat_game(game: str, players: int, game_seed: int, seat: int, spec: str) -> tuple[float, float, int]:
@@ -64,16 +62,6 @@ def play_seats(job: tuple[str, tuple[str, ...], int]) -> Played:
             cpu[p].append(time.process_time() - c)
         state.apply(move)
     return Played(state.win_shares(), slowest, cpu, len(state.history))
-
-
-def wilson(successes: float, n: int) -> tuple[float, float]:
-    """Wilson 95 % interval of a rate (a game's fractional share counts as a fraction of a success)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + Z95 * Z95 / (2 * n)) / (1 + Z95 * Z95 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / (1 + Z95 * Z95 / n)
-    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 @dataclass
