@@ -155,13 +155,8 @@ class MCTSAgent:
         # selection: descend while every legal move here has a child
         while not sim.is_over:
             legal = _candidates(sim)
-            for m in legal:
-                child = node.children.get(m)
-                if child is not None:
-                    child.available += 1
-            untried = [m for m in legal if m not in node.children]
-            if untried and (self.widen is None or len(legal) == len(untried)
-                            or len(node.children) < self.widen * math.sqrt(node.visits + 1)):
+            untried = self._to_expand(node, legal)
+            if untried:
                 move = self._pick_untried(sim, untried)
                 player = sim.current_player
                 _play(sim, move)
@@ -169,10 +164,7 @@ class MCTSAgent:
                 node.children[move] = child
                 node = child
                 break
-            node = max(
-                (node.children[m] for m in legal if m in node.children),  # widening leaves some untried
-                key=lambda c: c.total / c.visits + self._c * math.sqrt(math.log(max(1, c.available)) / c.visits),
-            )
+            node = self._best_child(node, legal)
             _play(sim, node.move)  # type: ignore[arg-type]
         self._rollout(node, sim)
 
@@ -188,13 +180,8 @@ class MCTSAgent:
             if node.moves is None:
                 node.moves = _candidates(here)
             legal = node.moves
-            for m in legal:
-                child = node.children.get(m)
-                if child is not None:
-                    child.available += 1
-            untried = [m for m in legal if m not in node.children]
-            if untried and (self.widen is None or len(legal) == len(untried)
-                            or len(node.children) < self.widen * math.sqrt(node.visits + 1)):
+            untried = self._to_expand(node, legal)
+            if untried:
                 move = self._pick_untried(here, untried)
                 sim = here.clone()
                 _play(sim, move)
@@ -202,10 +189,28 @@ class MCTSAgent:
                 node.children[move] = child
                 self._rollout(child, sim.clone())
                 return
-            node = max(
-                (node.children[m] for m in legal if m in node.children),
-                key=lambda c: c.total / c.visits + self._c * math.sqrt(math.log(max(1, c.available)) / c.visits),
-            )
+            node = self._best_child(node, legal)
+
+    def _to_expand(self, node: _Node, legal: list[Move]) -> list[Move]:
+        """Count one more chance for each child whose move is legal here, and return the untried moves if the node
+        should grow a child now (every move untried, no widening, or widening allows one more); else []."""
+        for m in legal:
+            child = node.children.get(m)
+            if child is not None:
+                child.available += 1
+        untried = [m for m in legal if m not in node.children]
+        if untried and (self.widen is None or len(legal) == len(untried)
+                        or len(node.children) < self.widen * math.sqrt(node.visits + 1)):
+            return untried
+        return []
+
+    def _best_child(self, node: _Node, legal: list[Move]) -> _Node:
+        """The child of the legal moves tried so far (widening leaves some untried) with the best UCT value,
+        counting only the visits in which its move was available."""
+        return max(
+            (node.children[m] for m in legal if m in node.children),
+            key=lambda c: c.total / c.visits + self._c * math.sqrt(math.log(max(1, c.available)) / c.visits),
+        )
 
     def _rollout(self, node: _Node, sim: GameState) -> None:
         """Play out from `sim` (the position at `node`) and count the result on the path back to the root."""
