@@ -75,9 +75,9 @@ def load() -> str:
 
 
 def run(game: str, a: str, b: str, layout: dict[str, list[str]], games: int, jobs: int, seed: int,
-        no_clock: bool = False) -> None:
+        no_clock: bool = False, progress: bool = False) -> None:
     specs = (untimed(game, a), untimed(game, b)) if no_clock else (a, b)
-    result = match(game, *specs, layout[game], games, first_seed=seed, jobs=jobs)
+    result = match(game, *specs, layout[game], games, first_seed=seed, jobs=jobs, progress=progress)
     print(f"  {game}: {result.line()}  [{load()}]" + (f" (untimed: {a} = {specs[0]}, {b} = {specs[1]})"
                                                      if no_clock else ""), flush=True)
 
@@ -105,13 +105,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=96, help="games a match (a multiple of 6 rotates every layout)")
     ap.add_argument("--jobs", type=int, default=1, help="games at once (a time-limited AI wants a core each)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first deal")
+    ap.add_argument("--progress", action="store_true", help="a line after each game of --match")
     ap.add_argument("--untimed", action="store_true", help="iteration caps only, no time limits (load-proof)")
     args = ap.parse_args(argv)
     games = args.game or list(game_names())
     start = time.perf_counter()
     if args.match:
         game, a, b = args.match
-        run(game, a, b, H2H if args.layout == "h2h" else TABLE, args.games, args.jobs, args.seed, args.untimed)
+        run(game, a, b, H2H if args.layout == "h2h" else TABLE, args.games, args.jobs, args.seed, args.untimed,
+            args.progress)
     if args.table:
         print("the normal level (0.1 s a move) against greedy, seats rotated:", flush=True)
         for game in games:

@@ -120,7 +120,8 @@ def match(game: str, a: str, b: str, patterns: list[str], games: int, first_seed
                 cpu[side] += times
             lengths.append(game_played.length)
             if progress:
-                print(f"    {i + 1}/{games}: {a} {100 * share / (i + 1):.1f} %", flush=True)
+                print(f"    {i + 1}/{games}: {a} {100 * share / (i + 1):.1f} % so far, "
+                      f"{time.perf_counter() - start:.0f} s", flush=True)
     lengths.sort()
     parity = sum(p.count("A") for p in patterns) / sum(len(p) for p in patterns)
     return MatchResult(a, b, games, share, parity, slow["A"], slow["B"], cpu["A"], cpu["B"],
