@@ -156,7 +156,8 @@ def test_a_job_whose_client_went_away_is_stopped(server):
     sock.sendall(f"GET /api/lab/{lab['id']}/removal HTTP/1.1\r\nHost: x\r\n\r\n".encode())
     heavy = server.runner.app[_labs_key()].jobs.heavy
     deadline = time.monotonic() + 30
-    while not heavy.clients and time.monotonic() < deadline:
+    # the job is the client's from the moment it queues; its worker process starts a moment later
+    while not (heavy.clients and heavy.pids()) and time.monotonic() < deadline:
         time.sleep(0.05)
     pids = set(heavy.pids())
     assert heavy.clients and pids  # the map is being worked out
