@@ -1,6 +1,6 @@
 """A game of In 7th Heaven, in the rule text's order: set-up (partner cards face up, twelve sympathy cards each),
 the opening play, a turn (a card moves a pawn or exchanges a partner card), the special spaces, 7th Heaven and the
-next places, the end when the cards run out, the 2-3 player rules and the eight text cards; then the result, what
+next places, the end when the cards run out, the 2-3 player rules and the eight text cards; then the result and
 saving.
 
 The board is in board.py, the cards in cards.py, the move texts in moves.py, the AI players' hooks in search.py,
