@@ -93,17 +93,3 @@ def test_the_search_keeps_positions_in_its_tree_where_nothing_is_hidden():
         blind = state.clone()
         blind.perfect_information = False  # the information-set path: a copy of the root every iteration
         assert kept.choose(state.clone()) == replayed.choose(blind)
-
-
-def test_a_search_evaluation_is_named_by_the_game_that_offers_it():
-    partners = game_class("partners")
-    agent = make_agent("mcts:eval=danger,iters=30", seed=1, game=partners)
-    assert isinstance(agent, MCTSAgent) and agent.evaluation == "danger"
-    assert agent.choose(new_game("partners", seed=2)) in new_game("partners", seed=2).legal_moves()
-    # a game without it says so at once where it knows the game, and at the first move where it does not
-    with pytest.raises(BadInput, match="climbers has no search evaluation 'danger'"):
-        make_agent("mcts:eval=danger", game=game_class("climbers"))
-    with pytest.raises(BadInput, match="--players: .*has no search evaluation 'nope'"):
-        parse_players("human,mcts:eval=nope", "partners")
-    with pytest.raises(BadInput, match="no search evaluation 'danger'"):
-        make_agent("mcts:eval=danger").choose(new_game("climbers", seed=1))

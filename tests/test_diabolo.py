@@ -325,31 +325,6 @@ def test_search_rewards_are_exact_shares_at_the_end_and_chances_to_win_before():
     assert 0.0 < chances[3] and chances[0] < 1.0  # three rounds are still to come: nothing is settled
 
 
-def test_the_infer_evaluation_reads_the_others_placements(monkeypatch):
-    import cardgames.diabolo.search as search
-
-    state = DiaboloState(4, 3)
-    rng = random.Random(2)
-    for _ in range(8):  # player 0 to move: the other hands are all of one size
-        state.apply(rng.choice(state.legal_moves()))
-    assert state.round == 0 and any(any(x) for x in state.leans)
-    # with the placements weighing nothing it is the even share of the unseen cards
-    monkeypatch.setattr(search, "INFER_EVAL_WEIGHT", 0.0)
-    assert state._inferred_others(0) == pytest.approx(state._estimates(0)[0])
-    monkeypatch.undo()
-    # a player who put a colour on its angel side is expected to hold more of it
-    state.leans = [[0] * 5 for _ in range(4)]
-    before = state._inferred_others(2)
-    state.leans[2][COLOUR_INDEX["green"]] = 6
-    green = COLOUR_INDEX["green"]
-    even, inferred = state._estimates(0)[0], state._inferred_others(0)
-    assert inferred[green] > even[green]
-    # player 2 knows his own hand: the others' placements (none) are all he reads
-    assert state._inferred_others(2) == before
-    chances = state.named_rewards("infer")
-    assert sum(chances) == pytest.approx(1.0) and chances != state.rewards()
-
-
 # --- moves as values ------------------------------------------------------------------------------------------
 def test_move_texts_and_json_round_trip():
     for text in ("place red 5 angel", "place blue 1 devil", "discard green 3", "double yes", "double no"):

@@ -666,26 +666,3 @@ def test_the_search_reward_is_the_win_at_the_end_and_a_graded_team_margin_before
     play(small, "2 y1")
     play(s, "5 y1")  # sends r1 back to its base
     assert before[YELLOW] < small.rewards()[YELLOW] < s.rewards()[YELLOW] < 1.0
-
-
-def test_danger_evaluation_counts_pawns_an_opponent_can_land_on():
-    # red's pawn 5 spaces behind yellow's: a 5 (or a 7) in red's hand sends yellow's pawn home
-    s = table(["2"], {"y1": space(YELLOW, 20), "r1": space(YELLOW, 15)})
-    s.hands[RED] = ["9", "9", "9", "9"]  # the sizes count, not the cards: nobody knows them
-    exposed = s.exposure()
-    assert exposed[0] > 0 and exposed[1] == 0  # red's pawn is ahead of nothing yellow's team has behind it
-    # 19 spaces behind: no card reaches it (nor the partner's pawn 16 ahead of red's); the partner's pawn just
-    # behind is no danger either
-    s.loc[parse_pawn("r1")] = space(YELLOW, 1)
-    s.loc[parse_pawn("b1")] = space(YELLOW, 17)
-    assert s.exposure() == [0.0, 0.0]
-    # the back-4 of a pawn four spaces ahead
-    s.loc[parse_pawn("r1")] = space(YELLOW, 24)
-    assert s.exposure()[0] > 0
-    # a fuller hand is likelier to hold the card
-    s.loc[parse_pawn("r1")] = space(YELLOW, 15)
-    s.hands[RED] = ["9"]
-    assert s.exposure()[0] < exposed[0]
-    # the danger evaluation ranks a team lower when its pawn stands exposed, all else equal
-    plain, danger = s.rewards(), s.named_rewards("danger")
-    assert danger[YELLOW] < plain[YELLOW] and danger[RED] > plain[RED]

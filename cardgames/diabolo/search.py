@@ -35,8 +35,6 @@ DOUBLER_RESERVE = 3.0  # points a still-unused doubler is worth while later ange
 # how strongly a search re-deal believes the others' placements: an unseen card of a colour goes to a player's
 # hand with weight exp(INFER_WEIGHT x that player's lean in the colour this round), the pile with weight 1
 INFER_WEIGHT = 0.7
-INFER_EVAL_WEIGHT = 0.2  # the `infer` evaluation's belief in the placements (weaker than the re-deals': docs/diabolo.md)
-SINKHORN_PASSES = 4  # passes that fit the expected cards per hand and colour to the counts (the `infer` evaluation)
 ROUND_SPREAD = 9.0  # spread (standard deviation) of one player's points in a round: search copies stop at
 #                     the round's end and draw the later rounds' points from a normal distribution this wide
 
@@ -190,14 +188,7 @@ class DiaboloSearch:
     # the levels people choose by name: iteration caps at what 0.1 s and 1 s allow on one core (docs/ai.md)
     ai_levels = {"easy": "greedy", "normal": "mcts:time=0.1,iters=780", "strong": "mcts:time=1,iters=7800"}
 
-    search_evaluations = ("infer",)
-
-    def named_rewards(self, evaluation: str) -> list[float]:
-        """`infer`: `rewards()` with each player's estimate of the others' hands read from their placements this
-        round, as the re-deals are (`_inferred_others`), instead of an even share of the unseen cards."""
-        return self.rewards(infer=True)
-
-    def rewards(self, infer: bool = False) -> list[float]:
+    def rewards(self) -> list[float]:
         """The search's graded reward: each player's chance to win, from the scores plus the projected rows
         (`heuristic`) and a normal spread of ROUND_SPREAD per round still to come. Exact shares once the game is
         really over. A chance instead of one drawn winner keeps the search's signal from drowning in noise."""
@@ -210,16 +201,16 @@ class DiaboloSearch:
         elif self.phase == DOUBLE:
             values = [self.heuristic(p) for p in range(n)]
         else:
-            values = [self.scores[p] + self._own_view_value(p, infer) for p in range(n)]
+            values = [self.scores[p] + self._own_view_value(p) for p in range(n)]
         scale = 2.0 * ROUND_SPREAD * math.sqrt(left)  # Phi(d / (sqrt 2 sigma)) = (1 + erf(d / 2 sigma)) / 2
         chances = [math.prod(0.5 * (1.0 + math.erf((values[p] - values[q]) / scale)) for q in range(n) if q != p)
                    for p in range(n)]
         total = sum(chances)
         return [x / total for x in chances]
 
-    def _own_view_value(self, player: int, infer: bool = False) -> float:
+    def _own_view_value(self, player: int) -> float:
         """The greedy estimate of this round's open rows for `player`, from `player`'s own view only."""
-        others = self._inferred_others(player) if infer else self._estimates(player)[0]
+        others, _ = self._estimates(player)
         mine = self.colour_sums(player)
         total = 0.0
         for c in range(len(COLOURS)):
@@ -274,57 +265,6 @@ class DiaboloSearch:
         others = sum(map(len, self.hands)) - len(self.hands[player])
         share = others / max(1, others + len(self.deck))
         return [max(0.0, u) * share / (n - 1) for u in unseen], share
-
-    def _inferred_others(self, player: int) -> list[float]:
-        """Like `_estimates`' first answer, from the re-deals' model of the hidden cards instead of an even share:
-        the expected count of each colour in each other hand and the pile, weighted exp(INFER_EVAL_WEIGHT x lean)
-        as a re-deal weighs a card, then scaled (a few Sinkhorn passes) until each hand holds as many cards as it does
-        and each colour as many as are unseen. Shown cards count as their holder's. The one number per colour
-        stands for the others as `_colour_value` reads it: the mean, moved towards the likeliest holder so that
-        1.6 x it is the mean's 1.6 plus the leader's excess (with even weights: `_estimates`' answer)."""
-        n, colours = self.num_players, len(COLOURS)
-        mass = [float(self.colour_total)] * colours
-        count = [float(len(self.values))] * colours  # type: ignore[attr-defined]
-        for k in self.hands[player]:
-            mass[KIND_COLOUR[k]] -= KIND_VALUE[k]
-            count[KIND_COLOUR[k]] -= 1
-        for c in range(colours):
-            for side in self.rows[c]:
-                mass[c] -= sum(side)
-                count[c] -= len(side)
-        for k in self.discards:
-            mass[KIND_COLOUR[k]] -= KIND_VALUE[k]
-            count[KIND_COLOUR[k]] -= 1
-        others = [q for q in range(n) if q != player]
-        known = {q: [0.0] * colours for q in others}
-        rooms: list[float] = []
-        for q in others:
-            for k in self.shown[q]:
-                known[q][KIND_COLOUR[k]] += KIND_VALUE[k]
-                mass[KIND_COLOUR[k]] -= KIND_VALUE[k]
-                count[KIND_COLOUR[k]] -= 1
-            rooms.append(float(len(self.hands[q]) - len(self.shown[q])))
-        rooms.append(float(len(self.deck)))  # the pile, weight 1
-        grid = [[math.exp(INFER_EVAL_WEIGHT * self.leans[q][c]) for c in range(colours)] for q in others]
-        grid.append([1.0] * colours)
-        for _ in range(SINKHORN_PASSES):
-            for c in range(colours):
-                total = sum(row[c] for row in grid)
-                if total > 0:
-                    for row in grid:
-                        row[c] *= max(0.0, count[c]) / total
-            for row, room in zip(grid, rooms, strict=True):
-                total = sum(row)
-                if total > 0:
-                    for c in range(colours):
-                        row[c] *= room / total
-        out = []
-        for c in range(colours):
-            mean_value = mass[c] / count[c] if count[c] > 0 else 0.0
-            sums = [known[q][c] + grid[i][c] * mean_value for i, q in enumerate(others)]
-            mean = sum(sums) / len(sums)
-            out.append(mean + (max(sums) - mean) / 1.6)
-        return out
 
     def _colour_value(self, mine: int, lean: float, other: float, n: int) -> float:
         """Expected points from one colour: mine if my sum is likely the highest, minus the others' share."""

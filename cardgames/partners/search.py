@@ -11,9 +11,9 @@ import math
 import random
 from typing import TYPE_CHECKING, Self
 
-from cardgames.partners.cards import CARD_OF_STEPS, CARD_ORDER, LEAVE_CARDS, SEVEN
+from cardgames.partners.cards import CARD_ORDER, LEAVE_CARDS
 from cardgames.partners.moves import PartnersMove, play_card
-from cardgames.partners.track import BASE, FINISH, PAWNS_PER_PLAYER, SECTION
+from cardgames.partners.track import BASE, FINISH, PAWNS_PER_PLAYER
 
 if TYPE_CHECKING:
     from cardgames.partners.track import Track
@@ -26,16 +26,6 @@ REWARD_GAIN = 10.0
 #: how much a card is worth keeping (rough, for the exchange)
 KEEP = {"H": 3, "1": 5, "2": 2, "3": 2, "4": 6, "5": 3, "6": 3, "7": 7, "8": 5, "9": 4, "10": 4, "12": 4,
         "13": 6, "S": 6}
-
-# the `danger` evaluation (eval=danger): a pawn on a counted space that an opponent's pawn could land on with
-# one card is worth its progress times one minus the chance it is hit before its owner moves on
-DANGER_WEIGHT = 1.0
-CARD_SHARE = 8 / 110  # one card kind's share of the standard deck
-#: step count d -> how many card kinds land a pawn d spaces ahead (the 7 reaches any count up to 7 in one part)
-_KINDS_AT = [0] + [(d in CARD_OF_STEPS) + (d <= SEVEN) for d in range(1, 15)]
-#: cards in a hand -> step count -> chance that a hand of that many unseen cards holds a card landing that far
-_HIT = [[1.0 - (1.0 - k * CARD_SHARE) ** h for k in _KINDS_AT] for h in range(7)]
-_BACK4 = [1.0 - (1.0 - CARD_SHARE) ** h for h in range(7)]
 
 #: table size -> pawn -> location + 1 -> progress (made once per table size)
 _PROGRESS_TABLES: dict[int, list[list[float]]] = {}
@@ -155,63 +145,6 @@ class PartnersSearch:
         if self.phase == "over":
             return self.win_shares()
         return [0.5 + 0.5 * math.tanh(REWARD_GAIN * self.heuristic(p)) for p in range(self.num_players)]
-
-    search_evaluations = ("danger",)
-
-    def named_rewards(self, evaluation: str) -> list[float]:
-        """`danger`: the graded reward of `rewards()` with each team's progress lessened by what its exposed pawns
-        are likely to lose to the opponents' next cards (`exposure`)."""
-        if self.phase == "over":
-            return self.win_shares()
-        n = self.num_players
-        half = n // 2
-        lost = self.exposure()
-        scale = 2 * PAWNS_PER_PLAYER * (self.board.size + 40)
-        out = []
-        for p in range(n):
-            team = p % half
-            worst = max(lost[t] for t in range(half) if t != team)
-            h = self.heuristic(p) - DANGER_WEIGHT * (lost[team] - worst) / scale
-            out.append(0.5 + 0.5 * math.tanh(REWARD_GAIN * h))
-        return out
-
-    def exposure(self) -> list[float]:
-        """Per team: the progress its pawns on counted spaces are expected to lose to one card of each opponent
-        (a pawn d spaces behind, d in reach of a card; the back-4 from 4 spaces ahead; hands of unseen cards)."""
-        board = self.board
-        t, n = board.size, self.num_players
-        half = n // 2
-        loc = self.loc
-        table = self._progress_table()
-        sizes = [len(h) for h in self.hands]
-        if not any(sizes):
-            sizes = [4] * n  # between deals: the next hands
-        # every pawn that can hit, as (counted space it walks from, seat); a pawn on its home walks from the space
-        # before its seat's first one
-        movers = []
-        for i, w in enumerate(loc):
-            if w < 0 or w >= board.fin:
-                continue
-            seat = i // PAWNS_PER_PLAYER
-            movers.append(((w if w < t else SECTION * (w - t) - 1) % t, seat))
-        lost = [0.0] * half
-        for i, w in enumerate(loc):
-            if not 0 <= w < t:
-                continue
-            team = (i // PAWNS_PER_PLAYER) % half
-            safe = 1.0
-            for start, seat in movers:
-                if seat % half == team:
-                    continue
-                hit = _HIT[min(sizes[seat], 6)]
-                d = (w - start) % t
-                if 0 < d <= 14:
-                    safe *= 1.0 - hit[d]
-                elif d == t - 4:  # the back-4 of a pawn four spaces ahead
-                    safe *= 1.0 - _BACK4[min(sizes[seat], 6)]
-            if safe < 1.0:
-                lost[team] += (1.0 - safe) * table[i][w + 1]
-        return lost
 
     # --- choosing moves -----------------------------------------------------------------------------------------
     def greedy_score(self, move: PartnersMove, player: int) -> float:

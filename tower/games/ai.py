@@ -92,8 +92,7 @@ class MCTSAgent:
     `iterations` caps the work, `budget_s` the time; whichever comes first ends the search. `widen` (progressive
     widening): a node visited n times has at most `widen` x sqrt(n + 1) children, so the visits go to the first
     moves tried (in a focused search the best-scored) instead of one look at each; None expands every move first.
-    `evaluation`: a leaf value the game offers besides `rewards()` (its `search_evaluations`). `reuse`: where
-    nothing is hidden, the next decision starts from the part of this tree the game went down (in
+    `reuse`: where nothing is hidden, the next decision starts from the part of this tree the game went down (in
     The Climbers a turn is three decisions of one player, so most of the tree is still good).
     """
 
@@ -104,7 +103,6 @@ class MCTSAgent:
     rollout_limit: int | None = None  # None: the game's `rollout_depth`, else 200
     widen: float | None = None
     reuse: bool = False
-    evaluation: str | None = None  # None: the game's `rewards()`; else one of its `search_evaluations`
     name: str = "mcts"
     _kept: tuple[list[Move], _Node] | None = field(default=None, repr=False)
 
@@ -114,7 +112,6 @@ class MCTSAgent:
         moves = _candidates(state)
         if len(moves) == 1:
             return moves[0]
-        check_evaluation(type(state), self.evaluation)
         root = self._reused(state) or _Node(None, None, None)
         deadline = time.perf_counter() + self.budget_s
         # a game may tune its own search (measured per game); a setting given in the spec wins
@@ -218,7 +215,7 @@ class MCTSAgent:
     def _rollout(self, node: _Node, sim: GameState) -> None:
         """Play out from `sim` (the position at `node`) and count the result on the path back to the root."""
         sim.playout(self.rng, self.rollout_limit if self.rollout_limit is not None else sim.rollout_depth)
-        rewards = sim.rewards() if self.evaluation is None else sim.named_rewards(self.evaluation)
+        rewards = sim.rewards()
         n: _Node | None = node
         while n is not None:
             n.visits += 1
@@ -235,13 +232,6 @@ class MCTSAgent:
         values = sim.search_priors(untried)
         best = max(values)
         return self.rng.choice([m for m, v in zip(untried, values, strict=True) if v == best])
-
-
-def check_evaluation(game: type[GameState], evaluation: str | None) -> None:
-    """BadInput unless `evaluation` (an `eval=` setting) is None or one of the game's `search_evaluations`."""
-    if evaluation is not None and evaluation not in game.search_evaluations:
-        raise BadInput(f"{game.name} has no search evaluation {evaluation!r} (it has: "
-                       f"{', '.join(game.search_evaluations) or 'none'})", "")
 
 
 def _play(sim: GameState, move: Move) -> None:
@@ -261,7 +251,7 @@ AGENT_KINDS = ("random", "greedy", "mcts", "ismcts", "openspiel-mcts", "openspie
 MCTS_SETTINGS: dict[str, tuple[str, Any]] = {
     "iters": ("iterations", int), "iterations": ("iterations", int), "time": ("budget_s", float),
     "c": ("exploration", float), "rollout": ("rollout_limit", int), "widen": ("widen", float),
-    "reuse": ("reuse", lambda v: bool(int(v))), "eval": ("evaluation", str),
+    "reuse": ("reuse", lambda v: bool(int(v))),
 }
 #: The AI levels people choose by name, weakest first; each game says which player plays each level
 #: (`GameState.ai_levels`; the measured win rates are in docs/ai.md).
@@ -298,11 +288,10 @@ def level_spec(game: type[GameState] | GameState, level: str) -> str:
     return game.ai_levels[level]
 
 
-def make_agent(spec: str, seed: int = 0, game: type[GameState] | None = None) -> Agent:
+def make_agent(spec: str, seed: int = 0) -> Agent:
     """An AI from a level (``easy``, ``normal``, ``strong``) or a code name like ``greedy``, ``mcts``,
     ``mcts:iters=500``, ``mcts:time=0.5`` (``ai:`` prefix ok); ``openspiel-mcts`` / ``openspiel-ismcts``
-    (``:sims=N,c=X,rollout=N``) need the extra `openspiel`. With `game`, settings only some games know
-    (``eval=``) are checked against it at once instead of at the first move."""
+    (``:sims=N,c=X,rollout=N``) need the extra `openspiel`."""
     text = spec.removeprefix("ai:")
     kind, _, params = text.partition(":")
     if kind in LEVELS:
@@ -326,10 +315,7 @@ def make_agent(spec: str, seed: int = 0, game: type[GameState] | None = None) ->
                 kwargs[name] = kind_of(value)
             except ValueError:
                 raise BadInput(f"AI setting {key!r} needs a number, got {value!r}", "") from None
-        agent = MCTSAgent(rng, **kwargs)
-        if game is not None:
-            check_evaluation(game, agent.evaluation)
-        return agent
+        return MCTSAgent(rng, **kwargs)
     if kind in ("openspiel-mcts", "openspiel-ismcts"):
         try:  # the optional extra `openspiel`: imported only when asked for
             from tower.games.interop.openspiel import make_agent as make_openspiel_agent

@@ -100,9 +100,6 @@ class GameState(ABC):
     #: `search_moves()` offers a short subset of the legal moves (games with thousands of them); the search tree
     #: then tries them best `search_priors` first.
     focused_search: ClassVar[bool] = False
-    #: Other leaf values a search may choose instead of `rewards()` (`eval=NAME` in a spec; `named_rewards`), so
-    #: that a level can search with a better evaluation while the plain `mcts` player stays as measured.
-    search_evaluations: ClassVar[tuple[str, ...]] = ()
     #: The AI levels people choose by name (`tower.games.ai.LEVELS`: easy, normal, strong), each as the code name
     #: of the player that plays it in this game (measured per game: docs/ai.md).
     ai_levels: ClassVar[dict[str, str]] = {"easy": "greedy", "normal": "mcts:time=0.1", "strong": "mcts:time=1"}
@@ -358,10 +355,6 @@ class GameState(ABC):
         lead = [p for p in range(n) if values[p] == best]
         return [0.5 + 0.5 / len(lead) if p in lead else 0.5 * (values[p] - worst) / ((best - worst) or 1)
                 for p in range(n)]
-
-    def named_rewards(self, evaluation: str) -> list[float]:
-        """The search's reward per player by one of `search_evaluations` (a game with any overrides this)."""
-        raise NotImplementedError(evaluation)
 
     # --- records ----------------------------------------------------------------------------------------------
     def record(self) -> dict[str, Any]:
