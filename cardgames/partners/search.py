@@ -56,16 +56,17 @@ class PartnersSearch:
         def partner(self, player: int) -> int: ...
         def win_shares(self) -> list[float]: ...
 
-    # the search (tower.games.ai MCTSAgent) values a node by `rewards` at once instead of playing out: playouts of
-    # this long game are noisy and slow (docs/partners.md has the measurements)
+    # plain `mcts` (today's search, kept as measured) values a node by `rewards` at once; the levels play 8 moves
+    # out first (`rollout=8`), which beat it by far (docs/partners.md has the measurements)
     rollout_depth = 0
     # measured against the greedy team (benchmarks/bench_partners.py, n=100 each): 600 iterations won 65-67 %
     # at c = 0.1, 0.3 and 1.0; 200 iterations 59 %
     search_exploration = 0.3
     search_iterations = 600
-    # the levels people choose by name (docs/ai.md): normal is the search above (600 iterations take about 0.04 s
-    # on one core, so 0.1 s never ends it), strong has the iterations 1 s allows
-    ai_levels = {"easy": "greedy", "normal": "mcts:time=0.1,iters=600", "strong": "mcts:time=1,iters=15000"}
+    # the levels people choose by name (docs/ai.md): short playouts valued by `rewards`; the caps are what 0.1 s
+    # allows on one core, and for strong the 1,000 iterations (about 0.25 s) measured against today's search
+    ai_levels = {"easy": "greedy", "normal": "mcts:time=0.1,iters=400,rollout=8",
+                 "strong": "mcts:time=1,iters=1000,rollout=8"}
 
     # --- hidden information -------------------------------------------------------------------------------------
     def determinize(self, player: int, rng: random.Random) -> Self:
