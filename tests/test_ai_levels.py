@@ -17,7 +17,7 @@ def test_every_game_maps_every_level_to_a_player(game):
     cls = game_class(game)
     assert set(cls.ai_levels) == set(LEVELS)
     for level in LEVELS:
-        make_agent(level_spec(cls, level))  # a code name the program knows
+        make_agent(level_spec(cls, level), game=cls)  # a code name the program knows, with settings the game has
     assert level_spec(cls, "easy") == "greedy"
     # the levels grow in thinking time: normal searches a tenth of a second, strong up to a second
     normal, strong = (make_agent(level_spec(cls, lv)) for lv in ("normal", "strong"))

@@ -1,6 +1,7 @@
 """What the AI players read of a Diabolo game (the `GameState` AI hooks): re-dealing the hidden cards (weighted by
-where each player placed this round), the greedy estimate of a move from a player's own view, the playout policy,
-and the search's reward (each player's chance to win).
+where each player placed this round; the levels' re-deals read from the placements, inference.py), the greedy
+estimate of a move from a player's own view, the playout policy, and the search's reward (each player's chance
+to win).
 
 `DiaboloSearch` is a base class of `DiaboloState` (state.py); its methods read the state's fields. The settings and
 what was tried are in docs/diabolo.md.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Self
 
 from cardgames.diabolo.cards import (
@@ -25,6 +27,7 @@ from cardgames.diabolo.cards import (
     kind_colour,
     kind_value,
 )
+from cardgames.diabolo.inference import placements, sample_hands
 from cardgames.diabolo.moves import DOUBLE_NO, DOUBLE_YES
 from tower.games.base import Move
 
@@ -77,6 +80,7 @@ class DiaboloSearch:
         _legal: list[Move] | None
         _proj: list[float]
         _proj_key: int
+        dealer: int
 
         def _copy(self, rng: random.Random) -> Self: ...
         def _generate(self) -> list[Move]: ...
@@ -91,22 +95,33 @@ class DiaboloSearch:
         During scoring, cards of colours already revealed by a scored row stay where they are; the unseen cards
         of the other colours are re-dealt among the other hands and the draw pile, each hand keeping its size.
         """
-        # the copy draws from the searcher's generator: the real one would foretell the next deals
-        new = self._copy(rng)
-        new.horizon = True
-        revealed = {r[0] for r in self.results if r[4] is not None} \
-            if self.phase == DOUBLE else set()
+        kept, pool, counts, kept_deck = self._unseen(player)
+        rng.shuffle(pool)
+        if INFER_WEIGHT:
+            pool = self._deal_by_leans(pool, counts, rng)
+        hands = {}
+        for p in kept:
+            hands[p] = kept[p] + pool[-counts[p]:] if counts[p] else kept[p]
+            del pool[len(pool) - counts[p]:]
+        return self._redealt(player, hands, kept_deck + pool, rng)
+
+    def _unseen(self, player: int) -> tuple[dict[int, list[int]], list[int], list[int], list[int]]:
+        """What `player` cannot see, split: per other player the cards everybody knows it holds (shown, or of a
+        colour revealed by a scored row), the unseen cards (the draw pile's first, then each hand's), how many
+        unseen cards each player holds, and the pile's cards of revealed colours (they stay in the pile)."""
+        revealed = {r[0] for r in self.results if r[4] is not None} if self.phase == DOUBLE else set()
         pool: list[int] = []
         counts: list[int] = [0] * self.num_players
         kept_deck: list[int] = []
         for k in self.deck:
             (kept_deck if kind_colour(k) in revealed else pool).append(k)
+        kept: dict[int, list[int]] = {}
         for p in range(self.num_players):
             if p == player:
                 continue
             known = list(self.shown[p])
             keep: list[int] = []
-            for k in new.hands[p]:
+            for k in self.hands[p]:
                 if k in known:
                     known.remove(k)
                     keep.append(k)
@@ -115,23 +130,59 @@ class DiaboloSearch:
                 else:
                     pool.append(k)
                     counts[p] += 1
-            new.hands[p] = keep
-        rng.shuffle(pool)
-        if INFER_WEIGHT:
-            pool = self._deal_by_leans(pool, counts, rng)
-        for p in range(self.num_players):
-            if counts[p]:
-                new.hands[p].extend(pool[-counts[p]:])
-                new.hands[p].sort()
-                del pool[-counts[p]:]
-        new.deck = kept_deck + pool
+            kept[p] = keep
+        return kept, pool, counts, kept_deck
+
+    def _redealt(self, player: int, hands: dict[int, list[int]], deck: list[int], rng: random.Random) -> Self:
+        """A search copy with these other hands and this pile (shuffled), the others' hidden doubler answers
+        re-guessed from their new hands."""
+        new = self._copy(rng)  # the copy draws from the searcher's generator: the real one would foretell deals
+        new.horizon = True
+        for p, hand in hands.items():
+            new.hands[p] = sorted(hand)
+        new.deck = deck
         rng.shuffle(new.deck)
         if self.phase == DOUBLE:
-            # the others' hidden choices: re-guessed from their re-dealt hands
             c = self.scoring_row
             new.commits = {p: (yes if p == player else new._wants_double(p, c)) for p, yes in self.commits.items()}
         new._legal = None
         return new
+
+    # `deal=placements` in a spec: re-deals drawn by how likely they make the others' placements (inference.py)
+    search_deals = ("placements",)
+    # search copies from such re-deals value their leaves by the projection reading their hands (`rewards`)
+    informed = False
+
+    def redealer(self, player: int, rng: random.Random, deal: str | None = None) -> Callable[[], Self]:
+        """Re-deals for a search; with ``deal="placements"`` they come from a chain that weighs each other hand
+        by how likely it makes that player's placements this round (run once here; each call then copies one of
+        its re-deals at random), and the copies value their leaves reading the re-dealt hands (`informed`)."""
+        if deal is None:
+            return lambda: self.determinize(player, rng)
+        if deal not in self.search_deals:
+            raise NotImplementedError(deal)
+        n = self.num_players
+        kept, pool, counts, kept_deck = self._unseen(player)
+        pool.sort()  # where the unseen cards really are must not even order the shuffle
+        rng.shuffle(pool)
+        hidden = {}
+        for p in kept:
+            hidden[p] = pool[len(pool) - counts[p]:]
+            del pool[len(pool) - counts[p]:]
+        # this round's moves: its placements and forced discards, one a turn from left of the dealer
+        end = len(self.history)
+        while end and self.history[end - 1].verb == "double":
+            end -= 1
+        moves = self.history[end - sum(len(a) + len(b) for a, b in self.rows) - len(self.discards):end]
+        steps = placements(moves, (self.dealer + 1) % n, n, len(COLOURS))
+        deals = sample_hands(hidden, kept, pool, steps, self.colour_total, n, rng)
+
+        def redeal() -> Self:
+            hands, pile = deals[int(rng.random() * len(deals))]
+            new = self._redealt(player, hands, kept_deck + pile, rng)
+            new.informed = True
+            return new
+        return redeal
 
     def _deal_by_leans(self, pool: list[int], counts: list[int], rng: random.Random) -> list[int]:
         """`pool` reordered so that, cut from the end by `counts`, each card more likely lands with a player who
@@ -185,20 +236,25 @@ class DiaboloSearch:
     # MCTS playouts stop at once (tower.games.ai reads this): the leaf is valued by `rewards`, from each player's own
     # view. Playouts reading the re-dealt hands played far worse (see docs/diabolo.md).
     rollout_depth = 0
-    # the levels people choose by name: iteration caps at what 0.1 s and 1 s allow on one core (docs/ai.md)
-    ai_levels = {"easy": "greedy", "normal": "mcts:time=0.1,iters=780", "strong": "mcts:time=1,iters=7800"}
+    # the levels people choose by name (docs/ai.md): both search on the re-deals read from the placements; normal
+    # with the iterations 0.1 s allows on one core, strong with today's 2,000 (about 0.15 s: it already beats
+    # today's search, and more iterations bought the plain search nothing)
+    ai_levels = {"easy": "greedy", "normal": "mcts:time=0.1,iters=780,deal=placements",
+                 "strong": "mcts:time=1,iters=2000,deal=placements"}
 
     def rewards(self) -> list[float]:
-        """The search's graded reward: each player's chance to win, from the scores plus the projected rows
-        (`heuristic`) and a normal spread of ROUND_SPREAD per round still to come. Exact shares once the game is
-        really over. A chance instead of one drawn winner keeps the search's signal from drowning in noise."""
+        """The search's graded reward: each player's chance to win, from the scores plus the rows' expected points
+        and a normal spread of ROUND_SPREAD per round still to come. The rows' points: while cards are placed, each
+        player's own-view estimate; on re-deals read from the placements (`informed`) and while a round is being
+        scored, the projection reading the hands (`heuristic`). Exact shares once the game is really over. A chance
+        instead of one drawn winner keeps the search's signal from drowning in noise."""
         n = self.num_players
         left = n - self.round  # rounds not played to the end, the current one included
         if self.phase == OVER and self.guessed_winners is None or left <= 0:
             return self.win_shares()
         if self.phase == OVER:
             values = self.scores
-        elif self.phase == DOUBLE:
+        elif self.phase == DOUBLE or self.informed:
             values = [self.heuristic(p) for p in range(n)]
         else:
             values = [self.scores[p] + self._own_view_value(p) for p in range(n)]

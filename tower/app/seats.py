@@ -21,7 +21,7 @@ def parse_players(spec: str | None, game: str) -> list[str]:
     for s in seats:
         if s != "human":
             try:
-                make_agent(s)
+                make_agent(s, game=cls)
             except BadInput as exc:
                 raise BadInput(f"--players: {exc.what}", "") from None
     if len(seats) not in cls.allowed_players():

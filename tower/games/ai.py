@@ -103,6 +103,7 @@ class MCTSAgent:
     rollout_limit: int | None = None  # None: the game's `rollout_depth`, else 200
     widen: float | None = None
     reuse: bool = False
+    deal: str | None = None  # None: the game's `determinize`; else one of its `search_deals`
     name: str = "mcts"
     _kept: tuple[list[Move], _Node] | None = field(default=None, repr=False)
 
@@ -112,6 +113,7 @@ class MCTSAgent:
         moves = _candidates(state)
         if len(moves) == 1:
             return moves[0]
+        check_deal(type(state), self.deal)
         root = self._reused(state) or _Node(None, None, None)
         deadline = time.perf_counter() + self.budget_s
         # a game may tune its own search (measured per game); a setting given in the spec wins
@@ -126,10 +128,11 @@ class MCTSAgent:
                     break
                 self._iterate_kept(root)
         else:
+            redeal = state.redealer(me, self.rng, self.deal)
             for i in range(iterations):
                 if i and time.perf_counter() > deadline:
                     break
-                self._iterate(root, state.determinize(me, self.rng))
+                self._iterate(root, redeal())
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
         if self.reuse and state.perfect_information:
             self._kept = (list(state.history), root)
@@ -234,6 +237,13 @@ class MCTSAgent:
         return self.rng.choice([m for m, v in zip(untried, values, strict=True) if v == best])
 
 
+def check_deal(game: type[GameState], deal: str | None) -> None:
+    """BadInput unless `deal` (a `deal=` setting) is None or one of the game's `search_deals`."""
+    if deal is not None and deal not in game.search_deals:
+        raise BadInput(f"{game.name} has no search re-deal {deal!r} (it has: "
+                       f"{', '.join(game.search_deals) or 'none'})", "")
+
+
 def _play(sim: GameState, move: Move) -> None:
     """Apply a move the game itself offered (`search_moves`, `rollout_move`) without asking again whether it is
     legal: in The Climbers that question lists every block move, which would cost more than the playout."""
@@ -251,7 +261,7 @@ AGENT_KINDS = ("random", "greedy", "mcts", "ismcts", "openspiel-mcts", "openspie
 MCTS_SETTINGS: dict[str, tuple[str, Any]] = {
     "iters": ("iterations", int), "iterations": ("iterations", int), "time": ("budget_s", float),
     "c": ("exploration", float), "rollout": ("rollout_limit", int), "widen": ("widen", float),
-    "reuse": ("reuse", lambda v: bool(int(v))),
+    "reuse": ("reuse", lambda v: bool(int(v))), "deal": ("deal", str),
 }
 #: The AI levels people choose by name, weakest first; each game says which player plays each level
 #: (`GameState.ai_levels`; the measured win rates are in docs/ai.md).
@@ -288,10 +298,11 @@ def level_spec(game: type[GameState] | GameState, level: str) -> str:
     return game.ai_levels[level]
 
 
-def make_agent(spec: str, seed: int = 0) -> Agent:
+def make_agent(spec: str, seed: int = 0, game: type[GameState] | None = None) -> Agent:
     """An AI from a level (``easy``, ``normal``, ``strong``) or a code name like ``greedy``, ``mcts``,
     ``mcts:iters=500``, ``mcts:time=0.5`` (``ai:`` prefix ok); ``openspiel-mcts`` / ``openspiel-ismcts``
-    (``:sims=N,c=X,rollout=N``) need the extra `openspiel`."""
+    (``:sims=N,c=X,rollout=N``) need the extra `openspiel`. With `game`, settings only some games know
+    (``deal=``) are checked against it at once instead of at the first move."""
     text = spec.removeprefix("ai:")
     kind, _, params = text.partition(":")
     if kind in LEVELS:
@@ -315,7 +326,10 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
                 kwargs[name] = kind_of(value)
             except ValueError:
                 raise BadInput(f"AI setting {key!r} needs a number, got {value!r}", "") from None
-        return MCTSAgent(rng, **kwargs)
+        agent = MCTSAgent(rng, **kwargs)
+        if game is not None:
+            check_deal(game, agent.deal)
+        return agent
     if kind in ("openspiel-mcts", "openspiel-ismcts"):
         try:  # the optional extra `openspiel`: imported only when asked for
             from tower.games.interop.openspiel import make_agent as make_openspiel_agent

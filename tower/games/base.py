@@ -100,6 +100,9 @@ class GameState(ABC):
     #: `search_moves()` offers a short subset of the legal moves (games with thousands of them); the search tree
     #: then tries them best `search_priors` first.
     focused_search: ClassVar[bool] = False
+    #: Other ways a search may re-deal what its player cannot see (`deal=NAME` in a spec, read by `redealer`), so a
+    #: level can read more into the others' moves while the plain `mcts` player stays as measured.
+    search_deals: ClassVar[tuple[str, ...]] = ()
     #: The AI levels people choose by name (`tower.games.ai.LEVELS`: easy, normal, strong), each as the code name
     #: of the player that plays it in this game (measured per game: docs/ai.md).
     ai_levels: ClassVar[dict[str, str]] = {"easy": "greedy", "normal": "mcts:time=0.1", "strong": "mcts:time=1"}
@@ -302,6 +305,13 @@ class GameState(ABC):
         return a plain clone.
         """
         return self.clone()
+
+    def redealer(self, player: int, rng: random.Random, deal: str | None = None) -> Callable[[], Self]:
+        """What a search calls before each iteration for a fresh re-deal of what `player` cannot see: by default
+        `determinize`; `deal` names one of the game's `search_deals`, which may do its work once per decision."""
+        if deal is not None:
+            raise NotImplementedError(deal)  # a game with `search_deals` overrides this
+        return lambda: self.determinize(player, rng)
 
     # --- hooks the AI players use (defaults make a plain game work; games override to play better or faster) ---
     def heuristic(self, player: int) -> float:
