@@ -146,6 +146,23 @@ def test_a_schema_error_and_the_loader_agree_on_the_place():
     assert (err.value.where, err.value.what) == (found.where, found.what)
 
 
+def nested_list(depth: int) -> list:
+    value: list = [0]
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("depth", [50, 5000])
+def test_a_value_nested_past_the_stack_is_refused_in_one_line(depth):
+    # a value nested this deep cannot even be printed (json.dumps and repr run out of stack): the refusal still
+    # names the place where it can, and never turns into a RecursionError
+    doc = {"format": "game-record/1", "game": "climbers", "players": nested_list(depth), "seed": 7, "moves": []}
+    found = problem(doc, "game-record/1")
+    assert isinstance(found, BadInput) and found.where in ("$", "$.players")
+    assert len(found.what) < 200 and ("nested too deeply" in found.what or "expected a whole number" in found.what)
+
+
 # --- generated builds through `tower check` ------------------------------------------------------------------
 
 #: What the loader checks beyond the build schema, as the schema's description names it.

@@ -123,7 +123,10 @@ def json_path(parts: Any) -> str:
 
 
 def _quote(value: Any) -> str:
-    text = json.dumps(value) if isinstance(value, list | dict) else repr(value)
+    try:
+        text = json.dumps(value) if isinstance(value, list | dict) else repr(value)
+    except RecursionError:  # nested deeper than the encoder can go from inside the validator: name the start
+        text = ("[" if isinstance(value, list) else "{") * QUOTE
     return text if len(text) <= QUOTE else text[:QUOTE - 3] + "..."
 
 
@@ -215,10 +218,13 @@ def problem(doc: Any, name: str, part: str | None = None) -> BadInput | None:
         pass
     from tower.games.errors import BadInput
 
-    error = next(iter(validator(key, part).iter_errors(doc)), None)
-    if error is None:
-        return None
-    what, where = _message(error)
+    try:
+        error = next(iter(validator(key, part).iter_errors(doc)), None)
+        if error is None:
+            return None
+        what, where = _message(error)
+    except RecursionError:  # the error's own text (jsonschema's repr, our quote) can run out of stack
+        return BadInput("nested too deeply: no field of this document holds lists or objects that deep", "$")
     return BadInput(what, where)
 
 
