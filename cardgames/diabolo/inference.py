@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from cardgames.diabolo.cards import ANGEL, DEVIL, KIND_COLOUR, KIND_VALUE, MAX_PER_SIDE, ROW_CLOSES_AT
 
-BELIEF_BETA = 1.0  # how sharply the model's placements follow the estimate (3 and 0.5 played worse, see docs)
+BELIEF_BETA = 1.0  # how sharply the model's placements follow the estimate (3 and 0.5 played worse: docs/ai.md)
 BURN_IN = 300  # swaps before the first re-deal is kept
 THIN = 10  # swaps between two kept re-deals
 KEPT = 64  # re-deals kept per decision; each search iteration takes one of them at random
