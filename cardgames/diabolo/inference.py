@@ -1,7 +1,7 @@
 """Reading the others' hands from their placements this round: a re-deal of what a player cannot see, drawn in
 proportion to how likely each other player's placements were with the hand it is dealt.
 
-The model of a placement is the greedy estimate (the one `greedy_score` uses): a player holding sums `mine` per
+The model of a placement is the greedy estimate (estimate.py, the one `greedy_score` uses): a player holding sums `mine` per
 colour values placing card k on a side by the change it makes to that colour's expected points, and picks among
 its legal placements with probability proportional to exp(BELIEF_BETA x that change). A hand that makes the
 actual placements likely (a player that sent a red 5 to the devil side probably does not lead red) weighs more.
@@ -23,14 +23,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cardgames.diabolo.cards import ANGEL, DEVIL, KIND_COLOUR, KIND_VALUE, MAX_PER_SIDE, ROW_CLOSES_AT
+from cardgames.diabolo.estimate import colour_value, row_lean
 
 BELIEF_BETA = 1.0  # how sharply the model's placements follow the estimate (3 and 0.5 played worse: docs/ai.md)
 BURN_IN = 300  # swaps before the first re-deal is kept
 THIN = 10  # swaps between two kept re-deals
 KEPT = 64  # re-deals kept per decision; each search iteration takes one of them at random
-BALANCE_SCALE = 4.0  # an open row's lean: tanh(balance / 4), as in the greedy estimate
-OTHERS_FACTOR = 1.6  # the greedy estimate's stand-in for the best of the others: 1.6 x one other's mean
-TOP_SCALE = 1.5  # spread of the greedy estimate's chance of holding the highest sum
 
 
 @dataclass(frozen=True)
@@ -62,20 +60,6 @@ def placements(moves: Sequence, first_player: int, num_players: int, colours: in
     return out
 
 
-def _lean(balance: int, closed: bool) -> float:
-    if closed:
-        return (balance > 0) - (balance < 0)
-    return math.tanh(balance / BALANCE_SCALE)
-
-
-def _colour_value(mine: int, lean: float, other: float, n: int) -> float:
-    """The greedy estimate of one colour's points (search.py's `_colour_value`, here on plain numbers)."""
-    if not lean:
-        return 0.0
-    p_top = 1.0 / (1.0 + math.exp((OTHERS_FACTOR * other - mine) / TOP_SCALE)) if mine > 0 else 0.0
-    return lean * (mine * p_top - (1.0 - p_top) * OTHERS_FACTOR * other / (n - 1))
-
-
 def log_likelihood(hand: Sequence[int], mine_steps: Sequence[Placement], colour_total: int, n: int,
                    share: float) -> float:
     """Log-probability of one player's placements this round (`mine_steps`, in order) if it holds `hand` now.
@@ -96,11 +80,11 @@ def log_likelihood(hand: Sequence[int], mine_steps: Sequence[Placement], colour_
                 continue
             other = max(0.0, colour_total - devil - angel - mine[c]) * share / (n - 1)
             balance = angel - devil
-            before = _colour_value(mine[c], _lean(balance, False), other, n)
+            before = colour_value(mine[c], row_lean(balance, False), other, n)
             closes = placed + 1 >= ROW_CLOSES_AT
             for side, count, sign in ((DEVIL, devil_n, -1), (ANGEL, angel_n, 1)):
                 if count < MAX_PER_SIDE:
-                    after = _colour_value(mine[c] - v, _lean(balance + sign * v, closes), other, n)
+                    after = colour_value(mine[c] - v, row_lean(balance + sign * v, closes), other, n)
                     scores[(k, side)] = BELIEF_BETA * (after - before)
         chosen = scores.get((step.kind, step.side))
         if chosen is None:  # cannot happen with the true hand; a blurred one may miss a side: no evidence

@@ -21,35 +21,24 @@ from cardgames.diabolo.cards import (
     DOUBLE,
     KIND_COLOUR,
     KIND_VALUE,
-    MAX_VALUE,
     OVER,
     ROW_CLOSES_AT,
     kind_colour,
     kind_value,
 )
+from cardgames.diabolo.estimate import TANH, TANH_OFFSET, colour_value, row_lean, top_chance
 from cardgames.diabolo.inference import placements, sample_hands
 from cardgames.diabolo.moves import DOUBLE_NO, DOUBLE_YES
 from tower.games.base import Move
 
 # --- the AI -------------------------------------------------------------------------------------------------
 ROLLOUT_RANDOM = 0.1  # share of uniformly random moves in search playouts (the rest follow a quick estimate)
-BALANCE_SCALE = 4.0  # how many points of lead make an open row's outcome "likely" in the estimates
 DOUBLER_RESERVE = 3.0  # points a still-unused doubler is worth while later angel rows may come
 # how strongly a search re-deal believes the others' placements: an unseen card of a colour goes to a player's
 # hand with weight exp(INFER_WEIGHT x that player's lean in the colour this round), the pile with weight 1
 INFER_WEIGHT = 0.7
 ROUND_SPREAD = 9.0  # spread (standard deviation) of one player's points in a round: search copies stop at
 #                     the round's end and draw the later rounds' points from a normal distribution this wide
-
-TANH_OFFSET = 3 * MAX_VALUE * 2  # row balances lie within +-(3 cards x 9) and one more card
-TANH = [math.tanh((i - TANH_OFFSET) / BALANCE_SCALE) for i in range(2 * TANH_OFFSET + 1)]
-
-
-def _lean(balance: int, closed: bool) -> float:
-    """How surely a row ends angel (+1) or devil (-1): exact once closed, an estimate while open."""
-    if closed:
-        return (balance > 0) - (balance < 0)
-    return TANH[balance + TANH_OFFSET]
 
 class DiaboloSearch:
     """The AI hooks of `DiaboloState`."""
@@ -271,8 +260,8 @@ class DiaboloSearch:
         total = 0.0
         for c in range(len(COLOURS)):
             devil, angel = self.row_sums[c]
-            lean = _lean(angel - devil, len(self.rows[c][0]) + len(self.rows[c][1]) >= ROW_CLOSES_AT)
-            total += self._colour_value(mine[c], lean, others[c], self.num_players)
+            lean = row_lean(angel - devil, len(self.rows[c][0]) + len(self.rows[c][1]) >= ROW_CLOSES_AT)
+            total += colour_value(mine[c], lean, others[c], self.num_players)
         return total
 
     def _projection(self) -> list[float]:
@@ -287,7 +276,7 @@ class DiaboloSearch:
         best_gain = [0.0] * n  # the best row for a doubler still in hand
         for c in range(start, len(COLOURS)):
             devil, angel = self.row_sums[c]
-            lean = _lean(angel - devil, self.closed[c] or ended)
+            lean = row_lean(angel - devil, self.closed[c] or ended)
             if not lean:
                 continue
             sums = [all_sums[p][c] for p in range(n)]
@@ -322,14 +311,6 @@ class DiaboloSearch:
         share = others / max(1, others + len(self.deck))
         return [max(0.0, u) * share / (n - 1) for u in unseen], share
 
-    def _colour_value(self, mine: int, lean: float, other: float, n: int) -> float:
-        """Expected points from one colour: mine if my sum is likely the highest, minus the others' share."""
-        if not lean:
-            return 0.0
-        # chance that no other player beats `mine`; 1.6 x the mean stands in for the best of the others
-        p_top = 1.0 / (1.0 + math.exp((1.6 * other - mine) / 1.5)) if mine else 0.0
-        return lean * (mine * p_top - (1.0 - p_top) * 1.6 * other / (n - 1))
-
     def greedy_score(self, move: Move, player: int) -> float:
         """The greedy player's one-move estimate, from `player`'s own view only."""
         n = self.num_players
@@ -338,7 +319,7 @@ class DiaboloSearch:
         if move.verb == "double":
             c = self.scoring_row
             mine = self.colour_sum(player, c)
-            p_top = 1.0 / (1.0 + math.exp((1.6 * others[c] - mine) / 1.5)) if mine else 0.0
+            p_top = top_chance(mine, others[c])
             later = any(self.row_sums[r][ANGEL] > self.row_sums[r][DEVIL] for r in range(c + 1, len(COLOURS)))
             gain = mine * p_top - (DOUBLER_RESERVE if later else 0.0)
             return gain if side else 0.0
@@ -356,7 +337,7 @@ class DiaboloSearch:
                     else:
                         devil += kind_value(k)
                     count += 1
-            total += self._colour_value(mine, _lean(angel - devil, count >= ROW_CLOSES_AT), others[c], n)
+            total += colour_value(mine, row_lean(angel - devil, count >= ROW_CLOSES_AT), others[c], n)
         return total
 
     def random_move(self, rng: random.Random) -> Move:
