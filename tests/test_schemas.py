@@ -130,7 +130,7 @@ def test_the_build_schema_lists_exactly_the_face_colourings_the_game_has():
      "$.figures[0].color", "unknown colour 'grey' (one of: red, yellow, dark-blue, light-blue, purple)"),
     ({"format": "tower-build/2", "blocks": []}, "$.format", "unsupported format 'tower-build/2'"),
     ({"format": "tower-build/1", "blocks": [{"origin": [0, 0, 0], "size": [2, 2, 2]}] * 2001}, "$.blocks",
-     "2001 items is more than 2000"),
+     "2001 blocks is more than the 2000 a build may have"),
 ])
 def test_what_the_schema_says_is_one_error_with_its_json_path(doc, where, says):
     with pytest.raises(BadInput) as err:

@@ -18,7 +18,7 @@ FRAME_S = 0.5
 def states(record: dict[str, Any] | str | Path) -> list[Any]:
     """The state after each prefix of the record's moves (index 0 = the start)."""
     from tower.games import load_record, new_game
-    from tower.games.fileio import read_json
+    from tower.games.reader import read_json
 
     doc = read_json(record) if isinstance(record, (str, Path)) else record
     final = load_record(doc)  # validates every move (BadInput names the JSON path)

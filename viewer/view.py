@@ -10,7 +10,7 @@ from typing import Any
 
 from tower.climbers.build import BUILD_FORMAT, Build, parse_build
 from tower.games.errors import BadInput, unknown_id
-from tower.games.fileio import read_json
+from tower.games.reader import read_json
 from viewer.physics_words import fall_parts
 
 RECORD_FORMAT = "game-record/1"

@@ -26,6 +26,10 @@ def seed_or_fresh(seed: int | None, again: str, stream: Any = None) -> int:
     """`--seed` as given, or (none given) a fresh one from the system's secure generator, printed on `stream`
     (default stdout) so the run can be had again: "seed 123456: replay with --seed 123456" (`again`: "replay")."""
     if seed is not None:
+        from tower.games.records import MAX_SEED
+
+        if not 0 <= seed <= MAX_SEED:
+            raise BadInput(f"--seed {seed}: a seed is a whole number from 0 to {MAX_SEED} (2^31 - 1)"[:200], "")
         return seed
     import secrets
 

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from tower.app.output import check_output_path
 from tower.games.errors import BadInput
-from tower.games.fileio import parse_json
+from tower.games.reader import parse_text
 
 FORMAT = "tower-batch/1"
 #: fsync after this many lines or seconds, whichever comes first: one fsync a line would cost more than a
@@ -114,11 +114,9 @@ class ResultLog:
 
 def _line(text: bytes, number: int, path: str) -> Any:
     try:
-        return parse_json(text.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise BadInput(f"line {number}: not UTF-8 text", "", path) from None
+        return parse_text(text)
     except BadInput as exc:
-        raise BadInput(f"line {number}: {exc.what}", "", path) from None
+        raise BadInput(f"line {number}: {exc.what}", exc.where, path) from None
 
 
 def _check(doc: Any, part: str | None, number: int, path: str) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tower.games.errors import BadInput
+from tower.games.reader import parse_text
 
 
 def parse_players(spec: str | None, game: str) -> list[str]:
@@ -69,8 +69,8 @@ def parse_options(items: list[str], game: str) -> dict[str, Any]:
         if not eq or not name:
             raise BadInput(f"--option: expected NAME=VALUE, got {item!r}", "")
         try:
-            options[name] = json.loads(text)
-        except ValueError:
+            options[name] = parse_text(text)
+        except BadInput:
             options[name] = text
     try:
         game_class(game).resolve_options(options)
@@ -91,7 +91,7 @@ def build_options(path: str, game: str, players: int, options: dict[str, Any]) -
     file's tower-build/1 document, checked at once by starting a game from it; errors name the file and the
     JSON path inside it."""
     from tower.games import game_class
-    from tower.games.fileio import read_json
+    from tower.games.reader import read_json
 
     cls = game_class(game)
     name = cls.build_option

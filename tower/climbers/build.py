@@ -19,10 +19,14 @@ from tower.climbers.blocks import (
     kind_of,
 )
 from tower.games.errors import BadInput
-from tower.games.fileio import atomic_write_text, read_json
+from tower.games.fileio import atomic_write_text
+from tower.games.reader import read_json
 from tower.schemas import validate
 
 BUILD_FORMAT = "tower-build/1"
+RECORD_FORMAT = "game-record/1"  # a file handed over instead of a build, named as what it is
+#: Most blocks in a build (the schema's `maxItems`, checked before the schema itself)
+MAX_BLOCKS = 2000
 MAX_CELLS = 2**24  # bounding-box volume (grid cells) of blocks and figures: the voxel grid is dense
 
 
@@ -105,7 +109,11 @@ def _faces(value: dict[str, str] | None, where: str, size: Size) -> Colouring:
 
 
 def parse_build(data: Any) -> Build:
-    """Validate a parsed `tower-build/1` document; every problem is a BadInput naming its JSON path."""
+    """Validate a parsed `tower-build/1` document; every problem is a BadInput naming its JSON path. The count of
+    blocks is checked before the schema, so a file of a million blocks costs no validation."""
+    blocks_in = data.get("blocks") if isinstance(data, dict) else None
+    if isinstance(blocks_in, list) and len(blocks_in) > MAX_BLOCKS:
+        raise BadInput(f"{len(blocks_in)} blocks is more than the {MAX_BLOCKS} a build may have", "$.blocks")
     validate(data, BUILD_FORMAT)
     blocks: list[Block] = []
     ids: set[str] = set()
@@ -143,6 +151,24 @@ def load_build(path: str | Path) -> Build:
         return parse_build(data)
     except BadInput as exc:
         raise exc.in_source(str(path)) from None
+
+
+def read_build(path: str | Path) -> Build:
+    """The build in the file `path` as every front end reads it (`tower check`, `tower view`, the lab): a game
+    record handed over instead is named as one (not "unknown key 'game'"); errors name the file."""
+    try:
+        return build_document(read_json(path))
+    except BadInput as exc:
+        raise exc if exc.source else exc.in_source(str(path)) from None
+
+
+def build_document(doc: Any) -> Build:
+    """A parsed `tower-build/1` document as a build, worded as `tower check` words a bad file (the lab's uploads
+    too): a game record is named as one, not as a build with an unknown key."""
+    if isinstance(doc, dict) and doc.get("format") == RECORD_FORMAT:
+        raise BadInput("this is a game record, not a build: `tower replay FILE` steps through it, "
+                       "`tower view FILE` shows where it ended", "$.format")
+    return parse_build(doc)
 
 
 # --- writing -----------------------------------------------------------------------------------------------

@@ -1,59 +1,12 @@
-"""The two file operations every loader and saver shares: strict JSON reading and atomic writing."""
+"""Atomic writing, which every saver shares (reading is `tower.games.reader`'s)."""
 
 from __future__ import annotations
 
 import errno
-import json
 import os
 import secrets
 import stat
 from pathlib import Path
-from typing import Any
-
-from tower.games.errors import BadInput
-
-MAX_FILE_BYTES = 64 * 1024 * 1024  # far above any real build or record; refuse memory bombs early
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def parse_json(text: str) -> Any:
-    """Strict JSON: NaN/Infinity are refused; errors become BadInput with line and column."""
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", "") from None
-    except ValueError as exc:
-        raise BadInput(f"not valid JSON: {exc}", "") from None
-    except RecursionError:
-        raise BadInput("not valid JSON: nested too deeply", "") from None
-
-
-def read_json(path: str | Path) -> Any:
-    """Read and parse a JSON file; any problem is a BadInput naming the file."""
-    p = Path(path)
-    try:
-        if p.stat().st_size > MAX_FILE_BYTES:
-            raise BadInput(f"file is larger than {MAX_FILE_BYTES // 2**20} MiB", "", str(p))
-        raw = p.read_bytes()
-    except BadInput:
-        raise
-    except FileNotFoundError:
-        raise BadInput("no such file", "", str(p)) from None
-    except IsADirectoryError:
-        raise BadInput("is a directory, not a file", "", str(p)) from None
-    except OSError as exc:
-        raise BadInput(f"cannot read: {exc.strerror}", "", str(p)) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"not UTF-8 text (byte {exc.start})", "", str(p)) from None
-    try:
-        return parse_json(text)
-    except BadInput as exc:
-        raise exc.in_source(str(p)) from None
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:

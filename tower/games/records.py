@@ -8,11 +8,15 @@ from typing import Any
 
 from tower.games.base import GameState, Judge
 from tower.games.errors import BadInput, IllegalMove
-from tower.games.fileio import atomic_write_text, read_json
+from tower.games.fileio import atomic_write_text
+from tower.games.reader import read_json
 from tower.games.registry import game_class
 from tower.schemas import validate
 
 RECORD_FORMAT = "game-record/1"
+#: The largest seed of a game (a record's `seed`): OpenSpiel's integer parameters are 32-bit, so every game of
+#: the project can be had there too (the schema's `maximum`)
+MAX_SEED = 2**31 - 1
 #: Other files of the project a person may hand over by mistake, named in the error instead of their first key.
 OTHER_FORMATS = {"tower-build/1": "a build"}
 

@@ -123,6 +123,8 @@ def json_path(parts: Any) -> str:
 
 
 def _quote(value: Any) -> str:
+    if value is None or isinstance(value, bool):  # as JSON writes them: the reader of the message wrote JSON
+        return json.dumps(value)
     try:
         text = json.dumps(value) if isinstance(value, list | dict) else repr(value)
     except RecursionError:  # nested deeper than the encoder can go from inside the validator: name the start
@@ -133,6 +135,8 @@ def _quote(value: Any) -> str:
 def _kind(value: Any) -> str:
     if value is None:
         return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return {bool: "a boolean", int: "a whole number", float: "a float", str: "a string", list: "a list",
             dict: "an object"}.get(type(value), type(value).__name__)
 
@@ -184,8 +188,8 @@ def _message(error: Any) -> tuple[str, str]:
         return custom.format(value=_quote(value), allowed=allowed), where
     if kind == "type":
         want = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        return f"expected {' or '.join(TYPE_WORDS.get(t, t) for t in want)}, got {_kind(value)} {_quote(value)}", \
-            where
+        got = _kind(value) if value is None or isinstance(value, bool) else f"{_kind(value)} {_quote(value)}"
+        return f"expected {' or '.join(TYPE_WORDS.get(t, t) for t in want)}, got {got}", where
     if kind in ("minimum", "maximum"):
         lo, hi = sub.get("minimum"), sub.get("maximum")
         bounds = " <= ".join(str(b) for b in (lo, "value", hi) if b is not None)
@@ -199,6 +203,12 @@ def _message(error: Any) -> tuple[str, str]:
             f"expected at least {error.validator_value} characters", where
     if kind == "maxLength":
         return f"longer than {error.validator_value} characters", where
+    if kind == "pattern" and isinstance(value, str):  # the ids' pattern: the characters the reader refuses
+        from tower.games.reader import character_words, refused_character
+
+        bad = refused_character(value)
+        if bad:
+            return f"the string holds {character_words(bad)}", where
     if kind == "enum":
         return f"{_quote(value)} is not one of: {', '.join(_quote(v) for v in error.validator_value)}", where
     if kind == "const":

@@ -41,8 +41,8 @@ def _open_lab(url: str, build: Any, rules: str, open_browser: bool) -> None:
 
 
 def run(args) -> int:
-    from tower.app.commands.check import read_build
     from tower.app.serve.run import run_server
+    from tower.climbers.build import read_build
 
     build = None
     if args.file:

@@ -10,7 +10,7 @@ from tower.games.errors import BadInput
 
 def run(args) -> int:
     from tower.games import replay
-    from tower.games.fileio import read_json
+    from tower.games.reader import read_json
 
     record = read_json(args.record)
     try:

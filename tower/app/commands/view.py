@@ -30,8 +30,8 @@ def run(args) -> int:
 
 def _edit(args, stability) -> int:
     """`--edit`: the lab in the window, on the build in FILE (w saves it back there)."""
-    from tower.app.commands.check import read_build
     from tower.app.lab.controller import LabController
+    from tower.climbers.build import read_build
     from tower.games.errors import BadInput, IllegalMove
     from viewer.lab_window import lab_window
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tower.app.commands.check import fall_line
+from tower.app.verdict_words import fall_line
 from tower.climbers.build import Build
 from tower.climbers.legality import Violation, is_legal
 from viewer.physics_words import direction_words, tilt_words

@@ -654,7 +654,7 @@ def load_build_doc(doc: Any) -> Build:
     """A `tower-build/1` document for the lab, worded as `tower check FILE` words it: BadInput where it breaks the
     format's schema (a game record named as one), IllegalMove (`bad-build`) where it breaks what the loader checks
     beyond it (ids repeat, a stone on no block, ...): the OpenAPI document says the first, not the second."""
-    from tower.app.commands.check import build_document
+    from tower.climbers.build import build_document
 
     if problem(doc, BUILD_FORMAT) is not None:
         return build_document(doc)  # raises BadInput, the place inside the file named

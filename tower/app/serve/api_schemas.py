@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from tower.app.serve.limits import Limits
+from tower.games.records import MAX_SEED
 
 STRINGS = {"type": "array", "items": {"type": "string"}}
 NULLABLE_INT = {"type": ["integer", "null"]}
@@ -211,7 +212,7 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                 "seats": {"type": "array", "minItems": 1, "maxItems": limits.players,
                           "items": ref("SeatSpec"),
                           "description": "per seat `human` or an AI; default: all human"},
-                "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1,
+                "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED,
                          "description": "leave it out for a fair game: the server draws one"},
                 "options": {"type": "object", "description": "the game's rule options (the game's own "
                                                              "`...Options` component)"},
@@ -349,7 +350,7 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
             "properties": {
                 "build": {"description": "a build to start from (409 if the rule set refuses it)", **ref("LabBuild")},
                 "rules": ref("RuleSet"),
-                "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+                "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
                 "start": {"enum": ["empty", "random"],
                           "description": "`empty` (default) or `random`: a random start tower of `seed`"},
             },

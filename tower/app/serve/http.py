@@ -22,6 +22,7 @@ from tower.app.serve.errors import Refused
 from tower.app.serve.limits import DEFAULT, Bucket
 from tower.app.serve.server import GameServer, Subscriber
 from tower.games.errors import BadInput
+from tower.games.reader import parse_text
 
 log = logging.getLogger("tower.serve")
 
@@ -115,17 +116,6 @@ def _client(request: web.Request, trust_proxy: bool) -> str:
     return request.remote or "?"
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _number(text: str) -> float | int:
-    """A JSON number with a fraction or exponent: an int when it is a whole number (JSON Schema's number model,
-    which the OpenAPI document's `integer` follows: 6.0 is the integer 6)."""
-    value = float(text)
-    return int(value) if value.is_integer() else value
-
-
 async def read_json(request: web.Request) -> Any:
     """The request body as JSON; BadInput (400) for anything else, 413 past the body limit (from its
     Content-Length, before reading it), 415 for another content type, 408 for a body sent too slowly."""
@@ -139,12 +129,12 @@ async def read_json(request: web.Request) -> Any:
             raw = await request.read()
     except TimeoutError:
         raise Refused(408, "slow-body", f"the body did not arrive within {server.limits.body_seconds:g} s") from None
+    # the files' reader (tower/games/reader.py): I-JSON, no duplicate keys, no refused characters; a whole
+    # number may be written 6.0 (JSON Schema's number model, which the OpenAPI document's `integer` follows)
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant, parse_float=_number)
-    except UnicodeDecodeError:
-        raise BadInput("the body is not UTF-8 text", "$") from None
-    except (ValueError, RecursionError) as exc:
-        raise BadInput(f"the body is not JSON: {str(exc)[:120]}", "$") from None
+        return parse_text(raw, whole_floats=True)
+    except BadInput as exc:
+        raise BadInput(f"the body: {exc.what}" if exc.where in ("", "$") else exc.what, exc.where or "$") from None
 
 
 def _token(request: web.Request) -> str:
@@ -171,8 +161,8 @@ async def no_body(request: web.Request) -> None:
     raw = (await request.read()).strip()
     if raw:
         try:
-            empty = json.loads(raw) == {}
-        except (ValueError, UnicodeDecodeError):
+            empty = parse_text(raw) == {}
+        except BadInput:
             empty = False
         if not empty:
             raise BadInput("this request takes no body (or {})", "$")

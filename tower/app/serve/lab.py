@@ -35,6 +35,7 @@ from tower.app.serve.store import new_id
 from tower.climbers.blocks import KINDS
 from tower.climbers.build import build_to_json, dumps_build, parse_build
 from tower.games.errors import BadInput, IllegalMove
+from tower.games.records import MAX_SEED
 
 log = logging.getLogger("tower.serve")
 
@@ -213,8 +214,8 @@ class Labs:
         if not isinstance(start, str) or start not in STARTS:
             raise BadInput(f"start must be one of {', '.join(STARTS)}, got {start!r}"[:200], "$.start")
         seed = body.get("seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise BadInput("seed must be a whole number from 0", "$.seed")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise BadInput(f"seed must be a whole number from 0 to {MAX_SEED}", "$.seed")
         if "build" in body:
             try:
                 build = load_build_doc(body["build"])

@@ -11,10 +11,11 @@ from tower.app.serve.errors import Refused
 from tower.app.serve.limits import DEFAULT, Limits, clip
 from tower.app.serve.workers import AGENT_CHOICES, LEVEL_CHOICES, check_ai_spec
 from tower.games.errors import BadInput
+from tower.games.records import MAX_SEED as RECORD_SEED
 from tower.games.registry import game_class, game_names
 
 NEW_GAME_KEYS = ("game", "players", "seats", "seed", "options")
-MAX_SEED = 2**63 - 1  # SQLite's largest integer
+MAX_SEED = RECORD_SEED  # a game record's range (OpenSpiel's 32-bit parameters)
 
 
 @dataclass(frozen=True)

@@ -41,9 +41,10 @@ from tower.games.interop.actions import codec_for, encoding_module
 from tower.games.interop.features import observation
 from tower.games.interop.infostate import Trail, is_public, recall_size, recall_vector
 from tower.games.interop.stepper import Stepper
+from tower.games.records import MAX_SEED
 from tower.games.registry import game_class, game_names
 
-SEED_LIMIT = 2**31  # OpenSpiel's integer parameters are 32-bit
+SEED_LIMIT = MAX_SEED + 1  # OpenSpiel's integer parameters are 32-bit
 RECALL = 8  # moves an information-state tensor recalls unless the `recall` parameter says otherwise
 DEALS = 16  # deals a dealt game chooses from unless the `deals` parameter says otherwise
 
