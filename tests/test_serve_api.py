@@ -96,8 +96,8 @@ def test_refusals_have_their_status_and_change_nothing(server, api):
     assert status(tokens[mover], b"{not json")[0] == 400
     assert status(tokens[mover], b'["move"]')[0] == 400
     assert status(tokens[mover], b'{"move": 7}')[0] == 400
-    code, data = status(tokens[mover], b'{"move": "fly to the moon"}')
-    assert code == 400 and data["error"]
+    code, data = status(tokens[mover], b'{"move": "fly to the moon"}')  # a string: the document takes it, the
+    assert code == 409 and data["rule"] == "bad-move-text" and data["error"]  # game does not (as a replay's)
     code, data = status(tokens[waiting], json.dumps({"move": before["legal_moves"][0]}).encode())
     assert code == 409 and data["rule"] == "out-of-turn"
     hand = set(before["view"]["hand"])

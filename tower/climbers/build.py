@@ -20,7 +20,7 @@ from tower.climbers.blocks import (
 )
 from tower.games.errors import BadInput
 from tower.games.fileio import atomic_write_text
-from tower.games.reader import read_json
+from tower.games.reader import LONE_SURROGATE, character_words, read_json
 from tower.schemas import validate
 
 BUILD_FORMAT = "tower-build/1"
@@ -120,6 +120,9 @@ def parse_build(data: Any) -> Build:
     for i, b in enumerate(data["blocks"]):
         where = f"$.blocks[{i}]"
         block_id = b.get("id", f"b{i}")
+        if LONE_SURROGATE.search(block_id):  # what not every tool's regex can say (the reader refuses it too)
+            raise BadInput(f"the string holds {character_words(LONE_SURROGATE.search(block_id).group())}",
+                           f"{where}.id")
         if block_id in ids:
             raise BadInput(f"duplicate block id {block_id!r}", f"{where}.id")
         ids.add(block_id)

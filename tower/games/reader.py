@@ -9,11 +9,15 @@ JSON that every tool reads alike, plus bounds of its own, each checked before th
 - no duplicate keys in an object (JSON readers disagree on which one wins), no NaN or Infinity;
 - whole numbers within +-(2^53 - 1), the range every JSON reader holds exactly, and no number beyond a 64-bit
   float (Python's own reader would build a 10,000-digit integer, or an infinity, without a word);
-- every string, keys included, holds characters only: no lone surrogate (half of a UTF-16 pair: it cannot be
-  written as UTF-8, so an id holding one crashes whatever prints it), no control character (U+0000-U+001F,
-  U+007F-U+009F), no line or paragraph separator, no bidirectional control (Unicode's `Bidi_Control` set: text
-  that shows other than it reads) and no noncharacter of the Basic Multilingual Plane;
+- every string, keys included, holds characters only: no lone surrogate (half of a UTF-16 pair, which a
+  backslash-u escape can write: it cannot be written as UTF-8, so a string holding one crashes whatever prints it);
 - lists and objects nested at most `MAX_DEPTH` deep.
+
+What an id or a name may hold is narrower (`NAME_REFUSED`: no control character, U+0000-U+001F and
+U+007F-U+009F, no line or paragraph separator, no bidirectional control, Unicode's `Bidi_Control` set, with which
+text shows other than it reads, no noncharacter of the Basic Multilingual Plane): the schemas say it with a
+`pattern` where ids and names are (`NAME_PATTERN`), so that every tool reading the schema agrees; other strings
+(a move's text, an option) are read by their own grammars.
 
 The formats' own counts (a build's blocks, a record's moves) are checked by their loaders on the parsed document
 before the schema (`tower.schemas`) is consulted, so a document over a count costs no validation either.
@@ -39,13 +43,20 @@ MAX_WHOLE = 2**53 - 1
 BOM = b"\xef\xbb\xbf"
 
 _BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-#: The characters no string of ours may hold (the module's docstring says why); the build schema's ids say the
-#: same in their `pattern`. (The astral planes' noncharacters are let through: a class of them makes `re` scan
-#: 15 times slower, and they do no harm that the others do.)
-REFUSED = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI_CONTROLS}\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+_NAME_REFUSED = "\x00-\x1f\x7f-\x9f\u2028\u2029" + _BIDI_CONTROLS + "\ufdd0-\ufdef\ufffe\uffff"
+#: The characters an id or a name may not hold besides a lone surrogate (the module's docstring says why). (The
+#: astral planes' noncharacters are let through: a class of them makes `re` scan 15 times slower, and they do no
+#: harm that the others do.)
+NAME_REFUSED = re.compile(f"[{_NAME_REFUSED}]")
+#: The same as a JSON Schema `pattern` for the schemas' ids and names: ECMA-262 syntax, which Python's `re`,
+#: ajv and schemathesis read alike (a lone surrogate is left to the reader: not every tool's regex can name one).
+NAME_PATTERN = "^[^" + "".join(c if c == "-" else f"\\u{ord(c):04x}" for c in _NAME_REFUSED) + "]*$"
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def refused_character(text: str) -> str | None:
-    """A character `text` may not hold, or None."""
-    found = REFUSED.search(text)
+    """A character no string may hold (a lone surrogate) or, failing that, one an id or name may not hold."""
+    found = LONE_SURROGATE.search(text) or NAME_REFUSED.search(text)
     return found.group() if found else None
 
 
@@ -148,8 +159,8 @@ def path_of(parts: tuple[str | int, ...]) -> str:
 
 def check_document(doc: Any, strings: bool = True) -> None:
     """Walk a parsed document (without recursion: it may be as deep as the parser went) and raise BadInput at the
-    first refused value, duplicated key, refused character (unless `strings` is False: the text they came from
-    is known to hold none) or nesting past `MAX_DEPTH`."""
+    first refused value, duplicated key, lone surrogate (unless `strings` is False: the text they came from is
+    known to hold none) or nesting past `MAX_DEPTH`."""
     # each entry: a node, its depth and where it is as a linked list (parent's place, key): the path is spelled
     # out only for the one refused; numbers, booleans and null are passed over without being stacked
     stack: list[tuple[Any, int, Any]] = [(doc, 0, None)]
@@ -158,9 +169,9 @@ def check_document(doc: Any, strings: bool = True) -> None:
         node, depth, where = stack.pop()
         t = type(node)
         if t is str:
-            bad = refused_character(node)
+            bad = LONE_SURROGATE.search(node)
             if bad:
-                raise BadInput(f"the string holds {character_words(bad)}", _spelled(where))
+                raise BadInput(f"the string holds {character_words(bad.group())}", _spelled(where))
         elif t is dict or t is _Duplicated or t is list:
             if depth >= MAX_DEPTH:
                 raise BadInput(f"nested deeper than {MAX_DEPTH} lists and objects", _spelled(where))
@@ -171,9 +182,9 @@ def check_document(doc: Any, strings: bool = True) -> None:
                 stack.extend((v, depth + 1, (where, i)) for i, v in enumerate(node) if type(v) not in plain)
                 continue
             for k, v in node.items():
-                bad = refused_character(k) if strings else None
+                bad = LONE_SURROGATE.search(k) if strings else None
                 if bad:
-                    raise BadInput(f"a key holds {character_words(bad)}", _spelled((where, k)))
+                    raise BadInput(f"a key holds {character_words(bad.group())}", _spelled((where, k)))
                 if type(v) not in plain:
                     stack.append((v, depth + 1, (where, k)))
         elif t is _Refused:
@@ -213,8 +224,9 @@ def parse_text(raw: bytes | str, *, whole_floats: bool = False) -> Any:
         raise BadInput(f"not valid JSON: {words} (line {exc.lineno}, column {exc.colno})", "") from None
     except RecursionError:
         raise BadInput(f"not valid JSON: nested too deeply (at most {MAX_DEPTH} lists and objects)", "") from None
-    # a refused character is in the text as itself or as a \u escape: a text with neither has none in any string
-    check_document(doc, strings="\\u" in text or refused_character(text) is not None)
+    # a lone surrogate can only come from a backslash-u escape (UTF-8 cannot encode one): a text without any
+    # escape of one holds none
+    check_document(doc, strings="\\ud" in text or "\\uD" in text)
     return doc
 
 

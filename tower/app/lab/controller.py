@@ -38,6 +38,7 @@ from tower.climbers.blocks import (
 from tower.climbers.build import BUILD_FORMAT, Block, Build, Figure, Stone
 from tower.climbers.legality import Near, Violation, check_build
 from tower.games.errors import BadInput, IllegalMove
+from tower.games.reader import character_words, refused_character
 from tower.schemas import problem
 
 RULE_SETS = ("strict", "flag", "free")
@@ -429,6 +430,9 @@ class LabController:
         block_id = op.get("id", "")
         if not isinstance(block_id, str) or len(block_id) > 64:
             raise BadInput(f"id {block_id!r} is not a short name"[:200], "$.id")
+        bad = refused_character(block_id)
+        if bad:  # what an id of a build may hold (the build schema's pattern)
+            raise BadInput(f"the id holds {character_words(bad)}", "$.id")
         block_id = block_id or self._new_id(op["kind"])
         if any(b.id == block_id for b in self.build.blocks):
             raise IllegalMove("id-taken", f"the build has a block {block_id!r} already"[:200])

@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from tower.app.serve.limits import Limits
+from tower.games.reader import NAME_PATTERN
 from tower.games.records import MAX_SEED
 
 STRINGS = {"type": "array", "items": {"type": "string"}}
@@ -132,7 +133,8 @@ def _lab_edits(build: dict[str, Any]) -> dict[str, Any]:
 
     cell = {"type": "array", "minItems": 3, "maxItems": 3, "items": {"type": "integer"},
             "description": "[x, y, z], grid units"}
-    block = {"type": "string", "description": "a block of the lab's build (409 if it has none of that id)"}
+    block = {"type": "string", "maxLength": 64, "pattern": NAME_PATTERN,
+             "description": "a block of the lab's build (409 if it has none of that id)"}
     colour, player_colour = ref("Build_colour"), ref("Build_playerColour")
     faces = {"$ref": "#/components/schemas/Build_faces",
              "description": "all six faces (409 unless a colouring the block's kind has)"}
@@ -149,7 +151,7 @@ def _lab_edits(build: dict[str, Any]) -> dict[str, Any]:
             "kind": {"enum": list(KIND_BY_NAME)}, "origin": cell,
             "size": {**cell, "description": "one of the kind's orientations (default: its first)"},
             "top": {**colour, "description": "the colour on top (a grey block's is grey)"}, "faces": faces,
-            "id": {"type": "string", "maxLength": 64, "description": "a new id (empty or left out: one is made; "
+            "id": {"type": "string", "maxLength": 64, "pattern": NAME_PATTERN, "description": "a new id (empty or left out: one is made; "
                                                                      "409 if taken)"}},
             "allOf": kinds},
         "move": {"required": ["block", "origin"], "properties": {
@@ -250,7 +252,8 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
             "type": "object", "required": ["move"], "additionalProperties": False,
             "properties": {
                 "move": {"type": "string", "maxLength": 200,
-                         "description": "a move in its text form (400 if the game has no move of that text)"},
+                         "description": "a move in its text form (409 `bad-move-text` if the game has no move of that "
+                                        "text, as a record's move that does not replay is refused)"},
                 "n": {"type": "integer", "minimum": 0,
                       "description": "moves the sender saw played: a retried request never plays twice"},
             },
@@ -374,7 +377,8 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
         "LabRules": {"type": "object", "required": ["rules"], "additionalProperties": False,
                      "properties": {"rules": ref("RuleSet")}},
         "LabPush": {"type": "object", "required": ["block", "direction"], "additionalProperties": False,
-                    "properties": {"block": {"type": "string", "description": "409 if the build has no such block"},
+                    "properties": {"block": {"type": "string", "maxLength": 64, "pattern": NAME_PATTERN,
+                                             "description": "409 if the build has no such block"},
                                    "direction": {"enum": PUSH_DIRECTIONS}}},
         "LabExplained": {"type": "object", "required": ["words", "edits"],
                          "description": "`forces`, `removal` or `push` (the physics of docs/physics.md, as "
@@ -435,7 +439,7 @@ def _lab_hand() -> dict[str, Any]:
                            "`area` the columns the page's pointing offers [x0, y0, x1, y1], half-open (an empty one "
                            "offers none)",
             "properties": {
-                "block": {"type": "string", "maxLength": 64}, "kind": {"type": "string"},
+                "block": {"type": "string", "maxLength": 64, "pattern": NAME_PATTERN}, "kind": {"type": "string"},
                 "shapes": {"type": "array", "minItems": 1, "maxItems": 6, "items": ref("LabShape")},
                 "area": {"type": "array", "minItems": 4, "maxItems": 4,
                          "items": {"type": "integer", "minimum": -100, "maximum": 100}},

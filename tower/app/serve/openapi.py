@@ -23,12 +23,14 @@ JSON = "application/json"
 #: Every refusal: status -> (component name, what it means).
 ERRORS: dict[int, tuple[str, str]] = {
     400: ("BadRequest", "the request breaks this document: the body is not JSON (or holds NaN), not an object, has "
-                        "unknown keys, wrong types or values out of range or past a limit; a move text that is no "
-                        "move of the game (`where` names the JSON path)"),
+                        "unknown keys, wrong types, values out of range or past a limit, an id or name holding a "
+                        "control or bidirectional character, a lone surrogate, a key twice in an object (`where` "
+                        "names the JSON path)"),
     403: ("Forbidden", "the token opens no seat of this game (also a spectator's token asking to play)"),
     404: ("NotFound", "no such game, lab, seat, position or path"),
     408: ("Timeout", "the body did not arrive within the limit `body_seconds`"),
-    409: ("Conflict", "refused by the rules (`rule` names it): out of turn, an illegal move, the game is over, a "
+    409: ("Conflict", "refused by the rules (`rule` names it): out of turn, a move text that is no move of the game "
+                      "(`bad-move-text`), an illegal move, the game is over, a "
                       "stale `n`, an undo the rule refuses, the record of a game still running; what no schema can "
                       "say: a record whose moves do not replay, an option's value the game cannot take, an AI past "
                       "the server's bounds, a build whose block ids repeat or whose stone lies on no block; in the "

@@ -10,23 +10,30 @@ import threading
 from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from tower.app.serve.http import GUARD_KEY, make_app
 from tower.app.serve.server import GameServer
 
 
-class _QuietDisconnects(logging.Filter):
-    """aiohttp's own log: a client that hung up mid-request is one line, not a traceback."""
+class _OneLine(logging.Filter):
+    """aiohttp's own log: a client that hung up mid-request is one line, not a traceback; so is a request that
+    HTTP itself refuses (a NUL byte in a header, a line too long: answered 400 by aiohttp before any handler),
+    which is bad input, not a fault of the server."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, (ConnectionError, asyncio.CancelledError)):
             record.msg, record.args, record.exc_info = f"a client went away: {type(exc).__name__}", (), None
             record.levelno, record.levelname = logging.INFO, "INFO"
+        elif isinstance(exc, HttpProcessingError):
+            what = " ".join(str(exc.message).split())[:200]  # aiohttp's message quotes the line on lines of its own
+            record.msg, record.args, record.exc_info = "refused a malformed HTTP request (%s %s)", (exc.code, what), None
+            record.exc_text, record.levelno, record.levelname = None, logging.WARNING, "WARNING"
         return True
 
 
-logging.getLogger("aiohttp.server").addFilter(_QuietDisconnects())
+logging.getLogger("aiohttp.server").addFilter(_OneLine())
 
 
 async def _start(db: str, host: str, port: int, trust_proxy: bool = False,

@@ -377,15 +377,16 @@ class Table:
                                               f"{self.label(seat)}'s")
 
     def play(self, seat: int | None, text: str, expect: int | None = None) -> Change:
-        """Apply a move of `seat` given as text. Refused (nothing changed): 409 out of turn, stale `expect`,
-        illegal; 400 unreadable text."""
+        """Apply a move of `seat` given as text. Refused (nothing changed) with 409: out of turn, stale `expect`,
+        illegal, and a text that is no move of the game (`bad-move-text`): the document's `Move` is any string,
+        as a record's moves are, whose unreadable moves the replay endpoint refuses with 409 alike."""
         self.require_turn(seat)
         if expect is not None and expect != self.n:
             raise Refused(409, "stale", f"the move was meant for position {expect}, the game is at {self.n}")
         try:
             move = self.state.move_type.parse(text, self.state)
         except BadInput as exc:
-            raise Refused(400, "bad-move-text", f"not a move: {exc.what}") from None
+            raise Refused(409, "bad-move-text", f"not a move: {exc.what}") from None
         return self._apply(seat, move)  # type: ignore[arg-type]
 
     def play_ai(self, seat: int, text: str, rev: int) -> Change | None:
