@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from tower.app.serve.limits import Limits
-from tower.games.reader import NAME_PATTERN
+from tower.games.reader import MAX_WHOLE, NAME_PATTERN
 from tower.games.records import MAX_SEED
 
 STRINGS = {"type": "array", "items": {"type": "string"}}
@@ -414,7 +414,24 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
     })
     schemas.update(_lab_edits(ref("LabBuild")))
     schemas.update(_lab_hand())
+    _bound_whole_numbers(schemas)
     return {"schemas": schemas, "record": record, "build": build, "scene": scene}
+
+
+def _bound_whole_numbers(node: Any) -> None:
+    """Every `integer` without a bound of its own gets I-JSON's (+-(2^53 - 1), tower/games/reader.py): the
+    server's reader refuses a whole number beyond it, so the document says so (a generated request within the
+    document is never refused for it)."""
+    if isinstance(node, dict):
+        kinds = node.get("type")
+        if kinds == "integer" or (isinstance(kinds, list) and "integer" in kinds):
+            node.setdefault("minimum", -MAX_WHOLE)
+            node.setdefault("maximum", MAX_WHOLE)
+        for value in node.values():
+            _bound_whole_numbers(value)
+    elif isinstance(node, list):
+        for value in node:
+            _bound_whole_numbers(value)
 
 
 #: An AI's `time` (seconds, more than 0 and at most 10) and `iters` (1 to 50,000) within the server's bounds
