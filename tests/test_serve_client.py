@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -97,7 +99,7 @@ def test_a_game_and_a_lab_through_the_generated_client_every_answer_parsed(gener
     api.call("asyncapi", "Document")
     # a game of The Climbers between two humans: a move, the page's snapshot, a block's placements
     made = api.call("createGame", "NewGameAnswer", 201,
-                    body=api.model("NewGame", {"game": "climbers", "seats": ["human", "human"], "seed": 7}))
+                    body=api.model("NewClimbersGame", {"game": "climbers", "seats": ["human", "human"], "seed": 7}))
     game, (t0, t1) = made.id, (s.token for s in made.seats)
     state = api.call("getGame", "GameAnswer", id=game, token=t0)
     assert state.to_move == 0 and "skip" in state.legal_moves
@@ -105,8 +107,8 @@ def test_a_game_and_a_lab_through_the_generated_client_every_answer_parsed(gener
     assert state.n == 1
     snap = api.call("snapshot", "Snapshot", id=game, token=t0)
     assert snap.scene.format_ == "tower-scene/1" and snap.blocks
-    assert api.call("placements", "Placements", id=game, token=t0, block=snap.blocks[0]).placements
-    assert api.call("ghosts", "Ghosts", id=game, token=t0, block=snap.blocks[0]).ghosts
+    assert api.call("placements", "BlockPlacements", id=game, token=t0, block=snap.blocks[0]).placements
+    assert api.call("ghosts", "BlockGhosts", id=game, token=t0, block=snap.blocks[0]).ghosts
     assert api.call("hint", "Hint", id=game, token=t0).n == 1
     assert api.call("nameSeat", "SeatName", id=game, token=t1, body=api.model("NewName", {"name": "Ada"})).name == "Ada"
     refused = api.call("undoMove", "Error", 409, id=game, token=t1)  # P1 has no move to take back
@@ -120,7 +122,7 @@ def test_a_game_and_a_lab_through_the_generated_client_every_answer_parsed(gener
     uploaded = api.call("replayRecord", "ReplayPage", body=api.model("RecordUpload", record.to_dict()), from_=1)
     assert uploaded.frames[0].move == "skip"
     # a game played to its end (one round against an AI), then its rematch
-    short = api.call("createGame", "NewGameAnswer", 201, body=api.model("NewGame", {
+    short = api.call("createGame", "NewGameAnswer", 201, body=api.model("NewClimbersGame", {
         "game": "climbers", "seats": ["human", "ai:random"], "seed": 5, "options": {"max_rounds": 1}}))
     deadline = time.monotonic() + 120
     while not (state := api.call("getGame", "GameAnswer", id=short.id, token=short.seats[0].token)).over:
@@ -156,7 +158,7 @@ def test_a_game_and_a_lab_through_the_generated_client_every_answer_parsed(gener
     assert pushed.push.additional_properties["block"] == "beam"
     assert api.call("labOverlays", "LabOverlays", id=lab.id, show="forces", push="beam:+x").scene.arrows
     assert api.call("dropLab", "LabDrop", id=lab.id).collapsed is False
-    assert len(api.call("labBuild", "Build", id=lab.id).blocks) == 4
+    assert len(api.call("labBuild", "SavedBuild", id=lab.id).blocks) == 4
     # the pages
     for op_id, kwargs in (("lobbyPage", {}), ("gamePage", {"id": game, "token": t0}), ("replayUploadPage", {}),
                           ("replayPage", {"id": game}), ("labPage", {}), ("labIdPage", {"id": lab.id})):
@@ -164,3 +166,38 @@ def test_a_game_and_a_lab_through_the_generated_client_every_answer_parsed(gener
     assert "import" in api.call("static", "str", path="js/lobby.js")
     api.call("favicon", None, 204)
     assert api.called == set(_operations(doc)), set(_operations(doc)) - api.called
+
+
+MYPY_CONFIG = """[mypy]
+strict = True
+[mypy-client_bot]
+disallow_any_expr = True
+disallow_any_explicit = True
+"""
+
+
+def test_the_generated_client_and_a_bot_on_it_pass_mypy_strict_with_no_any_in_the_bot(generated, tmp_path):
+    """`mypy --strict` on the generated package and tests/client_bot.py, the bot also with `disallow_any_expr`:
+    every answer, model and field it touches (moves, placements, seats, options of each game, the lab's builds,
+    edits, push directions, undo/redo/drop bodies) has a type of the document's, none of them `Any`."""
+    pytest.importorskip("mypy")
+    pkg, _srv, _doc = generated
+    root = Path(pkg.__file__).parents[1]
+    (tmp_path / "mypy.ini").write_text(MYPY_CONFIG)
+    bot = Path(__file__).with_name("client_bot.py")
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(tmp_path / "mypy.ini"), "--cache-dir",
+                           str(tmp_path / "cache"), "-p", PACKAGE, str(bot)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path, env={**os.environ, "MYPYPATH": str(root)})
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "Success: no issues found" in proc.stdout
+
+
+def test_the_bot_plays_every_game_to_its_end_and_uses_the_lab_through_the_generated_client(generated):
+    _pkg, srv, _doc = generated
+    import client_bot
+
+    got = client_bot.run(srv.url)
+    assert set(got) == {"climbers", "seventh-heaven", "partners", "diabolo", "lab", "push", "drop"}
+    assert all(got[game] for game in ("climbers", "seventh-heaven", "partners", "diabolo")), got  # each has ended
+    assert got["lab"].split(",") == ["a", "b", "beam", "c1"]  # the cube added, taken back, added again
+    assert "beam" in got["push"] and got["drop"].startswith("dropped")

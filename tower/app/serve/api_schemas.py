@@ -26,6 +26,8 @@ NULLABLE_INT = {"type": ["integer", "null"]}
 NULLABLE_STR = {"type": ["string", "null"]}
 ANY_OBJECT = {"type": "object"}
 PUSH_DIRECTIONS = ["+x", "-x", "+y", "-y"]
+#: Their names in a generated client (openapi-python-client's `x-enum-varnames`; else `VALUE_0`...)
+PUSH_NAMES = ["PLUS_X", "MINUS_X", "PLUS_Y", "MINUS_Y"]
 RULE_SETS = ["strict", "flag", "free"]
 
 
@@ -118,6 +120,46 @@ def game_rules(limits: Limits) -> dict[str, Any]:
     return {"schemas": schemas, "per_game": branches}
 
 
+def _new_games(per_game: list[dict[str, Any]], limits: Limits) -> dict[str, Any]:
+    """`NewGame`: one of a component a game (`NewClimbersGame`, ...), told apart by `game` (a discriminator), each
+    with that game's player counts and its own options: a generated client has a typed model for each (a
+    generator drops `if`/`then`, with which the four options models went unused)."""
+    out: dict[str, Any] = {}
+    mapping = {}
+    for branch in per_game:
+        name = branch["if"]["properties"]["game"]["const"]
+        then = branch["then"]["properties"]
+        counts = then["players"]["enum"]
+        component = "New" + "".join(part.title() for part in name.split("-")) + "Game"
+        mapping[name] = f"#/components/schemas/{component}"
+        contiguous = counts == list(range(counts[0], counts[-1] + 1))
+        players = {"type": "integer", "minimum": counts[0], "maximum": counts[-1]} if contiguous else \
+            {"type": "integer", "enum": counts}
+        seats = {"type": "array", "minItems": counts[0], "maxItems": counts[-1], "items": ref("SeatSpec")}
+        # a count between them that the game does not take (Partners: 4 or 6) is refused beside the property,
+        # not in it: a generator makes `Any` of an array with an `anyOf`
+        gaps = [{"if": {"required": ["seats"], "properties": {"seats": {"minItems": k, "maxItems": k}}},
+                 "then": False} for k in range(counts[0], counts[-1] + 1) if k not in counts]
+        out[component] = {
+            "type": "object", "required": ["game"], "additionalProperties": False,
+            "description": f"a new game of {name}",
+            "properties": {
+                "game": {"type": "string", "const": name},
+                "players": {**players, "description": "one of the game's counts; default: the number of seats, or "
+                                                      "the game's usual count"},
+                "seats": {**seats, "description": "per seat `human` or an AI; default: all human"},
+                "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED,
+                         "description": "leave it out for a fair game: the server draws one"},
+                "options": {**then["options"], "description": "the game's rule options"},
+            },
+            "allOf": _seat_counts(limits) + gaps,
+        }
+    out["NewGame"] = {"description": "a new game: its name, players, seats, seed and options",
+                      "oneOf": [{"$ref": target} for target in mapping.values()],
+                      "discriminator": {"propertyName": "game", "mapping": mapping}}
+    return out
+
+
 def _seat_counts(limits: Limits) -> list[dict[str, Any]]:
     """`players` and `seats`, when both are given, agree: one `if`/`then` a count."""
     return [{"if": {"required": ["players", "seats"], "properties": {"players": {"const": n}}},
@@ -185,9 +227,16 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
     schemas: dict[str, Any] = {}
     scene = embed(schemas, "tower-scene", "Scene")
     record = embed(schemas, "game-record", "Record")
-    build = embed(schemas, "tower-build", "Build")
+    embed(schemas, "tower-build", "Build")  # the file format: LabBuild and SavedBuild are made from it
     rules = game_rules(limits)
     schemas.update(rules["schemas"])
+    # a build as the server writes it (the lab's answers): every block has its id, so a client may rely on it
+    saved_block = copy.deepcopy(schemas["Build_block"])
+    saved_block["required"] = ["id", *saved_block["required"]]
+    saved = copy.deepcopy(schemas["Build"])
+    saved["properties"]["blocks"]["items"] = ref("SavedBlock")
+    saved["description"] = "a `tower-build/1` build as the server writes it: every block with its id"
+    schemas.update(SavedBuild=saved, SavedBlock=saved_block)
     # what the server takes: the file formats within its limits
     lab_build = copy.deepcopy(schemas["Build"])
     lab_build["properties"]["blocks"]["maxItems"] = limits.blocks_per_build
@@ -197,6 +246,15 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
     upload["properties"]["game"] = ref("GameName")
     upload["properties"]["players"]["maximum"] = limits.players
     upload["properties"]["moves"]["maxItems"] = limits.record_moves
+    # the server's games write every move as its text; the object form a record may hold is The Climbers' older
+    # figure move (a game of another package may have others: the record format leaves them open)
+    cell = {"type": "array", "minItems": 3, "maxItems": 3,
+            "items": {"type": "integer", "minimum": -10_000, "maximum": 10_000}}
+    upload["properties"]["moves"]["items"] = {"oneOf": [
+        {"type": "string", "description": "a move in its text form"},
+        {"type": "object", "required": ["fig"], "additionalProperties": False,
+         "description": "an older Climbers figure move (the path is recomputed by the game)",
+         "properties": {"fig": {"type": "string"}, "path": {"type": "array", "items": cell}}}]}
     upload["allOf"] = [{"if": b["if"], "then": {"properties": {k: v for k, v in b["then"]["properties"].items()
                                                                if k != "seats"}}} for b in rules["per_game"]]
     upload["description"] = "a `game-record/1` record of a game of this server, within its limits (409 if its " \
@@ -204,23 +262,7 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
     schemas.update({
         "LabBuild": lab_build,
         "RecordUpload": upload,
-        "NewGame": {
-            "type": "object", "required": ["game"], "additionalProperties": False,
-            "properties": {
-                "game": ref("GameName"),
-                "players": {"type": "integer", "minimum": 1, "maximum": limits.players,
-                            "description": "one of the game's counts; default: the number of seats, or the game's "
-                                           "usual count"},
-                "seats": {"type": "array", "minItems": 1, "maxItems": limits.players,
-                          "items": ref("SeatSpec"),
-                          "description": "per seat `human` or an AI; default: all human"},
-                "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED,
-                         "description": "leave it out for a fair game: the server draws one"},
-                "options": {"type": "object", "description": "the game's rule options (the game's own "
-                                                             "`...Options` component)"},
-            },
-            "allOf": rules["per_game"] + _seat_counts(limits),
-        },
+        **_new_games(rules["per_game"], limits),
         "SeatSpec": _seat_spec(),
         "NewGameAnswer": {"type": "object", "required": ["id", "seats", "spectator_url"],
                           "properties": {"id": {"type": "string"},
@@ -304,14 +346,18 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                      "properties": {"n": {"type": "integer", "minimum": 0}, "player": {"type": "integer"},
                                     "label": {"type": "string"}, "text": {"type": "string"},
                                     "words": {"type": "string"}}},
-        "Ghosts": {"type": "object", "required": ["block", "n", "ghosts"],
+        "BlockGhosts": {"type": "object", "required": ["block", "n", "ghosts"],
                    "properties": {"block": {"type": "string"}, "n": {"type": "integer", "minimum": 0},
                                   "ghosts": {"type": "array", "items": ref("Scene_ghost")}}},
-        "Placements": {"type": "object", "required": ["n", "block", "placements"],
+        "BlockPlacements": {"type": "object", "required": ["n", "block", "placements"],
                        "description": "every legal placement of one block, with its shapes and words "
                                       "(`viewer.placement`)",
                        "properties": {"n": {"type": "integer", "minimum": 0}, "block": {"type": "string"},
-                                      "placements": {"type": "array", "items": {"type": "array", "items": {}}}}},
+                                      "placements": {"type": "array", "items": ref("PlacementRow")}}},
+        "PlacementRow": {"type": "array", "minItems": 6, "maxItems": 6,
+                         "items": {"oneOf": [{"type": "integer"}, {"type": "string"}]},
+                         "description": "one placement: x, y, z of its origin (grid units), the index of its shape "
+                                        "in `shapes`, its move text and the move in words"},
         "ReplayPage": {
             "type": "object", "required": ["game", "total", "from", "page", "frames"],
             "properties": {
@@ -366,20 +412,20 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                 "rules": ref("RuleSet"), "edits": {"type": "integer", "minimum": 0},
                 "can_undo": {"type": "boolean"}, "can_redo": {"type": "boolean"},
                 "undo": NULLABLE_STR, "redo": NULLABLE_STR, "max_blocks": {"type": "integer"},
-                "build": build, "analysis": ref("LabAnalysis"), "scene": scene,
+                "build": ref("SavedBuild"), "analysis": ref("LabAnalysis"), "scene": scene,
                 "did": {"type": "string", "description": "after an edit: the edit in words"},
             },
         },
         "LabAnalysis": {"type": "object", "required": ["legal", "violations", "stability", "words"],
                         "properties": {"legal": {"type": "boolean"},
                                        "violations": {"type": "array", "items": ANY_OBJECT},
-                                       "stability": {"oneOf": [{"type": "null"}, ref("Verdict")]}, "words": STRINGS}},
+                                       "stability": {"oneOf": [{"type": "null"}, ref("StabilityVerdict")]}, "words": STRINGS}},
         "LabRules": {"type": "object", "required": ["rules"], "additionalProperties": False,
                      "properties": {"rules": ref("RuleSet")}},
         "LabPush": {"type": "object", "required": ["block", "direction"], "additionalProperties": False,
                     "properties": {"block": {"type": "string", "maxLength": 64, "pattern": NAME_PATTERN,
                                              "description": "409 if the build has no such block"},
-                                   "direction": {"enum": PUSH_DIRECTIONS}}},
+                                   "direction": {"enum": PUSH_DIRECTIONS, "x-enum-varnames": PUSH_NAMES}}},
         "LabExplained": {"type": "object", "required": ["words", "edits"],
                          "description": "`forces`, `removal` or `push` (the physics of docs/physics.md, as "
                                         "`tower check --json` gives them), the same in words, the grid unit in "
@@ -390,7 +436,7 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                     "description": "PyBullet's run of the build: the scene with the animation's frames (`frames`: "
                                    "poses a frame, grid units) and the blocks it moves",
                     "properties": {"scene": scene, "moved": STRINGS, "collapsed": {"type": "boolean"},
-                                   "stability": {"oneOf": [{"type": "null"}, ref("Verdict")]},
+                                   "stability": {"oneOf": [{"type": "null"}, ref("StabilityVerdict")]},
                                    "words": {"type": "string", "description": "what happened, in one line"}}},
         "LabOverlays": {"type": "object", "required": ["scene", "words", "edits"],
                         "properties": {"scene": scene, "words": STRINGS, "edits": {"type": "integer", "minimum": 0}}},
@@ -407,7 +453,7 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
         "Result": {"type": "object", "description": "the game's result once it is over (its fields are the game's)",
                    "properties": {"winners": {"type": "array", "items": {"type": "integer"}},
                                   "scores": {"type": "array", "items": {"type": "number"}}}},
-        "Verdict": {"type": "object", "required": ["verdict", "statics", "dynamics"],
+        "StabilityVerdict": {"type": "object", "required": ["verdict", "statics", "dynamics"],
                     "description": "the stability verdict of `tower check --json` (`tower-check/1`'s `stability`)",
                     "properties": {"verdict": {"enum": ["stable", "marginal", "collapses"]},
                                    "statics": ANY_OBJECT, "dynamics": {"type": ["object", "null"]}}},
@@ -415,7 +461,7 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
     schemas.update(_lab_edits(ref("LabBuild")))
     schemas.update(_lab_hand())
     _bound_whole_numbers(schemas)
-    return {"schemas": schemas, "record": record, "build": build, "scene": scene}
+    return {"schemas": schemas, "record": record, "build": ref("SavedBuild"), "scene": scene}
 
 
 def _bound_whole_numbers(node: Any) -> None:

@@ -403,7 +403,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
 
     from tower.app.serve.lab import add_lab_routes
 
-    add_lab_routes(app, routes, server, page, read_json, _no_body, lambda request: request[CLIENT_KEY])
+    add_lab_routes(app, routes, server, page, read_json, no_body, lambda request: request[CLIENT_KEY])
     root = STATIC.resolve()
 
     @routes.get("/static/{tail:.+}")

@@ -440,7 +440,8 @@ LABS_KEY = web.AppKey("labs", Labs)
 def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any, page: Any,
                    read_json: Any, no_body: Any, client_of: Any = lambda request: request.remote or "?") -> None:
     """The lab's pages and API on the server's app (`page(name)` serves a static page, `read_json` reads a body,
-    `no_body(request)` refuses a POST that is not `application/json`, as a form from another site would be,
+    `await no_body(request)` refuses a body other than none or `{}`, and a POST that is not `application/json`, as
+    a form from another site would be,
     `client_of(request)` is the client a request counts for)."""
     labs = Labs(server.store, server.limits, LabJobs(server.limits))
     app[LABS_KEY] = labs
@@ -473,12 +474,12 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
 
     @routes.post("/api/lab/{id}/undo")
     async def lab_undo(request: web.Request) -> web.Response:
-        no_body(request)
+        await no_body(request)
         return web.json_response(await labs.change(request.match_info["id"], "undo", asker=asker(request)))
 
     @routes.post("/api/lab/{id}/redo")
     async def lab_redo(request: web.Request) -> web.Response:
-        no_body(request)
+        await no_body(request)
         return web.json_response(await labs.change(request.match_info["id"], "redo", asker=asker(request)))
 
     @routes.post("/api/lab/{id}/rules")
@@ -497,7 +498,7 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
 
     @routes.post("/api/lab/{id}/drop")
     async def lab_drop(request: web.Request) -> web.Response:
-        no_body(request)
+        await no_body(request)
         resp = web.json_response(await labs.drop(request.match_info["id"], asker(request)))
         resp.enable_compression()
         return resp

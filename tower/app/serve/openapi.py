@@ -97,10 +97,6 @@ COUNT = _param("count", "query", "positions wanted (at most the limit `replay_pa
 EMPTY_JSON_BODY = {"required": False, "description": "none, or `{}` sent as `Content-Type: application/json` (415 "
                                                      "for another content type)",
                    "content": {JSON: {"schema": _ref("NoBody")}}}
-#: The lab's undo, redo and drop read no body: one sent is ignored, but it must be `application/json`.
-IGNORED_BODY = {"required": False, "description": "none; a body is ignored, but must be sent as `Content-Type: "
-                                                  "application/json` (415 for another content type)",
-                "content": {JSON: {"schema": {}}}}
 #: The content types of the static files (scripts, styles, pages, the vendored three.js's README and LICENSE).
 STATIC_TYPES = ("text/javascript", "application/javascript", "text/css", "text/html", "text/markdown",
                 "text/plain", "application/octet-stream")
@@ -219,7 +215,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         (400, 403, 404, 408, 409, 413, 415, 429, 503), [GAME_ID, TOKEN], _body("NoBody"), ok_status=201)}
     p["/api/games/{id}/placements"] = {"get": _op(
         "placements", "games", "The Climbers: every legal placement of one block, for aiming it on the page",
-        _json(_ref("Placements"), "the placements, their shapes and words"), (400, 403, 404, 409, 429, 503),
+        _json(_ref("BlockPlacements"), "the placements, their shapes and words"), (400, 403, 404, 409, 429, 503),
         [GAME_ID, TOKEN, block])}
     p["/api/games/{id}/hint"] = {"get": _op(
         "hint", "games", "a move for the seat to move (an AI thinking on what the seat may know)",
@@ -229,7 +225,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         _json(_ref("Snapshot"), "the snapshot"), game_reads, [GAME_ID, TOKEN])}
     p["/api/games/{id}/ghosts"] = {"get": _op(
         "ghosts", "games", "The Climbers: the legal placements of one block, as ghost blocks",
-        _json(_ref("Ghosts"), "the placements"), (400, 403, 404, 409, 429, 503), [GAME_ID, TOKEN, block])}
+        _json(_ref("BlockGhosts"), "the placements"), (400, 403, 404, 409, 429, 503), [GAME_ID, TOKEN, block])}
     p["/api/games/{id}/ws"] = {"get": _op(
         "feed", "games", "the WebSocket feed of the seat (info.description); a plain GET is refused with 400",
         {"description": "switching to the WebSocket protocol"}, (400, 403, 404, 429, 503), [GAME_ID, TOKEN],
@@ -257,7 +253,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         _json(_ref("LabState"), "the lab after the edit"), lab_changes, [LAB_ID], _body("LabEdit"))}
     for name, what in (("undo", "take the last edit back"), ("redo", "do the edit taken back again")):
         p[f"/api/lab/{{id}}/{name}"] = {"post": _op(
-            f"{name}Lab", "lab", what, _json(_ref("LabState"), "the lab"), lab_changes, [LAB_ID], IGNORED_BODY)}
+            f"{name}Lab", "lab", what, _json(_ref("LabState"), "the lab"), lab_changes, [LAB_ID], EMPTY_JSON_BODY)}
     p["/api/lab/{id}/rules"] = {"post": _op(
         "labRules", "lab", "strict, flag or free: how the game's rules apply", _json(_ref("LabState"), "the lab"),
         lab_changes, [LAB_ID], _body("LabRules"))}
@@ -271,7 +267,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
                     "the others stand on the bare table and share one judgement per shape, `elsewhere`.")}
     p["/api/lab/{id}/drop"] = {"post": _op(
         "dropLab", "lab", "PyBullet's run of the build, for the drop animation", _json(_ref("LabDrop"), "the run"),
-        lab_changes, [LAB_ID], IGNORED_BODY)}
+        lab_changes, [LAB_ID], EMPTY_JSON_BODY)}
     for name, what in (("forces", "the contact forces"), ("removal", "the removal map")):
         p[f"/api/lab/{{id}}/{name}"] = {"get": _op(
             f"lab{name.title()}", "lab", what, _json(_ref("LabExplained"), what), (404, 409, 413, 429, 503),
