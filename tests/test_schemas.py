@@ -29,9 +29,6 @@ from tower.schemas import FORMATS, file_name, problem, schema, validate
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent / "schema_audit"))
 import tower_schema_audit  # noqa: E402
-from hypothesis_compat import patch_hypothesis_jsonschema  # noqa: E402
-
-patch_hypothesis_jsonschema()
 
 
 @pytest.mark.parametrize("name", list(FORMATS))

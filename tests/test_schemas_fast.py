@@ -29,9 +29,6 @@ from tower.schemas.fast import SchemaNotCompiled, compile_check
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hypothesis_compat import patch_hypothesis_jsonschema  # noqa: E402
-
-patch_hypothesis_jsonschema()
 
 #: Every (schema, part) the loaders use: each whole schema, and each `$defs` entry (tower-batch's result lines).
 PARTS = [(name, None) for name in FORMATS] + [(name, part) for name in FORMATS for part in schema(name).get("$defs", {})]

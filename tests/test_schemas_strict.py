@@ -32,11 +32,8 @@ from tower.games import game_names, new_game
 from tower.schemas import FORMATS, problem, schema
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hypothesis_compat import patch_hypothesis_jsonschema  # noqa: E402
 from node_tools import NODE, node_modules  # noqa: E402
 from test_schemas_fast import mutate  # noqa: E402
-
-patch_hypothesis_jsonschema()
 
 #: The ajv `.ci/run` installs (and this test, when it is missing).
 AJV_VERSION = "8.20.0"
