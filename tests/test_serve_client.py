@@ -184,10 +184,11 @@ def test_the_generated_client_and_a_bot_on_it_pass_mypy_strict_with_no_any_in_th
     pkg, _srv, _doc = generated
     root = Path(pkg.__file__).parents[1]
     (tmp_path / "mypy.ini").write_text(MYPY_CONFIG)
-    bot = Path(__file__).with_name("client_bot.py")
+    bots = Path(__file__).parent  # tests/client_bot.py, as the module client_bot
     proc = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(tmp_path / "mypy.ini"), "--cache-dir",
-                           str(tmp_path / "cache"), "-p", PACKAGE, str(bot)], capture_output=True, text=True,
-                          timeout=300, cwd=tmp_path, env={**os.environ, "MYPYPATH": str(root)})
+                           str(tmp_path / "cache"), "-p", PACKAGE, "-m", "client_bot"], capture_output=True,
+                          text=True, timeout=300, cwd=tmp_path,
+                          env={**os.environ, "MYPYPATH": os.pathsep.join([str(root), str(bots)])})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "Success: no issues found" in proc.stdout
 
