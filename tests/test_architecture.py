@@ -188,3 +188,12 @@ def test_the_kit_names_no_game():
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names:
                 found.append(f"{p.relative_to(ROOT)}:{node.lineno} {node.value!r}")
     assert not found, "\n".join(found)
+
+
+def test_the_lab_and_the_server_import_no_command_module(graph):
+    """The command line sits on top: the lab and the server read files and words through the modules below it
+    (tower/climbers/build.py reads builds, tower/app/verdict_words.py words a verdict), never a command's."""
+    wrong = [f"{m} imports {d}" for m, deps in sorted(graph.items())
+             if m.startswith(("tower.app.serve", "tower.app.lab")) for d in sorted(deps)
+             if d.startswith("tower.app.commands")]
+    assert not wrong, "\n".join(wrong)

@@ -7,8 +7,9 @@ what the document calls invalid refused with a 4xx, and what it calls valid acce
 
 Half of the requests go to real games and a real lab (their ids and a seat's token put into the generated
 request), so the fuzzer reaches the referee, not only the 404 of an unknown id. A move's text is a string to the
-document (its grammar is the game's, and an unknown text is refused with 400, docs/serve.md): a generated valid
-move sent to a real game is one of its legal moves.
+document (its grammar is the game's, and a text that is no move is refused by the rules with 409, docs/serve.md):
+a generated valid move sent to a real game is one of its legal moves. tests/test_serve_stock_tools.py runs the
+tool's own command line with no such help.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ before the schema (`tower.schemas`) is consulted, so a document over a count cos
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from pathlib import Path
@@ -60,6 +61,7 @@ def refused_character(text: str) -> str | None:
     return found.group() if found else None
 
 
+_LONG_NUMBER = re.compile(r"[0-9]{16}|[eE][+-]?[0-9]{3}")
 #: Python's words for JSON it cannot read, and ours.
 _SYNTAX = {
     "Expecting value": "a value was expected",
@@ -216,17 +218,29 @@ def parse_text(raw: bytes | str, *, whole_floats: bool = False) -> Any:
             raise BadInput("the text starts with a byte order mark (BOM): JSON is UTF-8 without one", "")
     if not text.strip():
         raise BadInput("empty: no JSON document in it", "")
+    # the number hooks cost a Python call a number: only a text with a run of 16 digits or an exponent of 3 can
+    # hold a whole number past MAX_WHOLE or a float past the largest; any other is read by the C parser alone
+    numbers: dict[str, Any] = {}
+    if _LONG_NUMBER.search(text):
+        numbers = {"parse_int": _integer, "parse_float": _whole_float if whole_floats else _float}
+    elif whole_floats:
+        numbers = {"parse_float": _whole_float}
+    collecting = gc.isenabled()  # a parse makes a container a list or object: the cycle collector, run again and
+    gc.disable()  # again on them, would cost more than the parse (none of them can be in a cycle)
     try:
-        doc = json.loads(text, object_pairs_hook=_object, parse_constant=_constant, parse_int=_integer,
-                         parse_float=_whole_float if whole_floats else _float)
+        doc = json.loads(text, object_pairs_hook=_object, parse_constant=_constant, **numbers)
     except json.JSONDecodeError as exc:
         words = next((ours for theirs, ours in _SYNTAX.items() if exc.msg.startswith(theirs)), "not JSON")
         raise BadInput(f"not valid JSON: {words} (line {exc.lineno}, column {exc.colno})", "") from None
     except RecursionError:
         raise BadInput(f"not valid JSON: nested too deeply (at most {MAX_DEPTH} lists and objects)", "") from None
-    # a lone surrogate can only come from a backslash-u escape (UTF-8 cannot encode one): a text without any
-    # escape of one holds none
-    check_document(doc, strings="\\ud" in text or "\\uD" in text)
+    else:
+        # a lone surrogate can only come from a backslash-u escape (UTF-8 cannot encode one): a text without any
+        # escape of one holds none
+        check_document(doc, strings="\\ud" in text or "\\uD" in text)
+    finally:
+        if collecting:
+            gc.enable()
     return doc
 
 
