@@ -13,6 +13,9 @@ Figures printed (medians over R runs), each beside the reference timed in the sa
 - the schema check (`validate`) of the start tower and of a 2,000-block slab (25 x 40 cubes, two layers: the
   largest build the schema allows), by the compiled check that answers valid documents (tower/schemas/fast.py)
   and by the `jsonschema` path it spares them;
+- reading the 2,000-block slab's file text by the strict reader (tower/games/reader.py) and by `json.loads`
+  alone, and `tower check` refusing a file of a million blocks (44 MB: over the reader's byte cap) as a whole
+  command;
 - `tower check FILE` on the start tower as a whole command (subprocess, `.pyc` files used), and whether it
   imported `jsonschema` (`python -X importtime`): it should not, the file being valid.
 The machine's load average is printed with the figures: on a shared 2-core machine, compare runs made together.
@@ -69,6 +72,31 @@ def schema_figures(doc: dict, what: str, runs: int, reference: float) -> None:
           f"{slow / fast:.0f} x the compiled check)")
 
 
+def reader_figures(folder: Path, runs: int, reference: float) -> None:
+    """The strict reader (tower/games/reader.py) beside Python's own JSON reader on the 2,000-block slab, and a
+    file of a million blocks (44 MB) refused by `tower check` as a whole command."""
+    from tower.games.reader import parse_text
+
+    raw = json.dumps(slab_doc()).encode()
+    ours = median_ms(lambda: parse_text(raw), runs)
+    plain = median_ms(lambda: json.loads(raw), runs)
+    print(f"reading the 2,000-block slab ({len(raw) / 1024:.0f} KiB): the strict reader {ours:8.1f} ms  "
+          f"({ours / reference:.2f} x reference; json.loads alone {plain:.1f} ms)")
+    huge = folder / "million.json"
+    huge.write_bytes(b'{"format": "tower-build/1", "blocks": [' +
+                     b'{"id": "b", "origin": [0, 0, 0], "size": [2, 2, 2]},' * 10**6 + b"{}]}")
+    times = []
+    for _ in range(max(3, runs // 2)):
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "tower", "check", str(huge)], capture_output=True, text=True)
+        times.append((time.perf_counter() - start) * 1000)
+        assert proc.returncode == 2, proc.stderr
+    took = statistics.median(times)
+    print(f"tower check of a million blocks ({huge.stat().st_size / 2**20:.0f} MiB), refused, whole command "
+          f"{took:6.0f} ms  ({took / reference:.1f} x reference)")
+    huge.unlink()
+
+
 def whole_command(path: Path, runs: int) -> tuple[float, bool]:
     """`tower check PATH` as a subprocess (median ms; .pyc files written and used), and whether it imported
     jsonschema."""
@@ -118,6 +146,7 @@ def main() -> None:
     print(f"  of which the JSON Schema check (JSON reading included)     {schema_only:8.1f} ms")
     schema_figures(doc, "35-block start tower", args.runs, reference)
     schema_figures(slab_doc(), "2,000-block slab", args.runs, reference)
+    reader_figures(folder, args.runs, reference)
     command, imported = whole_command(path, max(5, args.runs // 2))
     print(f"tower check FILE (start tower), whole command               {command:8.0f} ms  "
           f"({command / reference:.1f} x reference); imported jsonschema: {'yes' if imported else 'no'}")
