@@ -3,8 +3,9 @@ reads and every answer it sends, each a named component so that a generated clie
 
 A request body's schema says what the server refuses with 400: types, keys, ranges, the server's limits (a
 build's blocks, a record's moves, a game's players and options), and per game its player counts, its options
-and their choices. What a schema cannot say is refused with 409 by the rules (docs/serve.md): a build whose
-block ids repeat, a record whose moves do not replay, an option's text the game cannot read, an edit of a
+and their choices, and what the strict reader refuses (tower/games/reader.py: whole numbers past I-JSON's
+range, control and bidirectional characters in ids). What a schema cannot say is refused with 409 by the rules
+(docs/serve.md): a move text that is no move of the game, a build whose block ids repeat, a record whose moves do not replay, an option's text the game cannot read, an edit of a
 block the lab does not have.
 
 The file formats are the shipped JSON Schemas (`tower.schemas`), embedded: a scene is `tower-scene/1`, a record
