@@ -14,8 +14,12 @@ import socket
 import pytest
 from serve_support import ROOMY
 
+from tower.app.resultlog import ResultLog
+from tower.app.seats import build_options
 from tower.app.serve.client import Client
 from tower.app.serve.run import ServerThread
+from tower.climbers.build import read_build
+from tower.games import load_game
 from tower.games.errors import BadInput
 from tower.games.reader import MAX_FILE_BYTES, parse_text
 
@@ -143,3 +147,22 @@ def test_a_nul_byte_in_a_request_header_is_a_400_and_one_line_of_the_log(served,
     assert len(records) == 1 and records[0].exc_info is None, [r.getMessage() for r in records]
     assert len(records[0].getMessage().splitlines()) == 1 and "malformed" in records[0].getMessage()
     assert Client(served.url).request("GET", "/api/catalogue")[0] == 200  # and it goes on serving
+
+
+READERS = {
+    "load_game (tower play --load)": load_game,
+    "read_build (tower lab, tower view --edit)": read_build,
+    "--build FILE": lambda path: build_options(str(path), "climbers", 2, {}),
+    "--resume FILE (a results file's lines)": lambda path: ResultLog.resume(str(path), {}),
+}
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("name", ["lone-surrogate-id", "duplicate-key", "endless-number", "byte-order-mark"])
+def test_every_other_reader_of_a_file_refuses_a_hostile_one_in_one_line_naming_it(tmp_path, reader, name):
+    path = tmp_path / f"{name}.json"
+    path.write_bytes(HOSTILE[name][0].encode("utf-8", "surrogatepass"))
+    with pytest.raises(BadInput) as err:
+        READERS[reader](path)
+    line = str(err.value)
+    assert len(line.splitlines()) == 1 and str(path) in line and not any(w in line for w in WORDS_OF_PYTHON), line
