@@ -2,7 +2,8 @@
 check`, `tower replay`, `tower view --screenshot`) and hostile bodies through every POST of `tower serve`. What
 I-JSON (RFC 7493) and the formats refuse is refused in one line naming the place: exit 2 and nothing written, or
 a 4xx with the JSON path; a file far over the byte cap is refused from its size, before a byte of it is read; the
-server's log holds no traceback, and a request HTTP itself refuses (a NUL byte in a header) is one log line.
+server's log holds one line a refused request and no traceback, also for a request HTTP itself refuses (a NUL
+byte in a header).
 """
 
 from __future__ import annotations
@@ -135,6 +136,9 @@ def test_a_hostile_body_to_every_post_is_a_400_in_one_line_and_no_traceback_is_l
             assert len(answer["error"].splitlines()) == 1, answer
             assert not any(w in answer["error"] for w in WORDS_OF_PYTHON), answer
     assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+    refusals = [r.getMessage() for r in caplog.records if r.name == "tower.serve" and r.msg.startswith("refused")]
+    assert len(refusals) == len(served.paths), refusals  # one line of the log a refused request
+    assert all(len(line.splitlines()) == 1 and line.isascii() for line in refusals), refusals
 
 
 def test_a_nul_byte_in_a_request_header_is_a_400_and_one_line_of_the_log(served, caplog):

@@ -73,14 +73,18 @@ async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
             return _error(resp.status, resp.reason or "error")
         return _bounded(request, resp)
     except Refused as exc:
+        _log_refusal(request, exc.status, exc.message)
         return _error(exc.status, exc.message, _retry(exc.retry_after), rule=exc.rule)
     except BadInput as exc:
+        _log_refusal(request, 400, str(exc))
         return _error(400, exc.what, where=exc.where or "$")
     except web.HTTPRequestEntityTooLarge:
+        _log_refusal(request, 413, "body over body_bytes")
         return _error(413, f"the body is larger than {request.app[SERVER_KEY].limits.body_bytes} bytes")
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
+        _log_refusal(request, exc.status, exc.reason)
         allow = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None  # a 405 names the methods
         return _error(exc.status, exc.reason, allow)
     except (ConnectionError, asyncio.CancelledError) as exc:
@@ -91,6 +95,14 @@ async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
         return _error(500, "internal error (logged by the server)")
     finally:
         guard.answered(request.protocol)
+
+
+def _log_refusal(request: web.Request, status: int, message: str) -> None:
+    """One line of the log (level INFO) for a refused request, whatever it held: no traceback, no line break, no
+    more than a line of the client's input."""
+    what = " ".join(message.split())[:200].encode("ascii", "backslashreplace").decode()
+    log.info("refused %s %s: %d %s", request.method, request.path[:80].encode("ascii", "backslashreplace").decode(),
+             status, what)
 
 
 def _bounded(request: web.Request, resp: web.StreamResponse) -> web.StreamResponse:
