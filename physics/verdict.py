@@ -27,7 +27,10 @@ RECHECK_MARGIN_DEG = 1.0
 def combine(statics: StaticsResult, dynamics: DynamicsResult | None) -> str:
     """The verdict rule: `stable` when both judges say it stands and the tilt margin is >= 1 degree, `collapses` when
     both say it falls, `marginal` otherwise. Without dynamics (statics only) the statics judge decides alone:
-    stands with margin >= 1 degree -> stable, falls -> collapses, stands with less margin -> marginal."""
+    stands with margin >= 1 degree -> stable, falls -> collapses, stands with less margin -> marginal. A statics
+    verdict neither friction model decides (StaticsResult.undecided) is marginal whatever the simulation says."""
+    if statics.undecided:
+        return MARGINAL
     stands = [statics.stable] + ([] if dynamics is None else [not dynamics.collapsed])
     if all(stands) and statics.tilt_margin_deg >= STABLE_MARGIN_DEG:
         return STABLE
