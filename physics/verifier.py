@@ -56,6 +56,10 @@ class Report:
         out = [f"claim: {self.claim}"]
         out += [f"{'ok    ' if w <= a else 'FAILED'} {what}: worst {w:.3g} (allowed {a:.3g})"
                 for what, w, a in self.checks]
+        scaled = [(w / a, what) for what, w, a in self.checks if a > 0]
+        if scaled:
+            ratio, what = max(scaled)
+            out.append(f"worst residual: {ratio:.3g} of its tolerance ({what})")
         out.append("verified" if self.ok else f"refuted: {self.failed}")
         return out
 
