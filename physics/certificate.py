@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from physics.contacts import TABLE, Contact, contact_corners, find_contacts
-from physics.friction_models import FALLS, MARGINAL, STANDS, decide, phase, zero_load
+from physics.friction_models import FALLS, MARGINAL, STANDS, decide, inner_problem, phase, zero_load
 from physics.model import Box
 from physics.statics import COM_INSET_M, StaticsResult, judge_statics
 from physics.tilt_lp import TiltProblem
@@ -69,8 +69,9 @@ def _forces(boxes: list[Box], mu: float, inset: float, contacts: list[Contact],
             result: StaticsResult) -> list[dict]:
     """Per contact, the corner forces of a level-table distribution of the model that holds the build."""
     bracket = result.friction
-    if bracket is not None and bracket.verdict == STANDS and bracket.problem is not None:
-        prob, x = bracket.problem, bracket.forces
+    if bracket is not None and bracket.verdict == STANDS and bracket.forces is not None:
+        # the same model (the same columns) as the one that held the build
+        prob, x = inner_problem(boxes, mu, inset, contacts, bracket.sides), bracket.forces
     else:
         prob = TiltProblem(boxes, mu, inset, contacts)
         x = zero_load(prob)

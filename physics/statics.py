@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -153,11 +153,13 @@ def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float
         # (physics.friction_models); where the inner one holds it, the margin is searched with that model
         bracket = decide(boxes, mu, com_inset, contacts)
         prob.lps += bracket.lps
+        kept = replace(bracket, problem=None)  # (the result is pickled to other processes: no solver in it)
         if bracket.verdict == STANDS:
-            return _stands_finer(bracket, t0, prob.lps, boxes, contacts, com_inset, mu)
+            return replace(_stands_finer(bracket, t0, prob.lps, boxes, contacts, com_inset, mu), friction=kept)
         if bracket.verdict == MARGINAL:
             return StaticsResult(False, 0.0, (0.0, 0.0), ms(), (0.0, 0.0), (), prob.lps, len(prob.contacts),
-                                 None, bracket)
+                                 None, kept)
+        bracket = kept
     if not rays or bracket is not None:
         lam, duals = prob.rescue()
         if lam is None:
