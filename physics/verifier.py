@@ -76,6 +76,22 @@ def _num(v: Any, where: str, n: int | None = None) -> np.ndarray:
     return out
 
 
+def _vectors(forces: list, here: str) -> tuple[np.ndarray, np.ndarray]:
+    """The points and forces of one contact's list as (k, 3) arrays; malformed entries are named."""
+    try:
+        pts = np.array([e["point"] for e in forces], dtype=float).reshape(-1, 3)
+        fs = np.array([e["force"] for e in forces], dtype=float).reshape(-1, 3)
+        if len(pts) == len(fs) == len(forces) and np.isfinite(pts).all() and np.isfinite(fs).all() and not any(
+                isinstance(x, bool) for e in forces for x in (*e["point"], *e["force"])):
+            return pts, fs
+    except (KeyError, TypeError, ValueError):
+        pass
+    for fi, e in enumerate(forces):  # the slow way, to say where
+        _num(_get(e, "point", f"{here}.forces[{fi}]"), f"{here}.forces[{fi}].point", 3)
+        _num(_get(e, "force", f"{here}.forces[{fi}]"), f"{here}.forces[{fi}].force", 3)
+    raise BadCertificate(f"{here}.forces: expected points and forces of 3 numbers")  # pragma: no cover
+
+
 def _get(d: Any, key: str, where: str) -> Any:
     if not isinstance(d, dict) or key not in d:
         raise BadCertificate(f"{where}: missing {key!r}")
@@ -178,11 +194,10 @@ def _stands(doc: dict, rep: Report, index: dict, ids: list, lo, hi, centre, mass
         forces = _get(c, "forces", here)
         if not isinstance(forces, list):
             raise BadCertificate(f"{here}.forces: expected a list")
-        for fi, e in enumerate(forces):
-            where = f"{here}.forces[{fi}] ({a_id} on {b_id})"
-            rows.append((-1 if a is None else a, b, k, plane, r,
-                         _num(_get(e, "point", where), f"{here}.forces[{fi}].point", 3),
-                         _num(_get(e, "force", where), f"{here}.forces[{fi}].force", 3), where))
+        pts, fs = _vectors(forces, here)
+        for fi in range(len(forces)):
+            rows.append((-1 if a is None else a, b, k, plane, r, pts[fi], fs[fi],
+                         f"{here}.forces[{fi}] ({a_id} on {b_id})"))
     n = len(ids)
     F, M = np.zeros((n, 3)), np.zeros((n, 3))
     F[:, 2] -= mass * g

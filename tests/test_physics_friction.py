@@ -59,7 +59,9 @@ HAND = [("lean 0.4", lean(0.4), 0.4 / 1.95), ("lean 0.8 (the issue's)", lean(0.8
 PLANAR = [("corbel bridge 3 x 2", corbel_bridge(3, 2.0)), ("corbel bridge 4 x 1.5", corbel_bridge(4, 1.5)),
           ("corbel bridge 5 x 1.5", corbel_bridge(5, 1.5)), ("corbel bridge 6 x 1.2", corbel_bridge(6, 1.2)),
           ("corbel bridge 4 x 2", corbel_bridge(4, 2.0)), ("corbelled arch 4 x 1.5", corbelled_capped(4, 1.5)),
-          ("corbelled arch 5 x 1", corbelled_capped(5, 1.0)), ("corbelled arch 3 x 2", corbelled_capped(3, 2.0))]
+          ("corbelled arch 5 x 1", corbelled_capped(5, 1.0)), ("corbelled arch 3 x 2", corbelled_capped(3, 2.0)),
+          # issue 31's "arch that falls": the reference judge's 45-degree pyramid let it fall; it needs mu 0.360
+          ("builds.corbelled_arch(8, 2)", corbelled_arch(8, 2))]
 
 
 def _cases():

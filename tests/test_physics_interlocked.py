@@ -87,7 +87,7 @@ def test_a_tall_column_of_cubes_tips_about_a_base_edge():
     ("pyramid of 6", brick_pyramid(6)),
     ("corbelled arch of 3", corbelled_arch(3)),
     ("corbelled arch of 6", corbelled_arch(6)),
-    ("arch that falls", corbelled_arch(8, 2)),
+    ("arch that falls", corbelled_arch(8, 1)),
     ("column of 40", column(40)),
     ("bonded wall", random_bond(random.Random(2), 40)),
     ("bonded wall with holes", random_bond(random.Random(7), 45, hole=0.05)),
