@@ -89,8 +89,8 @@ class StaticsResult:
                       "mechanism": list(self.mechanism), "lps": self.lps, "contacts": self.contacts})
             if self.failure is not None:
                 d["failure"] = self.failure.to_json()
-        if self.friction is not None:
-            d["friction"] = self.friction.to_json()
+            if self.friction is not None:  # (detail only: the other documents' statics objects stay as they were)
+                d["friction"] = self.friction.to_json()
         return d
 
 

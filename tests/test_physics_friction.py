@@ -123,8 +123,33 @@ def test_marginal_only_where_the_models_disagree():
     assert r.answer in ("stands", "falls", MARGINAL)
     if r.undecided:
         assert physics.judge(lean_corner(), statics_only=True, mu=mu).verdict == "marginal"
-        assert r.to_json()["friction"]["inner"]["stands"] is False
-        assert r.to_json()["friction"]["outer"]["stands"] is True
+        assert r.to_json(detail=True)["friction"]["inner"]["stands"] is False
+        assert r.to_json(detail=True)["friction"]["outer"]["stands"] is True
+
+
+def test_an_undecided_verdict_is_marginal_with_both_answers(monkeypatch):
+    """With the squares alone as the models (inner: inscribed, outer: circumscribed) the issue's lean at mu 0.45 is
+    undecided: it needs 0.41 along x, the 45-degree inscribed square reaches 0.32 there, the outer square 0.45."""
+    import functools
+
+    import physics.statics
+    from physics.friction_models import decide
+    from physics.verdict import combine
+
+    monkeypatch.setattr(physics.statics, "decide", functools.partial(decide, sides=(4,)))
+    r = physics.judge_statics(lean(), mu=0.45)
+    assert r.undecided and r.answer == MARGINAL and not r.stable and r.tilt_margin_deg == 0.0
+    assert combine(r, None) == "marginal"
+    doc = r.to_json(detail=True)["friction"]
+    assert doc["verdict"] == "marginal" and not doc["inner"]["stands"] and doc["outer"]["stands"]
+    from tower.app.commands.check import verdict_lines
+
+    lines = verdict_lines({"verdict": "marginal", "statics": r.to_json(detail=True), "dynamics": None}, None)
+    assert any("undecided" in line and "does not hold it" in line for line in lines)
+    with pytest.raises(ValueError, match="neither friction model decides"):
+        from physics.certificate import certificate
+
+        certificate(lean(), mu=0.45, result=r)
 
 
 def test_interlocked_builds_without_friction_need_none():
