@@ -47,3 +47,20 @@ def test_a_tall_falling_build_still_falls():
 def test_the_400_block_hollow_tower_stands_still():
     d = judge_dynamics(hollow_tower(40))
     assert not d.collapsed and d.max_displacement_mm < 6
+
+
+def test_the_focused_re_run_moves_what_the_failure_motion_moves():
+    """A corbel bridge of 6 courses falling at mu 1.2 (it needs 1.35): the LP's mechanism names L4 and R4, but the
+    courses under them start to move too (the failure motion: L1 at 0.2 of the fastest), so the re-run may not
+    hold them still (it held L0-L2 and R0-R2 before issue 43)."""
+    from test_physics_friction import corbel_bridge
+
+    import physics
+    from physics.verdict import recheck_held_still
+
+    boxes = corbel_bridge(6, 1.5)
+    s = physics.judge_statics(boxes, mu=1.2)
+    assert not s.stable
+    moving = {m.block for m in s.failure.motions if max(abs(v) for v in m.velocity) > 0.1}
+    assert {"L1", "R1", "L2", "R2"} <= moving
+    assert not moving & set(recheck_held_still(boxes, s))
