@@ -90,13 +90,17 @@ def random_build(rng: random.Random, n: int, area: int = 6, care: float | None =
 
 def running_bond_wall(courses: int, length: int | None = None, depth: int = 1) -> list[Box]:
     """A wall of doubles laid flat (4 x 2 x 2 grid units), each course shifted by half a block: `length` blocks in
-    the even courses (default: `courses`), one fewer in the odd ones, `depth` blocks deep (y)."""
+    the long courses (default: `courses`), one fewer in the short ones, `depth` blocks deep (y). The top course is
+    a short one whatever the number of courses (with an odd number the bottom course is short too): a long course's
+    end blocks rest on only their inner half, centre exactly over the edge below, and stand only with the course
+    above pressing that half down; on top they would fall (issue 43). A single course is a long one on the table."""
     length = courses if length is None else length
     out = []
     for z in range(courses):
-        odd = z % 2
+        short = int(courses > 1 and (courses - 1 - z) % 2 == 0)
         for y in range(depth):
-            out += [grid_box(f"w{z}_{y}_{i}", (2 * odd + 4 * i, 2 * y, 2 * z), (4, 2, 2)) for i in range(length - odd)]
+            out += [grid_box(f"w{z}_{y}_{i}", (2 * short + 4 * i, 2 * y, 2 * z), (4, 2, 2))
+                    for i in range(length - short)]
     return out
 
 

@@ -38,6 +38,17 @@ SOLVER_RESIDUAL = 1e-5
 #: fall, long after a collapse is certain), and costs the 2,000-cube slab ~20 % less per step (docs/physics.md).
 CONTACT_BREAKING_M = 0.002
 SIM_MEAN_MASS_KG = 1.0
+#: Tall builds: a chain of at least TALL_LAYERS boxes each resting on the one below (a column of 20 cubes, a hollow
+#: tower of 20 courses) are set down gently: gravity grows from 0 to g over TALL_GRAVITY_RAMP_S, and contacts
+#: correct TALL_CONTACT_ERP of their penetration per step. Measured (docs/physics.md, "Tall builds"): at full
+#: gravity from the first step the sequential-impulse solver, starting from zero impulses, lets the upper courses
+#: fall freely for ~20 ms (a 20-cube column's top sinks 2.3 mm), and ERP 0.8 then throws them up (a 400-block
+#: hollow tower's top course 30 mm, a 40-cube column 1.1 m); more iterations made it worse, split impulse and the
+#: MLCP solvers did not help; the ramp lets the warm-started impulses build up with the load, and the lower ERP
+#: stops the overshoot. Shorter builds keep the settings above (their drift, and every verdict of the benchmarks).
+TALL_LAYERS = 16
+TALL_GRAVITY_RAMP_S = 0.2
+TALL_CONTACT_ERP = 0.4
 #: Every box is one Bullet rigid body (maximal coordinates): a step costs about half of what PyBullet's default
 #: (one Featherstone multibody per box) costs on the 35-block towers, and at scale far less (slabs of cubes: 18 ms
 #: vs 350 ms per step at 200 boxes, 108 ms vs 2 s at 392). The two formulations differ on knife-edge balances, above
@@ -172,6 +183,20 @@ def _turn_between_deg(p: Sequence[float], q: Sequence[float]) -> float:
     return math.degrees(2 * math.atan2(math.sqrt(x * x + y * y + z * z), abs(w)))
 
 
+def support_layers(boxes: Sequence[Box]) -> int:
+    """The longest chain of boxes each resting on the one below (1 for boxes on the table alone)."""
+    from physics.contacts import TABLE, find_contacts  # noqa: PLC0415
+
+    under: dict[int, list[int]] = {}
+    for c in find_contacts(boxes):
+        if c.axis == 2 and c.a != TABLE:
+            under.setdefault(c.b, []).append(c.a)
+    depth: dict[int, int] = {}
+    for i in sorted(range(len(boxes)), key=lambda k: boxes[k].lo[2]):  # a box's supports lie lower
+        depth[i] = 1 + max((depth.get(a, 1) for a in under.get(i, ())), default=0)
+    return max(depth.values(), default=0)
+
+
 def _create_bodies(pb: Any, cid: int, boxes: Sequence[Box], masses: Sequence[float], maximal: bool) -> list[int]:
     """One body per box, in the boxes' order; boxes of one size share a collision shape, and a run of consecutive
     boxes of one size and mass is created by one batch call. The bodies and their order are the same as one call
@@ -219,8 +244,12 @@ def judge_dynamics(boxes: Sequence[Box], mu: float = DEFAULT_MU, seconds: float 
     pb = _import_pybullet()
     boxes = list(boxes)
     maximal = not reduced
-    settings = {"time_step_s": time_step, "solver_iterations": solver_iterations, "contact_erp": CONTACT_ERP,
+    tall = support_layers(boxes) >= TALL_LAYERS
+    erp, ramp_s = (TALL_CONTACT_ERP, TALL_GRAVITY_RAMP_S) if tall else (CONTACT_ERP, 0.0)
+    settings = {"time_step_s": time_step, "solver_iterations": solver_iterations, "contact_erp": erp,
                 "mu": mu, "maximal_coordinates": maximal}
+    if tall:
+        settings["gravity_ramp_s"] = ramp_s
     fixed = set(fixed)
     if fixed:
         settings["fixed_boxes"] = len([b for b in boxes if b.id in fixed])
@@ -230,7 +259,7 @@ def judge_dynamics(boxes: Sequence[Box], mu: float = DEFAULT_MU, seconds: float 
             pb.resetSimulation(physicsClientId=cid)
         pb.setGravity(0, 0, -GRAVITY, physicsClientId=cid)
         pb.setPhysicsEngineParameter(fixedTimeStep=time_step, numSolverIterations=solver_iterations,
-                                     numSubSteps=0, contactERP=CONTACT_ERP, enableConeFriction=0,
+                                     numSubSteps=0, contactERP=erp, enableConeFriction=0,
                                      solverResidualThreshold=SOLVER_RESIDUAL,
                                      deterministicOverlappingPairs=1,
                                      contactBreakingThreshold=CONTACT_BREAKING_M, physicsClientId=cid)
@@ -258,7 +287,8 @@ def judge_dynamics(boxes: Sequence[Box], mu: float = DEFAULT_MU, seconds: float 
         n_steps = max(1, round(seconds / time_step))
         frame_every = max(1, round(1 / (TRAJECTORY_FPS * time_step)))
         window_checks = max(1, round(REST_WINDOW_S / (CHECK_EVERY * time_step)))
-        min_rest_step = round(REST_MIN_S / time_step)
+        min_rest_step = round((REST_MIN_S + ramp_s) / time_step)  # at rest under full gravity
+        ramp_steps = round(ramp_s / time_step)
         history: deque[list[tuple]] = deque(maxlen=window_checks + 1)  # poses at the last regular checks
         rec_rest_steps = max(1, round(TRAJECTORY_REST_WINDOW_S / time_step))
         rec_min_step = round(TRAJECTORY_REST_MIN_S / time_step)
@@ -271,6 +301,8 @@ def judge_dynamics(boxes: Sequence[Box], mu: float = DEFAULT_MU, seconds: float 
                                                    for b in boxes}})
         step = 0
         while step < n_steps:
+            if step < ramp_steps:
+                pb.setGravity(0, 0, -GRAVITY * (step + 1) / ramp_steps, physicsClientId=cid)
             pb.stepSimulation(physicsClientId=cid)
             step += 1
             frame = trajectory is not None and step % frame_every == 0

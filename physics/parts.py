@@ -16,7 +16,7 @@ import numpy as np
 
 from physics.contacts import TABLE, Contact
 from physics.model import Box
-from physics.tilt_lp import INITIAL_DIRECTIONS, TiltProblem
+from physics.tilt_lp import FRICTION_SIDES, INITIAL_DIRECTIONS, TiltProblem
 
 #: Builds of more blocks than this are judged by parts (SplitProblem, docs/physics.md "At scale"); up to it, as one LP per
 #: ray exactly as before (the start tower's LPs, pivots and results are unchanged).
@@ -89,6 +89,7 @@ class SplitProblem:
     """
 
     _key = staticmethod(TiltProblem._key)
+    sides = FRICTION_SIDES  # of the friction pyramid (TiltProblem.initial_rays groups its chains by them)
 
     def __init__(self, boxes: Sequence[Box], mu: float, inset: float, contacts: list[Contact]) -> None:
         self.boxes, self.mu, self.inset, self.contacts = list(boxes), mu, inset, contacts

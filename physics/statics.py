@@ -18,13 +18,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from physics.contacts import TOUCH_TOL_M, Contact, find_contacts
 from physics.failure import Failure, failure_of
+from physics.friction_models import FALLS, MARGINAL, STANDS, Bracket, decide
 from physics.lp import LP
 from physics.margin import TILT_TOL_DEG, deg, search
 from physics.model import Box
@@ -49,7 +50,7 @@ class StaticsResult:
     (weakest_direction is then the direction it falls); -90 when no tilt holds it (weakest_direction [0, 0]).
     """
 
-    stable: bool
+    stable: bool  # the inner friction model holds the build (physics.friction_models)
     tilt_margin_deg: float
     weakest_direction: tuple[float, float]
     ms: float
@@ -59,10 +60,23 @@ class StaticsResult:
     contacts: int = 0
     #: how it starts to fail (physics.failure), worked out from the critical LP's duals when first asked
     failure_of: Any = field(default=None, compare=False, repr=False)
+    #: the inner and outer friction models' answers where the judge's squares did not decide (None elsewhere)
+    friction: Bracket | None = field(default=None, compare=False, repr=False)
 
     @property
     def failure(self) -> Failure | None:
         return None if self.failure_of is None else self.failure_of()
+
+    @property
+    def undecided(self) -> bool:
+        """Neither friction model decided: the inner one does not hold the build, the outer one does (the
+        verdict is marginal; tilt_margin_deg is 0)."""
+        return self.friction is not None and self.friction.verdict == MARGINAL
+
+    @property
+    def answer(self) -> str:
+        """stands, falls or marginal (the statics verdict with the friction models' bracket)."""
+        return MARGINAL if self.undecided else STANDS if self.stable else FALLS
 
     def to_json(self, detail: bool = False) -> dict:
         """The `statics` object of the stability verdict (docs/formats.md) (plus evidence when `detail`)."""
@@ -75,6 +89,8 @@ class StaticsResult:
                       "mechanism": list(self.mechanism), "lps": self.lps, "contacts": self.contacts})
             if self.failure is not None:
                 d["failure"] = self.failure.to_json()
+            if self.friction is not None:  # (detail only: the other documents' statics objects stay as they were)
+                d["friction"] = self.friction.to_json()
         return d
 
 
@@ -100,14 +116,14 @@ def stands(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_
     if quick_fall(boxes, contacts, com_inset):
         return False
     prob = TiltProblem(boxes, mu, com_inset, contacts)
-    # judge_statics' rays use the friction pyramid in both of its orientations (0 and half a side turned); both
-    # must hold the unloaded build, or the two functions could differ on builds balanced at the friction limit
+    # judge_statics' rays use the friction pyramid in both of its orientations (0 and half a side turned): where
+    # both hold the unloaded build it stands; elsewhere the bracketing friction models decide, as there
     for phi in (0.0, math.pi / FRICTION_SIDES):
         G = prob.generators(phi)
         k = G.cols
         x, _ = LP(G, np.zeros(k), np.zeros(k), np.full(k, math.inf), prob.b_eq, prob.b_eq, method=prob.method).solve()
-        if x is None:
-            return False
+        if x is None:  # the squares do not decide: the bracketing models do, as in judge_statics
+            return decide(boxes, mu, com_inset, contacts).verdict == STANDS
     return True
 
 
@@ -131,20 +147,34 @@ def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float
     rays = {} if quick_fall(boxes, contacts, com_inset) else prob.initial_rays()
     # the directions come in opposite pairs sharing one friction pyramid: r(d) >= 0 and r(-d) >= 0 put both
     # lambda d and -mu d in C, hence 0 by convexity; conversely 0 in C makes every r >= 0
-    if not rays or any(r is None or r < -STABLE_TOL for r, _ in rays.values()):
+    bracket = None
+    if rays and any(r is None or r < -STABLE_TOL for r, _ in rays.values()):
+        # the squares inscribed in the cone do not hold it: the inner and outer pyramids decide
+        # (physics.friction_models); where the inner one holds it, the margin is searched with that model
+        bracket = decide(boxes, mu, com_inset, contacts)
+        prob.lps += bracket.lps
+        kept = replace(bracket, problem=None)  # (the result is pickled to other processes: no solver in it)
+        if bracket.verdict == STANDS:
+            return replace(_stands_finer(bracket, t0, prob.lps, boxes, contacts, com_inset, mu), friction=kept)
+        if bracket.verdict == MARGINAL:
+            return StaticsResult(False, 0.0, (0.0, 0.0), ms(), (0.0, 0.0), (), prob.lps, len(prob.contacts),
+                                 None, kept)
+        bracket = kept
+    if not rays or bracket is not None:
         lam, duals = prob.rescue()
         if lam is None:
             s = prob.unbalanced()
             order = np.argsort(-s)
             mech = tuple(boxes[i].id for i in order if s[i] > MECHANISM_REL_TOL * max(s.max(), 1e-300))
             return StaticsResult(False, -90.0, (0.0, 0.0), ms(), (-90.0, -90.0), mech, prob.lps,
-                                 len(prob.contacts), failure_of(boxes, contacts, com_inset, None, None, mu))
+                                 len(prob.contacts), failure_of(boxes, contacts, com_inset, None, None, mu), bracket)
         norm = float(np.hypot(*lam))
         # the rescue LP minimises a 16-gon norm: the Euclidean minimum lies between these bounds
         lo_deg, hi_deg = -deg(norm), -deg(norm * math.cos(math.pi / RESCUE_NORM_SIDES))
         fall = (float(-lam[0] / norm), float(-lam[1] / norm)) if norm > 0 else (0.0, 0.0)
         return StaticsResult(False, min(lo_deg, -1e-9), fall, ms(), (lo_deg, hi_deg), prob.mechanism(duals),
-                             prob.lps, len(prob.contacts), failure_of(boxes, contacts, com_inset, duals, None, mu))
+                             prob.lps, len(prob.contacts), failure_of(boxes, contacts, com_inset, duals, None, mu),
+                             bracket)
 
     duals = {phi: d for phi, (_, d) in rays.items()}
 
@@ -156,3 +186,26 @@ def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float
     return StaticsResult(True, deg(m.upper) + 0.0, (math.cos(m.phi), math.sin(m.phi)), ms(), m.bounds_deg,
                          prob.mechanism(duals[m.phi]), prob.lps, len(prob.contacts),
                          failure_of(boxes, contacts, com_inset, duals[m.phi], (math.cos(m.phi), math.sin(m.phi)), mu))
+
+
+def _stands_finer(bracket: Bracket, t0: float, lps: int, boxes: list[Box], contacts: list[Contact],
+                  com_inset: float, mu: float) -> StaticsResult:
+    """A build the inner pyramid of bracket.sides sides holds (and the squares do not): its tilt margin, searched
+    with that model's rays as judge_statics searches the squares' (a lower bound of the cone's margin)."""
+    prob = bracket.problem
+    assert prob is not None
+    before = prob.lps  # (its level-table LP is counted in bracket.lps)
+    rays = prob.initial_rays()
+    duals = {phi: d for phi, (_, d) in rays.items()}
+    if any(r is None for r, _ in rays.values()):  # pragma: no cover - 0 is in its load set, so every ray is >= 0
+        raise RuntimeError("a ray of the model that holds the build found no equilibrium")
+
+    def ray(phi: float) -> float | None:
+        r, duals[phi] = prob.ray(phi)
+        return r
+
+    m = search({phi: max(r, 0.0) for phi, (r, _) in rays.items()}, ray, len(rays))
+    d = (math.cos(m.phi), math.sin(m.phi))
+    return StaticsResult(True, max(deg(m.upper), 0.0) + 0.0, d, (time.perf_counter() - t0) * 1000, m.bounds_deg,
+                         prob.mechanism(duals[m.phi]), lps + prob.lps - before, len(contacts),
+                         failure_of(boxes, contacts, com_inset, duals[m.phi], d, mu), bracket)

@@ -62,11 +62,14 @@ class TiltProblem:
     """The equilibrium equations of one build, normalised to order-1 numbers, ready to solve for any direction."""
 
     def __init__(self, boxes: Sequence[Box], mu: float, inset: float,
-                 contacts: list[Contact] | None = None, held: Sequence[Box] = ()) -> None:
+                 contacts: list[Contact] | None = None, held: Sequence[Box] = (), sides: int = FRICTION_SIDES) -> None:
         """`held` boxes (indices n, n+1, ... in `contacts`) are held in place like the table: contacts with them
-        push on the free boxes, and they have no equations of their own (the bounds of SplitProblem)."""
+        push on the free boxes, and they have no equations of their own (the bounds of SplitProblem). `sides`: of
+        the friction pyramid, whose generators reach `mu` (physics.friction_models uses finer pyramids, and
+        circumscribed ones as a pyramid of radius mu / cos(pi / sides))."""
         self.boxes = list(boxes)
         self.mu = mu
+        self.sides = sides
         n = len(boxes)
         self.n = n
         masses = np.array([b.mass for b in boxes], dtype=float)
@@ -135,21 +138,21 @@ class TiltProblem:
         return Columns(n6, indptr, rows[valid].astype(np.int32), vals[valid])
 
     @staticmethod
-    def _key(phi: float) -> float:
-        return round(phi % (2 * math.pi / FRICTION_SIDES), 12)
+    def _key(phi: float, sides: int = FRICTION_SIDES) -> float:
+        return round(phi % (2 * math.pi / sides), 12)
 
     def generators(self, phi: float = 0.0) -> Columns:
         """All contact-force columns with the friction pyramid turned so that one generator lies at angle phi:
         the side contacts' normals, then generator j of every horizontal corner for j = 0..FRICTION_SIDES-1."""
-        key = self._key(phi)
+        key = self._key(phi, self.sides)
         if key not in self._gen:
             vals = []
-            for j in range(FRICTION_SIDES):
-                t = key + 2 * math.pi * j / FRICTION_SIDES
+            for j in range(self.sides):
+                t = key + 2 * math.pi * j / self.sides
                 # n + mu (cos t tx + sin t ty), evaluated in this order (the judge's results do not depend on
                 # the last bit, but its pivots do, and identical matrices keep results comparable across versions)
                 vals.append(self._h_normal + self.mu * (math.cos(t) * self._h_tx + math.sin(t) * self._h_ty))
-            rows = np.concatenate([self._h_rows] * FRICTION_SIDES)
+            rows = np.concatenate([self._h_rows] * self.sides)
             self._gen[key] = Columns.hstack([self.Nv, self._compress(rows, np.concatenate(vals))])
         return self._gen[key]
 
@@ -183,7 +186,7 @@ class TiltProblem:
         One HiGHS model per friction-pyramid turn: a new direction only rewrites the load column, and HiGHS
         restarts from the previous optimal basis (WARM_START)."""
         G = self.generators(phi)
-        key = self._key(phi)
+        key = self._key(phi, self.sides)
         k = G.cols
         d = (math.cos(phi), math.sin(phi))
         unit = self._scale(d)
@@ -235,7 +238,7 @@ class TiltProblem:
         chains: dict[float, list[float]] = {}
         for phi in phis:
             if phi not in derived:
-                chains.setdefault(self._key(phi), []).append(phi)
+                chains.setdefault(self._key(phi, self.sides), []).append(phi)
         rays: dict[float, tuple[float | None, np.ndarray | None]] = {}
 
         def run(chain: list[float]) -> None:

@@ -106,6 +106,12 @@ def written(tmp_path: Path, capsys) -> list[tuple[str, str | None, Any]]:
     docs.append(("tower-scene", None, scene_to_json(overlays.with_forces(scene, stability.forces(beam).to_json()))))
     path = tmp_path / "beam.json"
     path.write_text(json.dumps(BEAM))
+    for name, build in (("beam", path), ("falls", tmp_path / "falls.json")):
+        build.write_text(json.dumps(BEAM if name == "beam" else {"format": "tower-build/1", "blocks": [
+            {"origin": [0, 0, 0], "size": [2, 2, 2]}, {"origin": [1, 0, 2], "size": [2, 2, 4]}]}))
+        main(["check", str(build), "--statics-only", "--certificate", str(tmp_path / f"{name}-cert.json")])
+        capsys.readouterr()
+        docs.append(("tower-certificate", None, json.loads((tmp_path / f"{name}-cert.json").read_text())))
     judges = [["--judge", "mujoco"]] if _has("mujoco") else []
     for extra in [["--forces", "--removal-map", "--push", "beam"], *judges]:
         main(["check", str(path), "--json", *extra])

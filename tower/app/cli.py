@@ -79,6 +79,12 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--removal-map", action="store_true", help="which blocks can be taken away, which bring others down")
     s.add_argument("--push", metavar="BLOCK[:DIR]",
                    help="smallest push on BLOCK that fails the build; DIR one of +x -x +y -y (default all four)")
+    s.add_argument("--certificate", metavar="OUT",
+                   help="write the statics verdict's proof (tower-certificate/1) to OUT; `tower verify OUT` checks it")
+
+    s = sub.add_parser("verify", help="check a statics verdict's certificate with numpy alone")
+    s.add_argument("file", help="a tower-certificate/1 file (`tower check FILE --certificate OUT`)")
+    s.add_argument("--build", metavar="FILE", help="also check that the certificate is about this tower-build/1 file")
 
     s = sub.add_parser("play", help="play a game in the 3D window or the terminal")
     s.add_argument("game", choices=GAMES)
@@ -155,7 +161,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("schema", help="print the JSON Schema of a file format or --json output")
     s.add_argument("name", nargs="?", help="tower-build, game-record, tower-scene, tower-check, tower-simulate, "
-                                           "tower-sweep or tower-batch (a format such as tower-build/1 works too); "
+                                           "tower-sweep, tower-batch or tower-certificate (a format such as tower-build/1 "
+                                           "works too); "
                                            "none: list them")
 
     s = sub.add_parser("lab", help="build and change a tower by hand in the browser, judged live")

@@ -53,6 +53,14 @@ def fall(build: Build, seconds: float = 2.0) -> Any:
     return physics.judge_dynamics(build_boxes(build), seconds=seconds, record_trajectory=True)
 
 
+def certificate(build: Build, statics: Any) -> dict[str, Any]:
+    """The proof of a statics verdict (`physics.StaticsResult` of this build) as a tower-certificate/1 document;
+    physics.certificate.NoCertificate when neither friction model decides."""
+    from physics.certificate import certificate as proof
+
+    return proof(build_boxes(build), result=statics)
+
+
 # --- explanations: forces, removal map, push test (physics.forces / removal / push) ---------------------------
 
 def forces(build: Build) -> Any:

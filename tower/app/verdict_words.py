@@ -68,7 +68,9 @@ def verdict_lines(st: dict[str, Any], build) -> list[str]:
     margin = s["tilt_margin_deg"]
     toward = direction_words(*s["weakest_direction"]) if any(s["weakest_direction"]) else ""
     if st["verdict"] == "marginal":
-        if s["stable"] and (d is None or not d["collapsed"]):
+        if (s.get("friction") or {}).get("verdict") == "marginal":
+            lines.append("  marginal: it needs nearly all the friction it has, and neither friction model decides")
+        elif s["stable"] and (d is None or not d["collapsed"]):
             does = tilt_words(s, third_person=True)
             lines.append(f"  marginal: it stands, but a table tilted by only {margin:.1f} deg {does} toward "
                          f"{toward} (stable needs at least 1 deg)")
@@ -78,9 +80,15 @@ def verdict_lines(st: dict[str, Any], build) -> list[str]:
         else:
             lines.append("  marginal: the judges disagree: the statics LP finds no way for it to stand, yet it stayed up in "
                          f"the {sim} simulation")
-    if s["stable"]:
+    friction = s.get("friction") or {}
+    if friction.get("verdict") == "marginal":
+        lines.append(f"  statics  (LP):       undecided: the {friction['inner']['model']} does not hold it at mu "
+                     f"{friction['mu']:g}, the {friction['outer']['model']} does, {s['ms']:.0f} ms")
+    elif s["stable"]:
         lines.append(f"  statics  (LP):       stands; a table tilted by {margin:.1f} deg would {tilt_words(s)} toward "
                      f"{toward}, {s['ms']:.0f} ms")
+        if friction.get("verdict") == "stands":
+            lines.append(f"{'':<23}held by the {friction['inner']['model']} (the 4-sided ones do not hold it)")
     else:
         lines.append(f"  statics  (LP):       {fall_line(s, build)}, {s['ms']:.0f} ms")
     if d:

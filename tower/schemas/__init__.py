@@ -32,6 +32,7 @@ FORMATS: dict[str, str] = {
     "tower-simulate": "tower-simulate/1",
     "tower-sweep": "tower-sweep/1",
     "tower-batch": "tower-batch/1",
+    "tower-certificate": "tower-certificate/1",
 }
 #: Longest quoted value in an error message.
 QUOTE = 80

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tower.app.output import EXIT_FOUND, EXIT_OK, print_json
+from tower.app.output import EXIT_FOUND, EXIT_OK, check_output_path, print_json
 from tower.app.verdict_words import direction_words, lean, verdict_lines  # noqa: F401 - direction_words: tests
 from tower.climbers.build import read_build
 from tower.games.errors import BadInput, unknown_id
@@ -39,6 +39,9 @@ def check_document(build, statics_only: bool, verdict: Any = "judge") -> dict[st
     stability = None if verdict is None else verdict.to_json()
     if stability is not None and verdict.statics.failure is not None:  # how it starts to fail (physics.failure)
         stability["statics"]["failure"] = verdict.statics.failure.to_json()
+    friction = getattr(verdict, "statics", None) and getattr(verdict.statics, "friction", None)
+    if stability is not None and friction is not None:  # the friction models that decided (physics.friction_models)
+        stability["statics"]["friction"] = friction.to_json()
     return {"format": CHECK_FORMAT, "legal": is_legal(violations), "violations": [v.to_json() for v in violations],
             "stability": stability}
 
@@ -77,6 +80,27 @@ def explanations(build, args) -> dict[str, Any]:
     return out
 
 
+def write_certificate(build, statics: Any, path: str, quiet: bool) -> None:
+    """Write the statics verdict's proof to `path` (atomically); where none can be had (neither friction model
+    decides) say so on stderr and write nothing."""
+    import sys
+
+    from physics.certificate import NoCertificate
+    from tower.app.stability import certificate
+    from tower.games.fileio import atomic_write_text
+
+    try:
+        cert = certificate(build, statics)
+    except NoCertificate as exc:
+        print(f"tower: no certificate written: {exc}", file=sys.stderr)
+        return
+    import json
+
+    atomic_write_text(path, json.dumps(cert) + "\n")
+    if not quiet:
+        print(f"certificate: {path} (claim: {cert['claim']}; `tower verify {path}` checks it)")
+
+
 def run(args) -> int:
     build = read_build(args.file)
     known = {b.id for b in build.blocks}
@@ -90,7 +114,10 @@ def run(args) -> int:
         from tower.app.explain import parse_push
 
         parse_push(args.push, {b.id for b in build.blocks}, args.file)
+    out = check_output_path(getattr(args, "certificate", None), "--certificate")
     verdict = judge(build, args.statics_only, getattr(args, "judge", "pybullet"))
+    if out is not None and verdict is None:
+        raise BadInput("--certificate needs the physics judges (numpy, scipy)", "")
     doc = check_document(build, args.statics_only, verdict)
     extra = explanations(build, args)
     if args.json:
@@ -107,5 +134,7 @@ def run(args) -> int:
                 build.without({gone}), [i for i in ids if not i.startswith("figure-")]) == (0.0, 0.0))))
         if "push" in extra:
             print("\n".join(explain.push_lines(extra["push"], len(build.blocks))))
+    if out is not None:
+        write_certificate(build, verdict.statics, str(out), quiet=args.json)
     stable = doc["stability"] is None or doc["stability"]["verdict"] == "stable"
     return EXIT_OK if doc["legal"] and stable else EXIT_FOUND
