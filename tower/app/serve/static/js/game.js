@@ -20,6 +20,8 @@ const page = {
   aim: null,           // ... its placements and where the pointer aims (placement.js: Aim over BlockPlacements)
   pointer: null,       // a card game, your turn: the walk over the click paths (cardpoint.js: CardPointer)
   chosen: null,        // the move chosen in the list or the scene, waiting for a second click or Play
+  preview: null,       // a move of the list under the pointer: what it names is lit on the table
+  hoverBlock: null,    // The Climbers: the block under the pointer (its id is said, it is outlined)
   sending: null,       // a move on its way to the server
   sent: 0,             // moves sent
   hinted: null,
@@ -100,13 +102,16 @@ function receive(snap, event) {
     page.aim = null;
     page.chosen = null;
     page.hinted = null;
+    page.preview = null;
+    page.hoverBlock = null;
     page.pointer = snap.pointing ? new CardPointer(snap.pointing) : null;
     view.setAim(null);
     el('aim').hidden = true;
   }
   if (event && event.kind === 'undo') message(`${event.label} took a move back`);
   else if (moved) message('');
-  if (moved) pointerStatus(page.pointer ? page.pointer.status() : '');
+  if (moved) pointerStatus(page.pointer ? page.pointer.status() : stepStatus());
+  if (moved) hintText('');
   draw(event && event.kind === 'move' && prev ? prev.scene : null);
   panel();
   turnSignal(prev);
@@ -124,11 +129,24 @@ function draw(animateFrom) {
     scene.blocks = scene.blocks.map((b) => ({ ...b, selected: b.id === page.block, movable: false }));
     for (const s of page.aim.ps.shapes) for (const c of s.faces) if (!scene.palette[c]) scene.palette[c] = [128, 128, 128];
   }
-  const cell = snap.cells.find((c) => c.moves.includes(page.chosen));
-  if (cell) {
+  const shown = page.preview || page.chosen;
+  if (shown && shown.startsWith('fig ')) {
+    // a figure move: the figure drawn where it would stand
+    const cell = snap.cells.find((c) => c.moves.includes(shown));
     const me = scene.figures.find((f) => f.current);
-    if (me) scene.ghost_figures = [{ ...me, cell: cell.cell, current: false, problem: false }];
+    if (cell && me) scene.ghost_figures = [{ ...me, cell: cell.cell, current: false, problem: false }];
+  } else if (shown && shown.startsWith('stone ')) {
+    // the blocking stone: drawn on the block it would block, that block outlined
+    const id = shown.split(' ')[1];
+    const cell = snap.cells.find((c) => c.moves.includes(shown));
+    const me = scene.figures.find((f) => f.current);
+    scene.blocks = scene.blocks.map((x) => (x.id === id ? { ...x, selected: true } : x));
+    if (cell) {
+      scene.stones = [...scene.stones, { colour: me ? me.colour : 'grey', block: id,
+        centre: [cell.cell[0] + 0.5, cell.cell[1] + 0.5, cell.cell[2]] }];
+    }
   }
+  if (snap.construction && page.hoverBlock && !page.block) scene.hover = page.hoverBlock;
   if (page.pointer) {
     // a card game: the chosen card lifted, where it can go lit, the place under the pointer said in words
     const drawn = page.pointer.decorate(scene);
@@ -206,14 +224,88 @@ function words(text) {
   return (snap.words && snap.words[text]) || text;
 }
 
+// lists count as people do: c1, c2, ..., c10 (each kind of move keeps its place: figure moves, blocks, stones, ...)
+const collator = new Intl.Collator('en', { numeric: true });
+function naturally(texts) {
+  const kinds = [...new Set(texts.map((t) => t.split(' ')[0]))];
+  return [...texts].sort((a, b) => (kinds.indexOf(a.split(' ')[0]) - kinds.indexOf(b.split(' ')[0]))
+    || collator.compare(a, b));
+}
+
+// The Climbers: the moves that name no place on the table (skip in each step, pass) are buttons beside the
+// pointer's line, with a key each
+const ACTION_KEYS = { skip: 'S', pass: 'P' };
+function actions() {
+  const snap = page.snapshot;
+  const box = el('step-actions');
+  box.replaceChildren();
+  if (!snap.construction || !snap.your_turn) return;
+  for (const text of snap.moves.filter((t) => t in ACTION_KEYS)) {
+    const b = item('button', `${words(text)} (${ACTION_KEYS[text]})`);
+    b.type = 'button';
+    b.dataset.move = text;
+    b.title = `${text}: key ${ACTION_KEYS[text]}`;
+    if (text === page.hinted) b.classList.add('hinted');
+    b.addEventListener('click', () => play(text));
+    box.appendChild(b);
+  }
+}
+
+// what a click does in this step of The Climbers (or what a click just tried says); '' elsewhere
+function stepStatus() {
+  const snap = page.snapshot;
+  if (!snap || !snap.construction || !snap.your_turn) return '';
+  return (snap.stuck && snap.stuck['']) || '';
+}
+
+function preview(text) {
+  if (page.preview === text) return;
+  page.preview = text;
+  if (page.aim) {
+    // a placement of the picked block: its ghost where it would go (back to the pointer's aim when left)
+    const p = text && page.aim.ps.placements.find((x) => x.text === text);
+    const cur = page.aim.current;
+    view.setAim(p ? page.aim.ps.ghost(p) : cur ? page.aim.ps.ghost(cur) : null);
+    return;
+  }
+  if (page.snapshot.construction) {
+    page.hoverBlock = text && text.startsWith('stone ') ? text.split(' ')[1] : null;
+    draw(null);
+  } else if (page.pointer) {
+    showPath(text);
+  }
+}
+
+// a card game: the walk of one move drawn on the table (its card lifted, where it goes lit and said), as a
+// hint or a move of the list under the pointer shows it; null: the pointer's own walk again
+function showPath(text) {
+  const ptr = page.pointer;
+  if (!ptr) return;
+  if (text === null) {
+    if (page.walk) [ptr.chosen, ptr.hover] = page.walk;
+    page.walk = null;
+  } else {
+    if (!page.walk) page.walk = [ptr.chosen, ptr.hover];
+    const k = ptr.table.moves.findIndex((m) => m[0] === text);
+    const path = ptr.table.paths.find(([move]) => move === k);
+    if (!path) return;
+    ptr.chosen = path[1].slice(0, Math.max(1, path[1].length - 1));
+    ptr.hover = path[1].length > 1 ? path[1][path[1].length - 1] : null;
+  }
+  draw(null);
+}
+
 function moves() {
   const snap = page.snapshot;
   const list = el('moves');
   list.replaceChildren();
-  let entries = snap.moves.map((t) => [t, words(t)]);
+  page.preview = null;
+  actions();
+  let entries = naturally(snap.moves).map((t) => [t, words(t)]);
   let title = 'Moves';
   if (page.block) {
-    entries = page.aim.ps.placements.map((p) => [p.text, p.words || p.text]);
+    const said = new Map(page.aim.ps.placements.map((p) => [p.text, p.words || p.text]));
+    entries = naturally([...said.keys()]).map((t) => [t, said.get(t)]);
     title = `Places for block ${page.block} (point in the scene, or pick one here)`;
   } else if (snap.construction && snap.blocks.length) {
     title = 'Moves (or click a block outlined in orange to move it)';
@@ -229,6 +321,11 @@ function moves() {
     if (text === page.chosen) b.classList.add('chosen-move');
     // in a list the choice is explicit: a click plays it (placements of a block are chosen first: many look alike)
     b.addEventListener('click', () => (page.block ? chooseFromList(text) : play(text)));
+    // what the move names lights on the table while the pointer (or the keyboard's focus) is on it
+    b.addEventListener('mouseenter', () => preview(text));
+    b.addEventListener('focus', () => preview(text));
+    b.addEventListener('mouseleave', () => preview(null));
+    b.addEventListener('blur', () => preview(null));
     list.appendChild(item('li')).appendChild(b);
   }
   if (page.block) {
@@ -251,6 +348,12 @@ function chosenBar() {
 
 function message(text) {
   el('message').textContent = text;
+}
+
+// a hint is advice, in its own quiet line (not the red line of refusals)
+function hintText(text) {
+  el('hint-text').textContent = text;
+  document.body.dataset.hint = text;
 }
 
 // --- acting ------------------------------------------------------------------------------------------------------
@@ -338,6 +441,40 @@ function aimAt(clientX, clientY) {
 function onHover(clientX, clientY) {
   if (page.aim) aimAt(clientX, clientY);
   else if (page.pointer) pointAt(clientX, clientY);
+  else if (page.snapshot && page.snapshot.construction) climbersHover(view.pickAt(clientX, clientY));
+}
+
+// The Climbers: what is under the pointer is said (a block by its id) before it is clicked
+function climbersHover(hit) {
+  const snap = page.snapshot;
+  const scene = page.scene;
+  let id = null, said = '';
+  if (hit && hit.layer === 'blocks') {
+    id = scene.blocks[hit.index].id;
+    const stone = stoneMove(id);
+    if (!snap.your_turn) said = `block ${id}`;
+    else if (snap.blocks.includes(id)) said = `block ${id}: click to pick it up, then point where it goes`;
+    else if (stone) said = `block ${id}: click to ${words(stone)}`;
+    else said = `block ${id}: ${(snap.stuck && snap.stuck[id]) || 'cannot be used now'}`;
+  } else if (hit && hit.layer === 'targets' && snap.your_turn) {
+    const entry = cellEntry(scene.markers[hit.index].cell);
+    if (entry) said = `${words(entry.moves[0])}${entry.moves.length > 1 ? ` (or ${entry.moves.length - 1} more ways)` : ''}`;
+  }
+  if (id !== page.hoverBlock) {
+    page.hoverBlock = id;
+    draw(null);
+  }
+  pointerStatus(said || stepStatus());
+}
+
+function cellEntry(cell) {
+  return page.snapshot.cells.find((c) => c.cell.every((v, i) => v === cell[i]));
+}
+
+// the stone move onto block `id`, if the stone may go there now
+function stoneMove(id) {
+  const text = `stone ${id}`;
+  return page.snapshot.moves.includes(text) ? text : null;
 }
 
 // --- the card games: a card, then where it goes (cardpoint.js, the twin of viewer/cards/pointing.py) ------------
@@ -352,8 +489,9 @@ function pointAt(clientX, clientY) {
   pointerStatus(page.pointer.words() || page.pointer.message || page.pointer.status());
 }
 
-function pointerStatus(text) {
+function pointerStatus(text, refused = false) {
   el('point-status').textContent = text;
+  el('point-status').classList.toggle('refused', refused);
   document.body.dataset.point = text;
 }
 
@@ -426,25 +564,36 @@ function onPick(hit, e) {
   }
   if (!hit) {
     if (page.chosen) clearSelection();
+    pointerStatus(stepStatus());
     return;
   }
   const scene = page.scene;
   if (hit.layer === 'blocks') {
     const id = scene.blocks[hit.index].id;
+    const stone = stoneMove(id);
     if (snap.blocks.includes(id)) selectBlock(id).then((ok) => ok && aimAt(e.clientX, e.clientY));
-    else message(`block ${id} cannot move now${snap.blocks.length ? '' : ': no block can move in this step'}`);
+    else if (stone) chooseOrPlay([stone]);
+    else pointerStatus((snap.stuck && snap.stuck[id]) || `block ${id} cannot be used now`, true);
   } else if (hit.layer === 'targets') {
-    const cell = scene.markers[hit.index].cell;
-    const entry = snap.cells.find((c) => c.cell.every((v, i) => v === cell[i]));
-    if (!entry) return;
-    if (entry.moves.includes(page.chosen)) play(page.chosen);
-    else {
-      choose(entry.moves[0]);
-      if (entry.moves.length > 1) message(`${entry.moves.length} ways to get there: pick one in the list`);
-    }
+    const entry = cellEntry(scene.markers[hit.index].cell);
+    if (entry) chooseOrPlay(entry.moves);
   } else if (hit.layer === 'ghost_figs' && page.chosen) {
     play(page.chosen);
+  } else {
+    pointerStatus(stepStatus(), true);
   }
+}
+
+// a click on a place that names moves: the first click chooses (it is drawn on the table), the second plays it;
+// several ways to one place (ladders) are said, the first chosen (the list has the others)
+function chooseOrPlay(texts) {
+  if (texts.includes(page.chosen)) {
+    play(page.chosen);
+    return;
+  }
+  choose(texts[0]);
+  const more = texts.length > 1 ? ` (1 of ${texts.length} ways here: the list has the others)` : '';
+  pointerStatus(`${words(texts[0])}${more} - click again to play it, Esc to cancel`);
 }
 
 // --- the name, the rematch, the tab's title and icon, the games this browser joined -------------------------------
@@ -514,17 +663,51 @@ el('hint').addEventListener('click', async () => {
     message(errorText(answer));
     return;
   }
+  message('');
   const move = answer.data.move;
   page.hinted = move;
-  message(`hint: ${words(move)}`);
+  hintText(`hint: ${words(move)}`);
   const parts = move.split(' ');
+  // the hinted move is also shown on the table, as a click would choose it
   if (page.snapshot.construction && parts[0] === 'block' && await selectBlock(parts[1])) {
     chooseFromList(move);
-    message(`hint: ${page.aim.current ? page.aim.current.words : move}`);
+    hintText(`hint: ${page.aim.current ? page.aim.current.words : move} (the block is drawn where it goes: `
+      + 'click there, or Play)');
+  } else if (page.snapshot.construction && (parts[0] === 'fig' || parts[0] === 'stone')) {
+    choose(move);
+    hintText(`hint: ${words(move)} (drawn on the table: click it twice, or Play)`);
+  } else if (page.pointer) {
+    hintText(`hint: ${words(move)}${cardHint(move)}`);
+    moves();
   } else {
     moves();
   }
 });
+
+// a card game's hint: its card lifted and where it goes lit (the walk of the move drawn); which card, where the
+// hand holds equal ones
+function cardHint(move) {
+  const ptr = page.pointer;
+  const k = ptr.table.moves.findIndex((m) => m[0] === move);
+  const path = ptr.table.paths.find(([m]) => m === k);
+  if (!path) return '';
+  ptr.chosen = path[1].slice(0, Math.max(1, path[1].length - 1));
+  ptr.hover = path[1].length > 1 ? path[1][path[1].length - 1] : null;
+  page.chosen = move;
+  draw(null);
+  chosenBar();
+  const card = ptr.spots.get(path[1][0]);
+  if (!card) return '';
+  const twins = ptr.table.spots.filter((s) => s.label === card.label && s.items.some((i) => i.startsWith('hand-')));
+  const which = twins.length > 1 ? `; you hold ${twins.length} of them: the lifted one, ` +
+    `${ordinal(twins.indexOf(card) + 1)} from the left (either plays it)` : '';
+  pointerStatus(ptr.status());
+  return ` (${card.label} lifted on the table, where it goes lit${which})`;
+}
+
+function ordinal(n) {
+  return n === 1 ? '1st' : n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`;
+}
 el('undo').addEventListener('click', async () => {
   const answer = await call('POST', `${base}/undo?${q}`, {});
   if (!answer.ok) message(errorText(answer));
@@ -534,6 +717,11 @@ document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && page.chosen) play(page.chosen);
   else if (e.key === 'Escape') clearSelection();
   else if ((e.key === 'r' || e.key === 'R') && page.aim) turn(e.shiftKey ? -1 : 1);
+  else if (page.snapshot && page.snapshot.construction && page.snapshot.your_turn) {
+    // the moves that name no place: S the step's skip (skip to the block move, leave it, keep the stone), P pass
+    const text = Object.keys(ACTION_KEYS).find((t) => ACTION_KEYS[t] === e.key.toUpperCase());
+    if (text && page.snapshot.moves.includes(text)) play(text);
+  }
 });
 
 connect();
