@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-#: Moves that name no place on the table: shown as buttons beside the pointer's line, with their keys.
-ACTION_KEYS = {"skip": "s", "pass": "p"}
+#: Moves that name no place on the table: buttons beside the page's pointer line, and these keys (the window's
+#: `p` goes back through the menu: pass is Shift+P there).
+ACTION_KEYS = {"skip": "s", "pass": "P"}
 
 #: What each step of a turn takes by pointing (said when a click there does nothing).
 STEP_ALLOWS = {
