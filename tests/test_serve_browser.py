@@ -317,3 +317,61 @@ def test_the_page_walks_a_card_games_click_paths_as_the_window_does(browser, ser
         assert a == b, (k, steps[k], [(x, y) for x, y in zip(a, b, strict=True) if x != y][:2])
     assert any(step[0] is not None for step in python_side), "no move was played on the way"
     assert not page.errors, page.errors
+
+
+# --- Partners: two pawns on one square, each reached by pointing ---------------------------------------------------
+
+_SPOT_AT = """([x, y]) => {
+  const p = window.towerPage, hit = p.view.pickAt(x, y);
+  return hit ? p.pointer.spotAt(hit.layer, hit.index, p.scene) : null;
+}"""
+
+
+def test_two_partners_pawns_on_one_square_are_both_reached_by_pointing(browser, server, tmp_path):
+    """Two pawns on their seat's home stand side by side: pointing at each one says which it is, and a click on
+    the second one plays that pawn's move."""
+    import random
+
+    from browser_support import click_spot
+
+    api = Client(server.url)
+    g = api.create("partners", seats=["human"] * 4, seed=0)
+    tokens = {s["seat"]: s["token"] for s in g["seats"]}
+    rng = random.Random(0)
+    for _ in range(15):  # random moves to a position where blue's two pawns share the home square
+        p = api.state(g["id"], tokens[0])["to_move"]
+        api.move(g["id"], tokens[p], rng.choice(api.state(g["id"], tokens[p])["legal_moves"]))
+    st = api.state(g["id"], tokens[2])
+    assert st["to_move"] == 2
+    page = open_page(browser, next(s["url"] for s in g["seats"] if s["seat"] == 2))
+    page.wait_for_selector("body[data-your-turn='true']")
+    snap = snapshot(page)
+    locations = snap["scene"]["figures"]
+    shared = [i for i, where in enumerate(st["view"]["locations"]) if where == 66]
+    assert len(shared) == 2
+    cells = [locations[i]["cell"] for i in shared]
+    assert cells[0] != cells[1], "two pawns on one square are drawn apart"
+    assert click_spot(page, "card:0")  # the card lifts: both pawns light up
+    found = {}
+    for i in shared:
+        x0, y0, z = locations[i]["cell"]
+        for du, dv in [(0.5, 0.5), (0.4, 0.5), (0.6, 0.5), (0.5, 0.4), (0.5, 0.6)]:
+            for h in (0.9, 0.6, 1.2):
+                x, y = page.evaluate("(p) => window.towerPage.view.project(p)", [x0 + du, y0 + dv, z + h])
+                key = page.evaluate(_SPOT_AT, [x, y])
+                if key and key.startswith("pawn:") and key not in found:
+                    found[key] = (x, y)
+    assert len(found) == 2, found
+    for key, (x, y) in found.items():
+        page.mouse.move(x, y)
+        label = page.evaluate("(k) => window.towerPage.pointer.spots.get(k).label", key)
+        pawn = label.split(" (")[0]  # "blue pawn 2": the words say which pawn of the square a click moves
+        wait_until(lambda pawn=pawn: pawn in (body(page, "point") or ""), 5, f"the words for {key}")
+    page.screenshot(path=str((SHOTS or tmp_path) / "serve-partners-shared-square.png"))
+    key, (x, y) = list(found.items())[1]
+    n = body(page, "n")
+    page.mouse.click(x, y)  # the card's one move with this pawn: this click plays it
+    wait_until(lambda: body(page, "n") != n, 20, "the move")
+    record_move = server.server.tables[g["id"]].state.history[-1]
+    assert key.split(":")[1] in str(record_move), (key, str(record_move))
+    assert not page.errors, page.errors
