@@ -110,10 +110,15 @@ def test_two_seats_play_a_diabolo_game_to_the_end_by_clicking(browser, server, t
     # the replay page of the finished game steps through it
     replay = open_page(browser, server.url + pages[0].get_attribute("#replay-link", "href"))
     replay.wait_for_selector("body[data-ready='true']")
+    assert replay.is_hidden("#outcome")  # the end is not told before the steps reach it
     replay.click("#next")
     wait_until(lambda: body(replay, "k") == "1", 10, "the replay to step")
-    assert str(final.history[0]) in replay.text_content("#step")
+    first = final.restart()
+    said = first.move_words(final.history[0])  # the move in words, as the game page's log says it
+    assert said != str(final.history[0]) and said in replay.text_content("#step"), replay.text_content("#step")
+    assert said in replay.text_content("#log li") and replay.is_hidden("#outcome")
     replay.click("#last")
+    wait_until(lambda: replay.is_visible("#outcome"), 10, "the end told at the last step")
     assert final.outcome_text() == replay.text_content("#outcome")
     assert not replay.errors
 

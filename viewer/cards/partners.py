@@ -135,8 +135,8 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Seque
             text.append(held)
     # (no recent moves here: the box would grow over the far corner of the board; the page and the window
     # each keep a log beside the table)
-    if view.get("winners"):
-        text.append(f"winners: {view['winners']}")
+    if view.get("winners"):  # in names, as everywhere else: "winners: P1 red and P3 green"
+        text.append("winners: " + " and ".join(name(q) for q in view["winners"]))
     return finish(Scene(blocks=blocks, figures=figures), text + list(lines), labels)
 
 
