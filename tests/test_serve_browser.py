@@ -380,3 +380,71 @@ def test_two_partners_pawns_on_one_square_are_both_reached_by_pointing(browser, 
     record_move = server.server.tables[g["id"]].state.history[-1]
     assert key.split(":")[1] in str(record_move), (key, str(record_move))
     assert not page.errors, page.errors
+
+
+# --- the rough edges a newcomer hits: hints, the log's numbers -------------------------------------------------
+
+def test_a_hint_is_a_hint_shown_on_the_table_not_an_error(browser, server, tmp_path):
+    """A hint has its own quiet line (not the red line of refusals) and is shown on the table: in a card game
+    its card lifted and the place it goes lit; in The Climbers the figure drawn where it would step."""
+    api = Client(server.url)
+    g = api.create("seventh-heaven", seats=["human", "ai:greedy", "ai:greedy"], seed=4)
+    page = open_page(browser, g["seats"][0]["url"])
+    page.wait_for_selector("body[data-your-turn='true']")
+    page.click("#hint")
+    wait_until(lambda: page.text_content("#hint-text").startswith("hint:"), 20, "the hint")
+    assert page.text_content("#message") == ""
+    assert "hint-text" in page.get_attribute("#hint-text", "class")
+    colour = page.evaluate("() => getComputedStyle(document.getElementById('hint-text')).color")
+    red = page.evaluate("() => getComputedStyle(document.getElementById('message')).color")
+    assert colour != red
+    hinted = page.evaluate("() => window.towerPage.hinted")
+    ptr = page.evaluate("() => ({chosen: window.towerPage.pointer.chosen, hover: window.towerPage.pointer.hover,"
+                        " targets: window.towerPage.pointer.targets()})")
+    assert ptr["chosen"] and ptr["chosen"][0].startswith("card:"), ptr  # the hinted card is lifted
+    scene = page.evaluate("() => window.towerPage.scene")
+    card = next(b for b in scene["blocks"] if b["id"] == "hand-" + ptr["chosen"][0].split(":")[1])
+    assert card["selected"]
+    if ptr["hover"] is not None:  # where it goes: lit as the place under the pointer
+        assert ptr["hover"] in ptr["targets"]
+        assert any(b["id"].startswith(f"spot:{ptr['hover']}:") and "lit-hover" in b["faces"] for b in scene["blocks"])
+    page.screenshot(path=str((SHOTS or tmp_path) / "serve-hint-cards.png"))
+    # the hinted move plays with the clicks the table now asks for (or Play)
+    n = body(page, "n")
+    page.click("#play-chosen")
+    wait_until(lambda: body(page, "n") != n, 20, "the hinted move")
+    assert str(server.server.tables[g["id"]].state.history[0]) == hinted
+    # The Climbers: the hinted figure step drawn on the table
+    g = api.create("climbers", seats=["human", "ai:random"], seed=7)
+    page = open_page(browser, g["seats"][0]["url"])
+    page.wait_for_selector("body[data-your-turn='true']")
+    page.click("#hint")
+    wait_until(lambda: page.text_content("#hint-text").startswith("hint:"), 30, "the hint")
+    hinted = page.evaluate("() => window.towerPage.hinted")
+    assert page.evaluate("() => window.towerPage.chosen") == hinted and page.text_content("#message") == ""
+    if hinted.startswith("fig "):
+        drawn = page.evaluate("() => window.towerPage.scene.ghost_figures.map((f) => f.cell)")
+        assert drawn and drawn[0][:2] == [int(v) for v in hinted.split()[1].split(",")[:2]], drawn
+    page.screenshot(path=str((SHOTS or tmp_path) / "serve-hint-climbers.png"))
+    assert not page.errors, page.errors
+
+
+def test_the_log_numbers_moves_past_99_in_full(browser, server, tmp_path):
+    """A long game's log: the list's numbers past 100 fit beside their moves (none loses its first digit)."""
+    api = Client(server.url)
+    g = api.create("partners", seats=["ai:random"] * 4, seed=5)
+    watcher = open_page(browser, g["spectator_url"])
+    wait_until(lambda: int(body(watcher, "n") or 0) >= 120 or body(watcher, "over") == "true", 120, "120 moves")
+    values = watcher.evaluate("() => [...document.querySelectorAll('#log li')].map((li) => li.value)")
+    assert max(values) > 100, values
+    # the marker ("120.") is drawn in the list's left padding: it must fit there, in the log's own font
+    fits = watcher.evaluate("""() => {
+      const ol = document.getElementById('log'), style = getComputedStyle(ol);
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = `${style.fontSize} ${style.fontFamily}`;
+      const widest = Math.max(...[...ol.children].map((li) => ctx.measureText(`${li.value}. `).width));
+      return [widest, parseFloat(style.paddingLeft)];
+    }""")
+    assert fits[0] < fits[1], fits
+    watcher.screenshot(path=str((SHOTS or tmp_path) / "serve-log-past-100.png"))
+    assert not watcher.errors, watcher.errors

@@ -675,7 +675,7 @@ el('hint').addEventListener('click', async () => {
       + 'click there, or Play)');
   } else if (page.snapshot.construction && (parts[0] === 'fig' || parts[0] === 'stone')) {
     choose(move);
-    hintText(`hint: ${words(move)} (drawn on the table: click it twice, or Play)`);
+    hintText(`hint: ${words(move)} (drawn on the table: click it to play it, or Play)`);
   } else if (page.pointer) {
     hintText(`hint: ${words(move)}${cardHint(move)}`);
     moves();
