@@ -105,13 +105,24 @@ class Seat:
                 self.target_move(s, "figure")
 
     def check_words(self, s: dict, what: str) -> None:
-        """The buttons beside the pointer's line say the step's choices in words."""
+        """The buttons beside the pointer's line say the step's choices in words; the stone moves of the list are
+        sorted as people count (c2 before c10), and the one under the pointer is drawn on the table."""
         if what in self.seen:
             return
         self.seen.add(what)
-        said = self.page.text_content("#step-actions")
+        page = self.page
+        said = page.text_content("#step-actions")
         assert "keep the blocking stone" in said, said
-        shot(self.page, "keep", self.tmp)
+        listed = [b.get_attribute("data-move") for b in page.query_selector_all("#moves button")]
+        stones = [m.split()[1] for m in listed if m.startswith("stone ")]
+        assert stones == sorted(stones, key=lambda b: (b[0], int(b[1:]))), stones
+        button = page.query_selector(f"#moves button[data-move='stone {stones[-1]}']")
+        button.scroll_into_view_if_needed()
+        button.hover()
+        wait_until(lambda: stones[-1] in page.evaluate("() => window.towerPage.scene.stones.map((s) => s.block)"),
+                   5, "the stone drawn for the move under the pointer")
+        shot(page, "keep", self.tmp)
+        page.mouse.move(5, 5)
 
     def refused_click(self, s: dict, step: str) -> None:
         """A click on a block that the step cannot use says what the step allows, in the pointer's line."""
