@@ -6,6 +6,7 @@ import { call, errorText, el, item } from './api.js';
 import { openInLab } from './openlab.js';
 import { Aim, BlockPlacements } from './placement.js';
 import { CardPointer } from './cardpoint.js';
+import { remember, turnSignal } from './tabsignal.js';
 
 const gameId = decodeURIComponent(location.pathname.split('/').pop());
 const token = new URLSearchParams(location.search).get('token') || '';
@@ -114,8 +115,8 @@ function receive(snap, event) {
   if (moved) hintText('');
   draw(event && event.kind === 'move' && prev ? prev.scene : null);
   panel();
-  turnSignal(prev);
-  remember();
+  turnSignal(page, prev);
+  remember(page);
   document.body.dataset.n = snap.n;
   document.body.dataset.yourTurn = String(snap.your_turn);
   document.body.dataset.over = String(snap.over);
@@ -614,43 +615,6 @@ el('rematch').addEventListener('click', async () => {
   el('rematch-link').href = answer.data.url;
   el('rematch-link').hidden = false;
 });
-
-// a tab in the background says "your turn" in its title and with a dot in its icon
-function turnSignal(prev) {
-  const snap = page.snapshot;
-  const mine = snap.your_turn;
-  document.title = `${mine ? '(your turn) ' : ''}${snap.title} - tower-sim`;
-  if (prev && prev.your_turn === mine && page.iconDone) return;
-  page.iconDone = true;
-  const c = document.createElement('canvas');
-  c.width = c.height = 32;
-  const g = c.getContext('2d');
-  g.fillStyle = '#1c3a96';
-  g.fillRect(6, 14, 20, 16);
-  g.fillRect(10, 4, 12, 10);
-  if (mine) {
-    g.fillStyle = '#2e8a46';
-    g.beginPath();
-    g.arc(24, 8, 8, 0, 2 * Math.PI);
-    g.fill();
-  }
-  el('favicon').href = c.toDataURL('image/png');
-  document.body.dataset.signal = mine ? 'your-turn' : 'waiting';
-}
-
-// this browser remembers the games it has joined (the lobby lists them); kept in the browser only
-const JOINED_KEY = 'tower-joined-games';
-function remember() {
-  const snap = page.snapshot;
-  if (page.remembered === snap.over) return;
-  page.remembered = snap.over;
-  let joined = [];
-  try { joined = JSON.parse(localStorage.getItem(JOINED_KEY) || '[]'); } catch { joined = []; }
-  joined = joined.filter((j) => j.url !== location.href);
-  const who = snap.seat === null ? 'spectator' : snap.players[snap.seat].label;
-  joined.unshift({ url: location.href, title: snap.title, who, over: snap.over, at: new Date().toISOString() });
-  localStorage.setItem(JOINED_KEY, JSON.stringify(joined.slice(0, 20)));
-}
 
 el('play-chosen').addEventListener('click', () => page.chosen && play(page.chosen));
 el('clear-chosen').addEventListener('click', clearSelection);
