@@ -62,7 +62,8 @@ def _block_move(win) -> int:
         if not _inside(win, x, y) or win.r.pick_block(round(x), round(y)) != block:
             continue
         hover(win, x, y)
-        said = win.ctl.message
+        # the block under the pointer is said by its id, with what a click does
+        assert any(f"block {block}: click to pick it up" in line for line in win.shown.menu), win.shown.menu
         click(win, x, y)
         if win.ctl.selected_block != block:
             continue
@@ -78,7 +79,6 @@ def _block_move(win) -> int:
                 if len(win.ctl.state.history) == n + 1:
                     return 2
         press(win, "Escape")
-        assert said is not None
     raise AssertionError("no block could be moved by pointing")
 
 
@@ -94,6 +94,15 @@ def play_turns(win, turns: int) -> dict[str, list[int]]:
         phase = st.phase
         keys = {k for k, _ in win.ctl.action_keys()}
         if phase == "figure1":
+            if done == 0:  # a click on a block in step 1 says what the step takes
+                b = win.shown.blocks[-1]
+                x, y = win.r.project((b.origin[0] + b.size[0] / 2, b.origin[1] + b.size[1] / 2,
+                                      b.origin[2] + b.size[2]))
+                block = win.r.pick_block(round(x), round(y))
+                if block is not None:
+                    click(win, x, y)
+                    assert f"block {block}: step 1 moves your figure" in win.ctl.message, win.ctl.message
+                    assert len(win.ctl.state.history) == 0
             if done == 0 and win.ctl.target_cells():
                 kind = ("figure", _click_target(win, "fig "))
             else:

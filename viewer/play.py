@@ -82,6 +82,7 @@ class PlayController:
         self.selected_block: str | None = None
         self.aim: Any = None  # The Climbers: the pointer over the selected block's placements (viewer.placement)
         self.hover: str | None = None
+        self.pointed = ""  # The Climbers: the block under the pointer by its id, and what a click on it does
         #: the card games: the pointer over this position's click paths (viewer.cards.pointing), and whether the
         #: menu's highlighted move was chosen by the keyboard (then it is previewed, else the pointer's move is)
         self.pointer: Any = None
@@ -185,6 +186,7 @@ class PlayController:
         self.message = ""
         self.selected_block = None
         self.hover = None
+        self.pointed = ""
         self.keyboard = False
         self.index = 0
         self._after_move()
@@ -395,13 +397,30 @@ class PlayController:
             self.index = next((i for i, m in enumerate(self.moves) if str(m) == text), self.index)
 
     def hover_block(self, block_id: str | None) -> bool:
-        """The block under the mouse (outlined) if clicking it would do something; True if that changed."""
+        """The block under the mouse: outlined if clicking it would do something, and said by its id with what a
+        click on it does (`pointed`); True if that changed."""
         offered = block_id if self.whatif or block_id in self.movable_blocks() else None
         if self.whatif and self.removed is not None:
             offered = None
-        changed = offered != self.hover
+        pointed = self._pointed_words(block_id)
+        changed = offered != self.hover or pointed != self.pointed
         self.hover = offered
+        self.pointed = pointed
         return changed
+
+    def _pointed_words(self, block_id: str | None) -> str:
+        """The Climbers: a block under the pointer, by its id, and what a click on it does now."""
+        if block_id is None or not self.state.construction:
+            return ""
+        if self.whatif or not self.human_to_move or self.handover:
+            return f"block {block_id}"
+        if block_id in self.movable_blocks():
+            return f"block {block_id}: click to pick it up, then point where it goes"
+        if any(getattr(m, "kind", None) == "stone" and m.block == block_id for m in self.moves):
+            return f"block {block_id}: click to lay the blocking stone on it"
+        from viewer.climbers_pointing import refusal
+
+        return refusal(self.state, block_id)
 
     def deselect(self) -> None:
         self.selected_block = None
@@ -540,7 +559,7 @@ class PlayController:
                     said = said.removeprefix(f"put block {self.selected_block} at ")
                 lines += _wrapped(said, "> " if i == self.index else "  ")
         prompt = st.prompt() if self.human_to_move and not st.is_over else None
-        for text in (prompt, self.message):
+        for text in (prompt, self.message, self.pointed):
             if text:
                 lines += textwrap.wrap(text, MENU_WIDTH)
         lines += [f"  [{key}] {words}" for key, words in self.action_keys()]
