@@ -99,10 +99,9 @@ class Seat:
             step = "1" if prompt.startswith("Step 1") else "3"
             if f"refusal{step}" not in self.seen:
                 self.refused_click(s, step)
-            if "skip" in moves and (prefer_skip or not any(m.startswith("fig ") for m in moves)):
+            if ("skip" in moves and (prefer_skip or not any(m.startswith("fig ") for m in moves))
+                    or not self.target_move(s, "figure")):
                 self.button("skip", "skip" if step == "1" else "leave")
-            else:
-                self.target_move(s, "figure")
 
     def check_words(self, s: dict, what: str) -> None:
         """The buttons beside the pointer's line say the step's choices in words; the stone moves of the list are
@@ -145,8 +144,9 @@ class Seat:
         if step == "1":
             shot(self.page, "refused", self.tmp)
 
-    def target_move(self, s: dict, kind: str) -> None:
-        """A lit cell clicked twice: a figure's destination, or a free top for the stone."""
+    def target_move(self, s: dict, kind: str) -> bool:
+        """A lit cell clicked twice: a figure's destination, or a free top for the stone (False: none in view,
+        and the step may be skipped instead)."""
         page = self.page
         markers = s["scene"]["markers"]
         prefix = "fig " if kind == "figure" else "stone "
@@ -154,21 +154,36 @@ class Seat:
         items = [(i, [m["cell"][0] + 0.5, m["cell"][1] + 0.5, m["cell"][2] + 0.02]) for i, m in enumerate(markers)
                  if m["kind"] == "target" and tuple(m["cell"]) in cells]
         assert items, f"no lit cell for the {kind}"
-        found = at_item(page, "targets", items[::-1] if kind == "figure" else items)
-        assert found is not None, f"no lit cell for the {kind} is in view"
+        if kind == "figure":  # a cell reached in several ways first (ladders), then the far ones
+            ways = {tuple(c["cell"]): len(c["moves"]) for c in s["cells"]}
+            items = sorted(items[::-1], key=lambda it: -min(ways[tuple(markers[it[0]]["cell"])], 2))
+        found = at_item(page, "targets", items)
+        if found is None and kind == "figure" and "skip" in s["moves"]:
+            return False  # every lit cell behind the tower from here: the step is skipped instead
+        assert found is not None, (f"no lit cell for the {kind} is in view", s["prompt"], len(items))
         x, y, i = found
         n = body(page, "n")
         page.mouse.move(x, y)
         page.mouse.click(x, y)
         chosen = page.evaluate("() => window.towerPage.chosen")
         assert chosen and chosen.startswith(prefix), chosen
+        ways = next(c["moves"] for c in s["cells"] if c["cell"] == markers[i]["cell"])
+        clicks = 2
+        if len(ways) > 1 and "ways" not in self.seen:
+            # several ways to this cell (one ladder or another): R turns to the next, and the line says which
+            page.keyboard.press("r")
+            assert page.evaluate("() => window.towerPage.chosen") == ways[1]
+            assert f"2 of {len(ways)} ways here" in body(page, "point")
+            self.seen.add("ways")
+            clicks, kind = 3, "figure, another way"
         if kind == "stone":
             # the stone is drawn on the block it would block before the second click
             drawn = page.evaluate("() => window.towerPage.scene.stones.map((s) => s.block)")
             assert chosen.split()[1] in drawn
             shot(page, "stone-chosen", self.tmp)
         page.mouse.click(x, y)
-        self._sent(kind, 2, n)
+        self._sent(kind, clicks, n)
+        return True
 
     def block_move(self, s: dict) -> None:
         """A block outlined in orange clicked, then a click where its ghost shows a legal place."""
@@ -239,10 +254,11 @@ def play_from_the_lobby(browser, server, tmp_path, players: int, seed: int, roun
 def test_a_whole_game_of_the_climbers_by_pointing_and_buttons(browser, server, tmp_path, players, seed, rounds):
     seat = play_from_the_lobby(browser, server, tmp_path, players, seed, rounds)
     kinds = seat.clicks
-    assert {"figure", "block", "stone", "keep"} <= set(kinds), kinds
+    assert {"block", "stone", "keep"} <= set(kinds) and {"figure", "figure, another way"} & set(kinds), kinds
     assert "skip" in kinds or "leave" in kinds, kinds
     assert {"refusal1", "refusal3"} & seat.seen
-    # the clicks each move took: a button is one, a place on the table two (choose, play)
+    # the clicks each move took: a button is one, a place on the table two (choose, play), R for another way
     assert all(c == 1 for k in ("skip", "leave", "keep") for c in kinds.get(k, []))
-    assert all(c == 2 for k in ("figure", "block", "stone") for c in kinds[k])
+    assert all(c == 2 for k in ("figure", "block", "stone") for c in kinds.get(k, []))
+    assert all(c == 3 for c in kinds.get("figure, another way", []))
     print(players, "players: clicks per move", {k: v for k, v in kinds.items()})

@@ -2,7 +2,7 @@
 // the log, hint and undo, and the result at the end. The server pushes every change over a WebSocket; the page
 // reconnects by itself when the connection drops (a restarted server, a network hiccup).
 import { SceneView } from './scene3d.js';
-import { call, errorText, el, item } from './api.js';
+import { call, errorText, el, item, naturally } from './api.js';
 import { openInLab } from './openlab.js';
 import { Aim, BlockPlacements } from './placement.js';
 import { CardPointer } from './cardpoint.js';
@@ -38,8 +38,9 @@ page.view = view;
 view.onPick = onPick;
 view.onHover = onHover;
 view.onWheel = (dy) => {
-  if (!page.aim) return false;
-  turn(dy > 0 ? 1 : -1);
+  if (page.aim) turn(dy > 0 ? 1 : -1);
+  else if (waysHere()) cycleWays(dy > 0 ? 1 : -1);
+  else return false;
   return true;
 };
 
@@ -225,14 +226,6 @@ function words(text) {
   return (snap.words && snap.words[text]) || text;
 }
 
-// lists count as people do: c1, c2, ..., c10 (each kind of move keeps its place: figure moves, blocks, stones, ...)
-const collator = new Intl.Collator('en', { numeric: true });
-function naturally(texts) {
-  const kinds = [...new Set(texts.map((t) => t.split(' ')[0]))];
-  return [...texts].sort((a, b) => (kinds.indexOf(a.split(' ')[0]) - kinds.indexOf(b.split(' ')[0]))
-    || collator.compare(a, b));
-}
-
 // The Climbers: the moves that name no place on the table (skip in each step, pass) are buttons beside the
 // pointer's line, with a key each
 const ACTION_KEYS = { skip: 'S', pass: 'P' };
@@ -287,11 +280,7 @@ function showPath(text) {
     page.walk = null;
   } else {
     if (!page.walk) page.walk = [ptr.chosen, ptr.hover];
-    const k = ptr.table.moves.findIndex((m) => m[0] === text);
-    const path = ptr.table.paths.find(([move]) => move === k);
-    if (!path) return;
-    ptr.chosen = path[1].slice(0, Math.max(1, path[1].length - 1));
-    ptr.hover = path[1].length > 1 ? path[1][path[1].length - 1] : null;
+    ptr.showMove(text);
   }
   draw(null);
 }
@@ -593,8 +582,30 @@ function chooseOrPlay(texts) {
     return;
   }
   choose(texts[0]);
-  const more = texts.length > 1 ? ` (1 of ${texts.length} ways here: the list has the others)` : '';
-  pointerStatus(`${words(texts[0])}${more} - click again to play it, Esc to cancel`);
+  sayWays();
+}
+
+// The Climbers: the moves that go to the chosen cell (a figure reaching it with one ladder or another), when
+// there is more than one; the wheel or R turns through them
+function waysHere() {
+  const snap = page.snapshot;
+  if (!snap || !snap.construction || !page.chosen || page.aim) return null;
+  const entry = snap.cells.find((c) => c.moves.includes(page.chosen));
+  return entry && entry.moves.length > 1 ? entry.moves : null;
+}
+
+function cycleWays(step) {
+  const ways = waysHere();
+  if (!ways) return;
+  const n = ways.length;
+  choose(ways[(((ways.indexOf(page.chosen) + step) % n) + n) % n]);
+  sayWays();
+}
+
+function sayWays() {
+  const ways = waysHere();
+  const more = ways ? ` (${ways.indexOf(page.chosen) + 1} of ${ways.length} ways here: wheel or R turns)` : '';
+  pointerStatus(`${words(page.chosen)}${more} - click again to play it, Esc to cancel`);
 }
 
 // --- the name, the rematch, the tab's title and icon, the games this browser joined -------------------------------
@@ -652,26 +663,15 @@ el('hint').addEventListener('click', async () => {
 // hand holds equal ones
 function cardHint(move) {
   const ptr = page.pointer;
-  const k = ptr.table.moves.findIndex((m) => m[0] === move);
-  const path = ptr.table.paths.find(([m]) => m === k);
-  if (!path) return '';
-  ptr.chosen = path[1].slice(0, Math.max(1, path[1].length - 1));
-  ptr.hover = path[1].length > 1 ? path[1][path[1].length - 1] : null;
+  const card = ptr.showMove(move);
+  if (!card) return '';
   page.chosen = move;
   draw(null);
   chosenBar();
-  const card = ptr.spots.get(path[1][0]);
-  if (!card) return '';
-  const twins = ptr.table.spots.filter((s) => s.label === card.label && s.items.some((i) => i.startsWith('hand-')));
-  const which = twins.length > 1 ? `; you hold ${twins.length} of them: the lifted one, ` +
-    `${ordinal(twins.indexOf(card) + 1)} from the left (either plays it)` : '';
   pointerStatus(ptr.status());
-  return ` (${card.label} lifted on the table, where it goes lit${which})`;
+  return ` (${card.label} lifted on the table, where it goes lit${ptr.twinWords(card)})`;
 }
 
-function ordinal(n) {
-  return n === 1 ? '1st' : n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`;
-}
 el('undo').addEventListener('click', async () => {
   const answer = await call('POST', `${base}/undo?${q}`, {});
   if (!answer.ok) message(errorText(answer));
@@ -681,6 +681,7 @@ document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && page.chosen) play(page.chosen);
   else if (e.key === 'Escape') clearSelection();
   else if ((e.key === 'r' || e.key === 'R') && page.aim) turn(e.shiftKey ? -1 : 1);
+  else if ((e.key === 'r' || e.key === 'R') && waysHere()) cycleWays(e.shiftKey ? -1 : 1);
   else if (page.snapshot && page.snapshot.construction && page.snapshot.your_turn) {
     // the moves that name no place: S the step's skip (skip to the block move, leave it, keep the stone), P pass
     const text = Object.keys(ACTION_KEYS).find((t) => ACTION_KEYS[t] === e.key.toUpperCase());
