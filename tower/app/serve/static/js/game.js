@@ -253,7 +253,8 @@ function stepStatus() {
 }
 
 function preview(text) {
-  if (page.preview === text) return;
+  // once a move is chosen the table shows it (a list drawn again under a still pointer must not replace it)
+  if (page.preview === text || (text !== null && page.chosen)) return;
   page.preview = text;
   if (page.aim) {
     // a placement of the picked block: its ghost where it would go (back to the pointer's aim when left)
