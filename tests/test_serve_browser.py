@@ -117,6 +117,7 @@ def test_two_seats_play_a_diabolo_game_to_the_end_by_clicking(browser, server, t
     said = first.move_words(final.history[0])  # the move in words, as the game page's log says it
     assert said != str(final.history[0]) and said in replay.text_content("#step"), replay.text_content("#step")
     assert said in replay.text_content("#log li") and replay.is_hidden("#outcome")
+    replay.screenshot(path=str((SHOTS or tmp_path) / "serve-replay-words.png"))
     replay.click("#last")
     wait_until(lambda: replay.is_visible("#outcome"), 10, "the end told at the last step")
     assert final.outcome_text() == replay.text_content("#outcome")
@@ -409,6 +410,16 @@ def test_a_hint_is_a_hint_shown_on_the_table_not_an_error(browser, server, tmp_p
         assert ptr["hover"] in ptr["targets"]
         assert any(b["id"].startswith(f"spot:{ptr['hover']}:") and "lit-hover" in b["faces"] for b in scene["blocks"])
     page.screenshot(path=str((SHOTS or tmp_path) / "serve-hint-cards.png"))
+    # with two equal cards in hand the hint says which one it lifted (either plays the move)
+    twins = page.evaluate("""() => import('/static/js/cardpoint.js').then(({ CardPointer }) => {
+      const spot = (i) => ({ key: `card:${i}`, label: 'your red 3', items: [`hand-${i}`], figures: [], box: [], text: '' });
+      const ptr = new CardPointer({ spots: [spot(0), spot(1), spot(2)].map((s, i) => (i === 1 ? { ...s, label: 'your red 5' } : s)),
+        paths: [[0, ['card:2', 'pawn:red']]], moves: [['red 3', 'play red 3']], why: {}, hint: '', palette: {}, chips: [0, 0, 0, 1, 1] });
+      const card = ptr.showMove('red 3');
+      return [card.key, ptr.chosen, ptr.hover, ptr.twinWords(card)];
+    })""")
+    assert twins[:3] == ["card:2", ["card:2"], "pawn:red"] and "you hold 2 of them" in twins[3] \
+        and "2nd from the left" in twins[3], twins
     # the hinted move plays with the clicks the table now asks for (or Play)
     n = body(page, "n")
     page.click("#play-chosen")
