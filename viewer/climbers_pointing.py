@@ -52,6 +52,9 @@ def refusal(state: Any, block: str | None) -> str:
     and what this step takes instead."""
     phase = state.phase
     allows = STEP_ALLOWS.get(phase, "")
+    if phase == "figure2" and not any(str(m) == "skip" for m in state.legal_moves()):
+        allows = ("step 3 moves your figure again: it left the table this turn, so it must end higher than it "
+                  "began: click a green cell (twice)")
     if block is None:
         return allows
     if phase == "block":
