@@ -250,7 +250,7 @@ def play_from_the_lobby(browser, server, tmp_path, players: int, seed: int, roun
     return seat
 
 
-@pytest.mark.parametrize("players, seed, rounds", [(2, 7, 3), (4, 3, 2)])
+@pytest.mark.parametrize("players, seed, rounds", [(2, 7, 2), (4, 3, 2)])
 def test_a_whole_game_of_the_climbers_by_pointing_and_buttons(browser, server, tmp_path, players, seed, rounds):
     seat = play_from_the_lobby(browser, server, tmp_path, players, seed, rounds)
     kinds = seat.clicks

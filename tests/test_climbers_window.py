@@ -2,7 +2,8 @@
 twice), a block picked and placed (two clicks), the blocking stone laid on a lit free top (two clicks), and the
 moves that name no place by their keys (`s`: skip to the block move, leave it, keep the stone). Driven through
 the window's VTK interactor, offscreen; and once more in a real X window under Xvfb (`xvfb-run`), where it is
-installed. The picture is written for people to look at (TOWER_WINDOW_SHOTS)."""
+installed (then only there: the suite's time is shared). The picture is written for people to look at
+(TOWER_WINDOW_SHOTS)."""
 
 from __future__ import annotations
 
@@ -134,6 +135,8 @@ def play_turns(win, turns: int) -> dict[str, list[int]]:
     return clicks
 
 
+@pytest.mark.skipif(shutil.which("xvfb-run") is not None and not ON_SCREEN,
+                    reason="run in a real X window by the test below (the suite's time is shared)")
 def test_the_climbers_by_pointing_and_keys_in_the_play_window(tmp_path) -> None:
     win = PlayWindow(new_game("climbers", 2, seed=7), ["human", "ai:random"], off_screen=not ON_SCREEN,
                      window_size=SIZE)
