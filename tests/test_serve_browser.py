@@ -392,6 +392,16 @@ def test_a_hint_is_a_hint_shown_on_the_table_not_an_error(browser, server, tmp_p
     g = api.create("seventh-heaven", seats=["human", "ai:greedy", "ai:greedy"], seed=4)
     page = open_page(browser, g["seats"][0]["url"])
     page.wait_for_selector("body[data-your-turn='true']")
+    # a move of the list under the pointer is drawn on the table as its clicks would: its card lifted
+    button = page.locator("#moves button").nth(2)
+    button.hover()
+    listed = button.get_attribute("data-move")
+    walk = page.evaluate("() => window.towerPage.pointer.chosen")
+    first = page.evaluate("(t) => { const p = window.towerPage.pointer; const k = p.table.moves.findIndex((m) => "
+                          "m[0] === t); return p.table.paths.find(([m]) => m === k)[1][0]; }", listed)
+    assert walk == [first], (walk, first)
+    page.mouse.move(5, 5)  # away from the list: the table as it was
+    wait_until(lambda: page.evaluate("() => window.towerPage.pointer.chosen") == [], 5, "the walk put back")
     page.click("#hint")
     wait_until(lambda: page.text_content("#hint-text").startswith("hint:"), 20, "the hint")
     assert page.text_content("#message") == ""
