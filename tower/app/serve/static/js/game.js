@@ -386,6 +386,7 @@ function clearSelection() {
   if (page.pointer) page.pointer.reset();
   view.setAim(null);
   el('aim').hidden = true;
+  if (page.snapshot && page.snapshot.construction) pointerStatus(stepStatus());
   draw(null);
   moves();
   chosenBar();
