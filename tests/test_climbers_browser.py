@@ -247,6 +247,8 @@ def play_from_the_lobby(browser, server, tmp_path, players: int, seed: int, roun
         time.sleep(0.05)
     assert page.text_content("#outcome"), "the end is said in words"
     assert not page.errors, page.errors
+    page.context.close()  # its feed too: a client may hold only so many (websockets_per_client)
+    lobby.context.close()
     return seat
 
 

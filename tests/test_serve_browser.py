@@ -381,6 +381,7 @@ def test_two_partners_pawns_on_one_square_are_both_reached_by_pointing(browser, 
     record_move = server.server.tables[g["id"]].state.history[-1]
     assert key.split(":")[1] in str(record_move), (key, str(record_move))
     assert not page.errors, page.errors
+    page.context.close()  # its feed too: a client may hold only so many (websockets_per_client)
 
 
 # --- the rough edges a newcomer hits: hints, the log's numbers -------------------------------------------------
@@ -435,6 +436,8 @@ def test_a_hint_is_a_hint_shown_on_the_table_not_an_error(browser, server, tmp_p
     page.click("#play-chosen")
     wait_until(lambda: body(page, "n") != n, 20, "the hinted move")
     assert str(server.server.tables[g["id"]].state.history[0]) == hinted
+    assert not page.errors, page.errors
+    page.context.close()  # its feed too: a client may hold only so many (websockets_per_client)
     # The Climbers: the hinted figure step drawn on the table
     g = api.create("climbers", seats=["human", "ai:random"], seed=7)
     page = open_page(browser, g["seats"][0]["url"])
@@ -448,6 +451,7 @@ def test_a_hint_is_a_hint_shown_on_the_table_not_an_error(browser, server, tmp_p
         assert drawn and drawn[0][:2] == [int(v) for v in hinted.split()[1].split(",")[:2]], drawn
     page.screenshot(path=str((SHOTS or tmp_path) / "serve-hint-climbers.png"))
     assert not page.errors, page.errors
+    page.context.close()
 
 
 def test_the_log_numbers_moves_past_99_in_full(browser, server, tmp_path):
@@ -469,3 +473,4 @@ def test_the_log_numbers_moves_past_99_in_full(browser, server, tmp_path):
     assert fits[0] < fits[1], fits
     watcher.screenshot(path=str((SHOTS or tmp_path) / "serve-log-past-100.png"))
     assert not watcher.errors, watcher.errors
+    watcher.context.close()
