@@ -13,13 +13,17 @@
   the 200-block build (at the block cap) a cube, its bottom block moved, and a double cube once one block is
   deleted (199 blocks: each place touching the build is a full rules check of ~200 blocks);
 - with --browser: the page stays responsive while the server computes: frames per second of an orbiting camera
-  in headless Chromium (software GL) during the start tower's removal map; target >= 30.
+  in headless Chromium (software GL) during the start tower's removal map; target >= 30;
+- with --cold: a freshly started server each run (its lab workers as they come up with it): the first answers
+  of a new lab of a 6-block build (its verdict, its contact forces, a push test) and of the start tower (a push
+  test), asked the moment the server listens, then the same asked again after an edit (warm); target: the first
+  forces answer within 2 start-tower verdicts.
 
 Each figure is printed beside a reference timed in the same run: one statics verdict of the start tower
 (`tower.app.stability.judge_build(..., statics_only=True)`), so the ratio carries across machines. Medians over
 --runs runs, and the load average (other jobs share the cores).
 
-    python benchmarks/bench_lab.py [--runs 3] [--edits 40] [--browser]
+    python benchmarks/bench_lab.py [--runs 3] [--edits 40] [--browser] [--cold]
 """
 
 from __future__ import annotations
@@ -143,6 +147,82 @@ def one_run(url: str, count: int) -> dict[str, float]:
             **refusals}
 
 
+SIX = {"format": "tower-build/1", "blocks": [
+    {"id": "a", "origin": [0, 0, 0], "size": [2, 2, 2]}, {"id": "b", "origin": [2, 0, 0], "size": [2, 2, 2]},
+    {"id": "c", "origin": [0, 0, 2], "size": [4, 2, 2]}, {"id": "d", "origin": [1, 0, 4], "size": [2, 2, 2]},
+    {"id": "e", "origin": [0, 2, 0], "size": [2, 2, 4]}, {"id": "f", "origin": [0, 2, 4], "size": [2, 2, 1]}]}
+
+
+def reference_ms() -> float:
+    start = random_start_tower(0)
+    ref = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        stability.judge_build(start, statics_only=True)
+        ref.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(ref)
+
+
+def cold_run(pause: float = 0.0) -> dict[str, float]:
+    """A fresh server: a new lab's first answers, asked `pause` seconds after it listens (0: at once; a person
+    opening the lab page takes a few), then again after an edit."""
+    ref = reference_ms()  # before the server starts: its workers' start-up is not in the yardstick
+    with tempfile.TemporaryDirectory() as tmp, ServerThread(os.path.join(tmp, "lab.sqlite"), workers=1,
+                                                            limits=ROOMY) as srv:
+        time.sleep(pause)
+        parts = urlsplit(srv.url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=300)
+        out = {"reference_ms": ref}
+        out["cold_create_ms"], lab = call(conn, "POST", "/api/lab", {"build": SIX, "rules": "flag"})
+        out["cold_forces_ms"], _ = call(conn, "GET", f"/api/lab/{lab['id']}/forces")
+        out["cold_push_ms"], _ = call(conn, "POST", f"/api/lab/{lab['id']}/push", {"block": "d", "direction": "+x"})
+        start = build_to_json(random_start_tower(0))
+        _, tower = call(conn, "POST", "/api/lab", {"build": start, "rules": "flag"})
+        top = max(tower["build"]["blocks"], key=lambda b: b["origin"][2] + b["size"][2])
+        out["cold_tower_push_ms"], _ = call(conn, "POST", f"/api/lab/{tower['id']}/push",
+                                            {"block": top["id"], "direction": "+x"})
+        # warm: the same questions about a build changed by an edit (answers are kept per build)
+        out["warm_edit_ms"], _ = call(conn, "POST", f"/api/lab/{lab['id']}/edits",
+                                      {"op": "move", "block": "f", "origin": [0, 3, 4]})
+        out["warm_forces_ms"], _ = call(conn, "GET", f"/api/lab/{lab['id']}/forces")
+        out["warm_push_ms"], _ = call(conn, "POST", f"/api/lab/{lab['id']}/push", {"block": "d", "direction": "+x"})
+        conn.close()
+    return out
+
+
+#: Seconds after the server listens at which the second series asks: about the time a person takes to open the
+#: lab page of a server just started.
+PERSON_PAUSE = 5.0
+
+
+def cold_main(runs: int) -> None:
+    got = []
+    for r in range(runs):
+        got.append(cold_run())
+        later = cold_run(PERSON_PAUSE)
+        got[-1].update({f"{k}_later": v for k, v in later.items() if k.startswith("cold_")})
+        print(f"run {r + 1}: " + ", ".join(f"{k} {v:.0f}" for k, v in got[-1].items()), flush=True)
+    med = {k: statistics.median(run[k] for run in got) for k in got[0]}
+    ref = med["reference_ms"]
+    print(f"\nfresh servers, medians over {runs} runs (load average {open('/proc/loadavg').read().split()[0]} at "
+          "the end):")
+    print(f"  reference: one statics verdict of the 35-block start tower   {ref:7.0f} ms")
+    rows = [("first answer: a new lab of a 6-block build (its verdict)", "cold_create_ms", None),
+            ("first answer: its contact forces", "cold_forces_ms", 2),
+            ("first answer: its push test", "cold_push_ms", None),
+            ("first answer: a push test of the start tower", "cold_tower_push_ms", None),
+            (f"asked {PERSON_PAUSE:g} s after the server listens: the new lab", "cold_create_ms_later", None),
+            ("... its contact forces", "cold_forces_ms_later", 2),
+            ("... its push test", "cold_push_ms_later", None),
+            ("... a push test of the start tower", "cold_tower_push_ms_later", None),
+            ("warm: an edit of the 6-block build -> verdict", "warm_edit_ms", None),
+            ("warm: its contact forces", "warm_forces_ms", None),
+            ("warm: its push test", "warm_push_ms", None)]
+    for label, key, target in rows:
+        goal = f"  (target <= {target} x reference)" if target else ""
+        print(f"  {label:<58} {med[key]:7.0f} ms  = {med[key] / ref:5.1f} x reference{goal}")
+
+
 ORBIT = """async () => {
   const lab = window.towerLab, v = lab.view, target = v.controls.target;
   const pending = fetch(`/api/lab/${lab.id}/overlays?show=removal`).then((r) => r.json());
@@ -199,7 +279,11 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--edits", type=int, default=40)
     ap.add_argument("--browser", action="store_true", help="also the page's frame rate while the server computes")
+    ap.add_argument("--cold", action="store_true", help="a fresh server each run: a new lab's first answers")
     args = ap.parse_args()
+    if args.cold:
+        cold_main(args.runs)
+        return
     runs = []
     with tempfile.TemporaryDirectory() as tmp, ServerThread(os.path.join(tmp, "lab.sqlite"), workers=1,
                                                             limits=ROOMY) as srv:

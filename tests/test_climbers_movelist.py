@@ -93,3 +93,47 @@ def test_a_state_read_back_lists_equal_moves(block_step: ClimbersState) -> None:
     again = ClimbersState.from_json(json.loads(json.dumps(block_step.to_json())))
     assert again.legal_moves() == block_step.legal_moves()
     assert again.legal_moves() is not block_step.legal_moves()
+
+
+def test_a_click_the_step_cannot_use_says_what_the_step_takes() -> None:
+    """viewer.climbers_pointing.refusal: a block clicked in a figure step names the step and its choices; in the
+    block step a block that cannot move says why; a click on nothing says what the step takes."""
+    from tower.games import new_game
+    from viewer.climbers_pointing import move_cells, natural_key, refusal
+
+    state = new_game("climbers", 2, seed=7)
+    block = state.ids[0]
+    assert refusal(state, block).startswith(f"block {block}: step 1 moves your figure")
+    assert "skip to the block move" in refusal(state, None)
+    state.apply(next(m for m in state.legal_moves() if str(m) == "skip"))
+    movable = set(state.legal_moves().blocks())
+    stuck = next(b for b in state.ids if b not in movable)
+    said = refusal(state, stuck)
+    assert said.startswith(f"block {stuck} cannot move now (") and "step 2 moves a block" in said, said
+    # every cell a click chooses a move by holds legal moves only
+    legal = {str(m) for m in new_game("climbers", 2, seed=7).legal_moves()}
+    cells = move_cells(new_game("climbers", 2, seed=7), list(new_game("climbers", 2, seed=7).legal_moves()))
+    assert cells and all(set(ms) <= legal for ms in cells.values())
+    assert sorted(["c10", "c2", "c1"], key=natural_key) == ["c1", "c2", "c10"]
+
+
+def test_the_stone_is_pointed_at_by_the_free_cells_of_the_top_it_goes_on() -> None:
+    from tower.games import new_game
+    from viewer.climbers_pointing import move_cells
+
+    state = new_game("climbers", 2, seed=7)
+    state.apply(next(m for m in state.legal_moves() if str(m) == "skip"))
+    state.apply(next(iter(state.legal_moves())))  # a block move
+    state.apply(next(m for m in state.legal_moves() if str(m) == "skip"))  # leave the figure
+    assert state.phase == "stone"
+    stones = [m for m in state.legal_moves() if m.kind == "stone"]
+    cells = move_cells(state, state.legal_moves())
+    build = state.to_build()
+    figures = {tuple(f.cell) for f in build.figures}
+    for m in stones:
+        mine = [c for c, ms in cells.items() if str(m) in ms]
+        b = build.block(m.block)
+        assert mine, m
+        for x, y, z in mine:  # on the block's own top, inside its footprint, where no figure stands
+            assert z == b.origin[2] + b.size[2] and (x, y, z) not in figures
+            assert b.origin[0] <= x < b.origin[0] + b.size[0] and b.origin[1] <= y < b.origin[1] + b.size[1]

@@ -3,6 +3,8 @@ verdict from the real statics judge, and the drop from the real PyBullet judge."
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tower.app import stability
@@ -247,7 +249,7 @@ def test_a_loaded_build_is_one_edit_checked_as_any_edit_and_worded_as_tower_chec
         with pytest.raises(IllegalMove) as err:
             lab.edit({"op": "load", "build": doc})
         assert err.value.rule == rule and lab.build is before, (rules, err.value)
-    assert "'allow, outline' opens it" in str(err.value)
+    assert "'allow, outline' opens it" in str(err.value)  # the page's way to the rules that outline
     lab.set_rules("flag")  # the game's rules outlined, not refused: the floating cube is shown with its problem
     lab.edit({"op": "load", "build": floating})
     assert [v["rule"] for v in lab.analysis()["violations"]] == ["unsupported"]
@@ -485,3 +487,16 @@ def test_refusals_checked_round_the_changed_block_say_what_the_whole_build_check
             assert fast == _whole_build_refusals(lab, block, shapes, area, kind), (block, kind)
             compared += len(fast["refused"])
     assert compared > 100, compared
+
+
+def test_a_file_the_lab_refuses_names_the_way_this_lab_was_opened(tower_cli, tmp_path) -> None:
+    """`tower lab FILE` (and `tower view FILE --edit`) refuse a build the strict rules refuse in one line that
+    names the command line's way to the rules that outline problems (`--rules flag`), not the page's choice."""
+    path = tmp_path / "floating.json"
+    path.write_text(json.dumps({"format": "tower-build/1", "blocks": [{"id": "a", "origin": [0, 0, 4],
+                                                                        "size": [2, 2, 2]}]}))
+    for args in (["lab", str(path), "--no-browser"], ["view", str(path), "--edit"]):
+        proc = tower_cli(args)
+        assert proc.returncode == 2 and "unsupported" in proc.stderr, (args, proc.stderr)
+        assert "--rules flag opens it" in proc.stderr and "allow, outline" not in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1

@@ -110,10 +110,16 @@ def test_two_seats_play_a_diabolo_game_to_the_end_by_clicking(browser, server, t
     # the replay page of the finished game steps through it
     replay = open_page(browser, server.url + pages[0].get_attribute("#replay-link", "href"))
     replay.wait_for_selector("body[data-ready='true']")
+    assert replay.is_hidden("#outcome")  # the end is not told before the steps reach it
     replay.click("#next")
     wait_until(lambda: body(replay, "k") == "1", 10, "the replay to step")
-    assert str(final.history[0]) in replay.text_content("#step")
+    first = final.restart()
+    said = first.move_words(final.history[0])  # the move in words, as the game page's log says it
+    assert said != str(final.history[0]) and said in replay.text_content("#step"), replay.text_content("#step")
+    assert said in replay.text_content("#log li") and replay.is_hidden("#outcome")
+    replay.screenshot(path=str((SHOTS or tmp_path) / "serve-replay-words.png"))
     replay.click("#last")
+    wait_until(lambda: replay.is_visible("#outcome"), 10, "the end told at the last step")
     assert final.outcome_text() == replay.text_content("#outcome")
     assert not replay.errors
 
@@ -317,3 +323,154 @@ def test_the_page_walks_a_card_games_click_paths_as_the_window_does(browser, ser
         assert a == b, (k, steps[k], [(x, y) for x, y in zip(a, b, strict=True) if x != y][:2])
     assert any(step[0] is not None for step in python_side), "no move was played on the way"
     assert not page.errors, page.errors
+
+
+# --- Partners: two pawns on one square, each reached by pointing ---------------------------------------------------
+
+_SPOT_AT = """([x, y]) => {
+  const p = window.towerPage, hit = p.view.pickAt(x, y);
+  return hit ? p.pointer.spotAt(hit.layer, hit.index, p.scene) : null;
+}"""
+
+
+def test_two_partners_pawns_on_one_square_are_both_reached_by_pointing(browser, server, tmp_path):
+    """Two pawns on their seat's home stand side by side: pointing at each one says which it is, and a click on
+    the second one plays that pawn's move."""
+    import random
+
+    from browser_support import click_spot
+
+    api = Client(server.url)
+    g = api.create("partners", seats=["human"] * 4, seed=0)
+    tokens = {s["seat"]: s["token"] for s in g["seats"]}
+    rng = random.Random(0)
+    for _ in range(15):  # random moves to a position where blue's two pawns share the home square
+        p = api.state(g["id"], tokens[0])["to_move"]
+        api.move(g["id"], tokens[p], rng.choice(api.state(g["id"], tokens[p])["legal_moves"]))
+    st = api.state(g["id"], tokens[2])
+    assert st["to_move"] == 2
+    page = open_page(browser, next(s["url"] for s in g["seats"] if s["seat"] == 2))
+    page.wait_for_selector("body[data-your-turn='true']")
+    snap = snapshot(page)
+    locations = snap["scene"]["figures"]
+    shared = [i for i, where in enumerate(st["view"]["locations"]) if where == 66]
+    assert len(shared) == 2
+    cells = [locations[i]["cell"] for i in shared]
+    assert cells[0] != cells[1], "two pawns on one square are drawn apart"
+    assert click_spot(page, "card:0")  # the card lifts: both pawns light up
+    found = {}
+    for i in shared:
+        x0, y0, z = locations[i]["cell"]
+        for du, dv in [(0.5, 0.5), (0.4, 0.5), (0.6, 0.5), (0.5, 0.4), (0.5, 0.6)]:
+            for h in (0.9, 0.6, 1.2):
+                x, y = page.evaluate("(p) => window.towerPage.view.project(p)", [x0 + du, y0 + dv, z + h])
+                key = page.evaluate(_SPOT_AT, [x, y])
+                if key and key.startswith("pawn:") and key not in found:
+                    found[key] = (x, y)
+    assert len(found) == 2, found
+    for key, (x, y) in found.items():
+        page.mouse.move(x, y)
+        label = page.evaluate("(k) => window.towerPage.pointer.spots.get(k).label", key)
+        pawn = label.split(" (")[0]  # "blue pawn 2": the words say which pawn of the square a click moves
+        wait_until(lambda pawn=pawn: pawn in (body(page, "point") or ""), 5, f"the words for {key}")
+    page.screenshot(path=str((SHOTS or tmp_path) / "serve-partners-shared-square.png"))
+    key, (x, y) = list(found.items())[1]
+    n = body(page, "n")
+    page.mouse.click(x, y)  # the card's one move with this pawn: this click plays it
+    wait_until(lambda: body(page, "n") != n, 20, "the move")
+    record_move = server.server.tables[g["id"]].state.history[-1]
+    assert key.split(":")[1] in str(record_move), (key, str(record_move))
+    assert not page.errors, page.errors
+    page.context.close()  # its feed too: a client may hold only so many (websockets_per_client)
+
+
+# --- the rough edges a newcomer hits: hints, the log's numbers -------------------------------------------------
+
+def test_a_hint_is_a_hint_shown_on_the_table_not_an_error(browser, server, tmp_path):
+    """A hint has its own quiet line (not the red line of refusals) and is shown on the table: in a card game
+    its card lifted and the place it goes lit; in The Climbers the figure drawn where it would step."""
+    api = Client(server.url)
+    g = api.create("seventh-heaven", seats=["human", "ai:greedy", "ai:greedy"], seed=4)
+    page = open_page(browser, g["seats"][0]["url"])
+    page.wait_for_selector("body[data-your-turn='true']")
+    # a move of the list under the pointer is drawn on the table as its clicks would: its card lifted
+    button = page.locator("#moves button").nth(2)
+    button.hover()
+    listed = button.get_attribute("data-move")
+    walk = page.evaluate("() => window.towerPage.pointer.chosen")
+    first = page.evaluate("(t) => { const p = window.towerPage.pointer; const k = p.table.moves.findIndex((m) => "
+                          "m[0] === t); return p.table.paths.find(([m]) => m === k)[1][0]; }", listed)
+    assert walk == [first], (walk, first)
+    page.mouse.move(5, 5)  # away from the list: the table as it was
+    wait_until(lambda: page.evaluate("() => window.towerPage.pointer.chosen") == [], 5, "the walk put back")
+    page.click("#hint")
+    wait_until(lambda: page.text_content("#hint-text").startswith("hint:"), 20, "the hint")
+    assert page.text_content("#message") == ""
+    assert "hint-text" in page.get_attribute("#hint-text", "class")
+    colour = page.evaluate("() => getComputedStyle(document.getElementById('hint-text')).color")
+    red = page.evaluate("() => getComputedStyle(document.getElementById('message')).color")
+    assert colour != red
+    hinted = page.evaluate("() => window.towerPage.hinted")
+    ptr = page.evaluate("() => ({chosen: window.towerPage.pointer.chosen, hover: window.towerPage.pointer.hover,"
+                        " targets: window.towerPage.pointer.targets()})")
+    assert ptr["chosen"] and ptr["chosen"][0].startswith("card:"), ptr  # the hinted card is lifted
+    scene = page.evaluate("() => window.towerPage.scene")
+    card = next(b for b in scene["blocks"] if b["id"] == "hand-" + ptr["chosen"][0].split(":")[1])
+    assert card["selected"]
+    if ptr["hover"] is not None:  # where it goes: lit as the place under the pointer
+        assert ptr["hover"] in ptr["targets"]
+        assert any(b["id"].startswith(f"spot:{ptr['hover']}:") and "lit-hover" in b["faces"] for b in scene["blocks"])
+    page.screenshot(path=str((SHOTS or tmp_path) / "serve-hint-cards.png"))
+    # with two equal cards in hand the hint says which one it lifted (either plays the move)
+    twins = page.evaluate("""() => import('/static/js/cardpoint.js').then(({ CardPointer }) => {
+      const spot = (i) => ({ key: `card:${i}`, label: 'your red 3', items: [`hand-${i}`], figures: [], box: [], text: '' });
+      const ptr = new CardPointer({ spots: [spot(0), spot(1), spot(2)].map((s, i) => (i === 1 ? { ...s, label: 'your red 5' } : s)),
+        paths: [[0, ['card:2', 'pawn:red']]], moves: [['red 3', 'play red 3']], why: {}, hint: '', palette: {}, chips: [0, 0, 0, 1, 1] });
+      const card = ptr.showMove('red 3');
+      return [card.key, ptr.chosen, ptr.hover, ptr.twinWords(card)];
+    })""")
+    assert twins[:3] == ["card:2", ["card:2"], "pawn:red"] and "you hold 2 of them" in twins[3] \
+        and "2nd from the left" in twins[3], twins
+    # the hinted move plays with the clicks the table now asks for (or Play)
+    n = body(page, "n")
+    page.click("#play-chosen")
+    wait_until(lambda: body(page, "n") != n, 20, "the hinted move")
+    assert str(server.server.tables[g["id"]].state.history[0]) == hinted
+    assert not page.errors, page.errors
+    page.context.close()  # its feed too: a client may hold only so many (websockets_per_client)
+    # The Climbers: the hinted figure step drawn on the table
+    g = api.create("climbers", seats=["human", "ai:random"], seed=7)
+    page = open_page(browser, g["seats"][0]["url"])
+    page.wait_for_selector("body[data-your-turn='true']")
+    page.click("#hint")
+    wait_until(lambda: page.text_content("#hint-text").startswith("hint:"), 30, "the hint")
+    hinted = page.evaluate("() => window.towerPage.hinted")
+    assert page.evaluate("() => window.towerPage.chosen") == hinted and page.text_content("#message") == ""
+    if hinted.startswith("fig "):
+        drawn = page.evaluate("() => window.towerPage.scene.ghost_figures.map((f) => f.cell)")
+        assert drawn and drawn[0][:2] == [int(v) for v in hinted.split()[1].split(",")[:2]], drawn
+    page.screenshot(path=str((SHOTS or tmp_path) / "serve-hint-climbers.png"))
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_the_log_numbers_moves_past_99_in_full(browser, server, tmp_path):
+    """A long game's log: the list's numbers past 100 fit beside their moves (none loses its first digit)."""
+    api = Client(server.url)
+    g = api.create("partners", seats=["ai:random"] * 4, seed=5)
+    watcher = open_page(browser, g["spectator_url"])
+    wait_until(lambda: int(body(watcher, "n") or 0) >= 120 or body(watcher, "over") == "true", 120, "120 moves")
+    values = watcher.evaluate("() => [...document.querySelectorAll('#log li')].map((li) => li.value)")
+    assert max(values) > 100, values
+    # the marker ("120.") is drawn in the list's left padding: it must fit there, in the log's own font
+    fits = watcher.evaluate("""() => {
+      const ol = document.getElementById('log'), style = getComputedStyle(ol);
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = `${style.fontSize} ${style.fontFamily}`;
+      const widest = Math.max(...[...ol.children].map((li) => ctx.measureText(`${li.value}. `).width));
+      return [widest, parseFloat(style.paddingLeft)];
+    }""")
+    assert fits[0] < fits[1], fits
+    watcher.screenshot(path=str((SHOTS or tmp_path) / "serve-log-past-100.png"))
+    assert not watcher.errors, watcher.errors
+    watcher.context.close()

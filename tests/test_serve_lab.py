@@ -347,3 +347,26 @@ def test_the_replay_pages_offer_the_lab_for_a_construction_game_only():
            "figures": [{"color": f["colour"], "cell": f["cell"]} for f in scene["figures"]],
            "stones": [{"color": t["colour"], "block": t["block"]} for t in scene["stones"]]}
     assert parse_build(json.loads(json.dumps(doc))) == state.to_build()
+
+
+def test_the_quick_lane_starts_with_the_server_and_takes_a_small_builds_forces_and_pushes(tmp_path):
+    """A fresh server's lab answers its first forces and push test in the quick lane (a worker started with the
+    server, its judges already used once), not in a cold heavy worker at the lowest priority; a big build's
+    forces stay heavy work."""
+    from tower.app.serve.lab import LABS_KEY
+
+    with ServerThread(str(tmp_path / "games.sqlite"), ai_pause=0, workers=1, limits=ROOMY) as srv:
+        jobs = srv.runner.app[LABS_KEY].jobs
+        assert jobs.quick.pools[0].running and not jobs.heavy.pools[0].running  # before any lab request
+        api = Api(srv.url)
+        six = {"format": "tower-build/1", "blocks": [
+            {"id": f"c{k}", "origin": [2 * (k % 3), 0, 2 * (k // 3)], "size": [2, 2, 2]} for k in range(6)]}
+        lab = new_lab(api, build=six)
+        status, forces = api.call("GET", f"/api/lab/{lab['id']}/forces")
+        assert status == 200 and forces["forces"]["stands"]
+        status, push = api.call("POST", f"/api/lab/{lab['id']}/push", {"block": "c5", "direction": "+x"})
+        assert status == 200 and push["words"]
+        assert jobs.heavy.jobs == 0 and jobs.quick.jobs >= 3
+        tower = new_lab(api, build=build_to_json(random_start_tower(0)))
+        status, _ = api.call("GET", f"/api/lab/{tower['id']}/forces")
+        assert status == 200 and jobs.heavy.jobs == 1

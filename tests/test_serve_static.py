@@ -43,6 +43,17 @@ def test_no_page_or_script_refers_to_another_host():
     assert imports == ["three"]
 
 
+def test_each_script_of_the_client_is_a_module_of_one_role_under_700_lines():
+    """The page scripts stay readable: split by role (lab.js: the page; labdraw.js, labpalette.js, laboverlays.js
+    its drawing, palette and overlays), none over 700 lines, and every module a page imports exists."""
+    scripts = [p for p in OWN if p.suffix == ".js"]
+    assert {"lab.js", "labdraw.js", "labpalette.js", "laboverlays.js"} <= {p.name for p in scripts}
+    for path in scripts:
+        assert len(path.read_text().splitlines()) <= 700, path
+        for name in re.findall(r"from '\./([^']+)'", path.read_text()):
+            assert (path.parent / name).is_file(), (path, name)
+
+
 def test_every_static_file_is_package_data():
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     globs = patterns["tower.app.serve"]

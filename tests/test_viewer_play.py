@@ -285,6 +285,16 @@ def test_game_over_is_said_in_words() -> None:
     assert state.outcome_text()[:40] in text.replace("\n", " ")
 
 
+def test_the_partners_winners_are_named_on_the_table_not_listed() -> None:
+    from viewer.games import scene_for_view
+
+    state = new_game("partners", 4, seed=2)
+    view = dict(state.view(0), winners=[1, 3])
+    lines = scene_for_view(state.layout, view, names=[state.player_label(p) for p in range(4)]).lines
+    said = next(line for line in lines if line.startswith("winners"))
+    assert said == f"winners: {state.player_label(1)} and {state.player_label(3)}" and "[" not in said
+
+
 @pytest.mark.parametrize("game,players,physics,whatif", [("climbers", 2, True, True), ("climbers", 2, False, False),
                                                          ("diabolo", 3, True, False)])
 def test_the_key_summary_lists_only_the_keys_that_apply(game, players, physics, whatif) -> None:

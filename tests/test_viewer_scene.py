@@ -121,7 +121,7 @@ def test_climbers_status_names_player_step_heights_ladders_and_stone() -> None:
     view["players"][1].update(height=6, short_ladder=False, stone="c4")
     lines = climbers_status(view)
     cur = view["players"][view["current_player"]]["colour"]
-    assert lines[0].startswith("round 0:") and f"{cur} to play" in lines[0] and "figure move" in lines[0]
+    assert lines[0].startswith("round 1:") and f"{cur} to play" in lines[0] and "figure move" in lines[0]  # rounds counted from 1
     assert len(lines) == 4 and lines[1 + view["current_player"]].startswith(">")
     second = lines[2].split()
     assert second[:3] == [view["players"][1]["colour"], "height", "6"]

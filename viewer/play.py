@@ -44,6 +44,12 @@ def move_line(label: str, who: str, text: str) -> str:
     return f"{who}: {text}"
 
 
+def _wrapped(text: str, lead: str) -> list[str]:
+    """One entry of the menu or the log in lines of the panel's width: wrapped, never cut off; the lines after
+    the first indented under its text."""
+    return textwrap.wrap(text, MENU_WIDTH, initial_indent=lead, subsequent_indent=" " * (len(lead) + 2)) or [lead]
+
+
 class PlayController:
     """Game flow for the window: a cursor over the legal moves, AI seats, log, hand-over, undo, save, load."""
 
@@ -76,6 +82,7 @@ class PlayController:
         self.selected_block: str | None = None
         self.aim: Any = None  # The Climbers: the pointer over the selected block's placements (viewer.placement)
         self.hover: str | None = None
+        self.pointed = ""  # The Climbers: the block under the pointer by its id, and what a click on it does
         #: the card games: the pointer over this position's click paths (viewer.cards.pointing), and whether the
         #: menu's highlighted move was chosen by the keyboard (then it is previewed, else the pointer's move is)
         self.pointer: Any = None
@@ -101,6 +108,14 @@ class PlayController:
                 self.selected_block = None
         if self.selected_block is None:
             self.aim = None
+        if self.state.construction and not callable(getattr(moves, "blocks", None)):
+            from viewer.climbers_pointing import natural_key
+
+            # blocks counted as people count them: c1, c2, ..., c10 (each kind of move keeps its place)
+            kinds = list(dict.fromkeys(getattr(m, "kind", "") for m in moves))
+            order = sorted(range(len(moves)), key=lambda i: (kinds.index(getattr(moves[i], "kind", "")),
+                                                             natural_key(getattr(moves[i], "block", None) or ""), i))
+            moves = [moves[i] for i in order]
         self.moves = moves
         self.index = min(self.index, max(len(moves) - 1, 0))
         self._refresh_pointer()
@@ -171,6 +186,7 @@ class PlayController:
         self.message = ""
         self.selected_block = None
         self.hover = None
+        self.pointed = ""
         self.keyboard = False
         self.index = 0
         self._after_move()
@@ -253,7 +269,9 @@ class PlayController:
             self.selected_block = None
             self.refresh()
             if block_id is not None:
-                self.message = f"block {block_id} cannot move now"
+                from viewer.climbers_pointing import refusal
+
+                self.message = refusal(self.state, block_id)
             return False
         from viewer.placement import Aim, BlockPlacements, explainer
 
@@ -319,15 +337,19 @@ class PlayController:
         if self.pointer is not None and layer in ("blocks", "figures"):
             return self.card_click(self.pointer.spot_at(layer, index, scene))
         if layer == "blocks":
-            self.click_block(scene.blocks[index].id)
+            block = scene.blocks[index].id
+            stone = [m for m in self.moves if getattr(m, "kind", None) == "stone" and m.block == block]
+            if stone:  # step 4: a click on a top the stone may go on chooses it, a second lays it
+                return self._choose(stone)
+            self.click_block(block)
             return False
         if layer in ("ghosts", "ghost_sel") and scene.ghosts[index].label:
             return self._choose([m for m in self.moves if str(m) == scene.ghosts[index].label])
         if layer in ("ghost_sel", "ghost_figs") and self.current_move is not None:
             return self._apply(self.current_move)  # the preview of the highlighted move: play it
         if layer == "targets":
-            cell = tuple(scene.markers[index].cell)
-            return self._choose([m for m in self.moves if getattr(m, "kind", None) == "fig" and m.cell == cell])
+            texts = self.target_cells().get(tuple(scene.markers[index].cell), [])
+            return self._choose([m for t in texts for m in self.moves if str(m) == t])
         return False
 
     def _choose(self, candidates: list[Any]) -> bool:
@@ -337,7 +359,7 @@ class PlayController:
             return self._apply(self.current_move)
         self.select(candidates[0])
         more = f" ({len(candidates)} ways: cycle with the arrows)" if len(candidates) > 1 else ""
-        self.message = f"click again or Enter: {self.current_move}{more}"
+        self.message = f"click again or Enter: {self.state.move_words(self.current_move)}{more}"
         return False
 
     # --- the card games: pointing (viewer.cards.pointing) ------------------------------------------------------------
@@ -375,13 +397,30 @@ class PlayController:
             self.index = next((i for i, m in enumerate(self.moves) if str(m) == text), self.index)
 
     def hover_block(self, block_id: str | None) -> bool:
-        """The block under the mouse (outlined) if clicking it would do something; True if that changed."""
+        """The block under the mouse: outlined if clicking it would do something, and said by its id with what a
+        click on it does (`pointed`); True if that changed."""
         offered = block_id if self.whatif or block_id in self.movable_blocks() else None
         if self.whatif and self.removed is not None:
             offered = None
-        changed = offered != self.hover
+        pointed = self._pointed_words(block_id)
+        changed = offered != self.hover or pointed != self.pointed
         self.hover = offered
+        self.pointed = pointed
         return changed
+
+    def _pointed_words(self, block_id: str | None) -> str:
+        """The Climbers: a block under the pointer, by its id, and what a click on it does now."""
+        if block_id is None or not self.state.construction:
+            return ""
+        if self.whatif or not self.human_to_move or self.handover:
+            return f"block {block_id}"
+        if block_id in self.movable_blocks():
+            return f"block {block_id}: click to pick it up, then point where it goes"
+        if any(getattr(m, "kind", None) == "stone" and m.block == block_id for m in self.moves):
+            return f"block {block_id}: click to lay the blocking stone on it"
+        from viewer.climbers_pointing import refusal
+
+        return refusal(self.state, block_id)
 
     def deselect(self) -> None:
         self.selected_block = None
@@ -518,15 +557,48 @@ class PlayController:
                 said = st.move_words(self.moves[i])  # the move in words a newcomer understands
                 if self.selected_block is not None:  # every line places the same block: say only where and how
                     said = said.removeprefix(f"put block {self.selected_block} at ")
-                lines.append((("> " if i == self.index else "  ") + said)[:MENU_WIDTH])
+                lines += _wrapped(said, "> " if i == self.index else "  ")
         prompt = st.prompt() if self.human_to_move and not st.is_over else None
-        for text in (prompt, self.message):
+        for text in (prompt, self.message, self.pointed):
             if text:
                 lines += textwrap.wrap(text, MENU_WIDTH)
+        lines += [f"  [{key}] {words}" for key, words in self.action_keys()]
         if self.log:
             lines.append("log:")
-            lines += [("  " + entry)[:MENU_WIDTH] for entry in self.log_lines()[-LOG_ROWS:]]
+            for entry in self.log_lines()[-LOG_ROWS:]:
+                lines += _wrapped(entry, "  ")
         return lines + self.key_lines()
+
+    def action_keys(self) -> list[tuple[str, str]]:
+        """The Climbers: the moves that name no place on the table (the step's skip, pass), with their keys and
+        words, as the page shows them as buttons beside its pointer's line."""
+        if not self.state.construction or not self.human_to_move or self.whatif or self.handover:
+            return []
+        from viewer.climbers_pointing import ACTION_KEYS
+
+        return [(ACTION_KEYS[str(m)], self.state.move_words(m)) for m in self._unplaced()]
+
+    def _unplaced(self) -> list[Any]:
+        """The legal moves that name no place (skip, pass). A block step's move list (thousands of placements,
+        built as they are read) holds none: it is not read."""
+        from viewer.climbers_pointing import ACTION_KEYS
+
+        legal = self.state.legal_moves()
+        if callable(getattr(legal, "blocks", None)):
+            return []
+        return [m for m in legal if str(m) in ACTION_KEYS]
+
+    def action(self, key: str) -> bool:
+        """The key of a move that names no place (`action_keys`): play it. True if a move was made."""
+        from viewer.climbers_pointing import ACTION_KEYS
+
+        if not self.state.construction or not self.human_to_move or self.whatif or self.handover:
+            return False
+        text = next((t for t, k in ACTION_KEYS.items() if k == key), None)
+        move = next((m for m in self._unplaced() if str(m) == text), None)
+        if move is None:
+            return False
+        return self._apply(move)
 
     def key_lines(self) -> list[str]:
         """The keys of this window, only those that do something in this game."""
@@ -595,7 +667,7 @@ class PlayController:
     def _climbers_scene(self, view: dict[str, Any]):
         from tower.climbers.build import parse_build
         from viewer.games import scene_for_view
-        from viewer.scene import SceneFigure, ghost_from_move
+        from viewer.scene import SceneFigure, SceneStone, ghost_from_move
 
         build = parse_build(view["build"])
         if self.whatif:
@@ -604,7 +676,7 @@ class PlayController:
                                                                     if b.get("id") != self.removed]))
             return scene_for_view(self.state.layout, view, hover=self.hover, names=self.names())
         move = self.current_move if self.human_to_move else None
-        ghosts, targets, ghost_figures = [], [], []
+        ghosts, targets, ghost_figures, stones = [], [], [], []
         if self.aim is not None:
             # aiming: one ghost, where the pointer is (none where nothing can go): no clutter
             cur = self.aim.current
@@ -612,14 +684,34 @@ class PlayController:
                 ghosts = [ghost_from_move(move, build, selected=True)]
         elif move is not None and move.kind == "block":
             ghosts = [ghost_from_move(move, build, selected=True)]
-        elif move is not None and move.kind == "fig":
-            targets = list(dict.fromkeys(tuple(m.cell) for m in self.moves if m.kind == "fig"))
+        elif move is not None and move.kind in ("fig", "stone", "skip", "pass"):
+            # the places a click chooses a move by: a figure's destinations, the free tops a stone may go on
+            cells = self.target_cells()
+            targets = list(cells)
             colour = view["players"][self.state.current_player]["colour"]
-            ghost_figures = [SceneFigure(colour, tuple(move.cell))]
+            if move.kind == "fig":
+                ghost_figures = [SceneFigure(colour, tuple(move.cell))]
+            elif move.kind == "stone":
+                at = next((c for c, ms in cells.items() if str(move) in ms), None)
+                if at is not None:  # the stone drawn on the free cell it would take
+                    stones = [SceneStone(colour, move.block, (at[0] + 0.5, at[1] + 0.5, float(at[2])))]
         selected = self.selected_block or (move.block if move is not None and move.kind in ("block", "stone")
                                            else None)
         movable = self.movable_blocks() if self.selected_block is None else []
         scene = scene_for_view(self.state.layout, view, selected=selected, movable=movable, ghosts=ghosts,
                                targets=targets, hover=self.hover, names=self.names())
         scene.ghost_figures = ghost_figures
+        scene.stones += stones
         return scene
+
+    def target_cells(self) -> dict[tuple[int, int, int], list[str]]:
+        """The Climbers: cell -> the moves a click on it chooses (`viewer.climbers_pointing.move_cells`), made
+        once per position."""
+        from viewer.climbers_pointing import move_cells
+
+        key = (id(self.state), len(self.state.history))
+        if getattr(self, "_cells_key", None) != key:
+            legal = self.state.legal_moves()
+            self._cells = {} if callable(getattr(legal, "blocks", None)) else move_cells(self.state, list(legal))
+            self._cells_key = key
+        return self._cells

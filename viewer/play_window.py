@@ -87,6 +87,8 @@ class PlayWindow(ClickOrDrag):
                 "k": lambda: self.act(self.ctl.save), "l": lambda: self.act(self.ctl.load)}
         if self.ctl.state.construction:
             keys["x"] = lambda: self.act(self.ctl.toggle_whatif)
+            keys["s"] = lambda: self.action("s")  # the step's skip: skip to the block move, leave it, keep it
+            keys["P"] = lambda: self.action("P")  # pass the whole turn
             keys["r"] = lambda: self.turn(1)  # aiming a block: turn it; otherwise the camera's reset
             keys["R"] = lambda: self.turn(-1)
         cam = camera_keys(self.r)
@@ -132,6 +134,17 @@ class PlayWindow(ClickOrDrag):
         else:
             self.show_scene()
             self._face_player()
+        self.schedule()
+
+    def action(self, key: str) -> None:
+        """A key of a move that names no place on the table (The Climbers' skip, pass): play it."""
+        if self.queue:
+            return
+        before = self.shown
+        if self.ctl.action(key):
+            self.animate_move(before)
+        else:
+            self.show_scene()
         self.schedule()
 
     def animate_move(self, before: Any) -> None:

@@ -351,10 +351,12 @@ def climbers_status(view: dict[str, Any], names: Sequence[str] | None = None) ->
         return label if colour in label else f"{label} ({colour})"
 
     phase = view.get("phase", "?")
+    rnd = view.get("round")
+    counted = rnd + 1 if isinstance(rnd, int) else "?"  # the game counts rounds from 0, people from 1
     if cur is not None and cur < len(players):
-        head = f"round {view.get('round', '?')}: {name(cur)} to play, step {PHASE_TEXT.get(phase, phase)}"
+        head = f"round {counted}: {name(cur)} to play, step {PHASE_TEXT.get(phase, phase)}"
     else:
-        head = f"round {view.get('round', '?')}: game over"
+        head = f"round {counted}: game over"
     lines = [head]
     width = max([10] + [len(name(q)) for q in range(len(players))])
     for q, p in enumerate(players):

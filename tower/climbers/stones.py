@@ -30,3 +30,15 @@ def stone_moves(state: ClimbersState) -> list[ClimbersMove]:
     if state.stone_used[state.player]:
         return []
     return [ClimbersMove("stone", block=state.ids[i]) for i in range(len(state.ids)) if free_cells(state, i)]
+
+
+def stone_cells(state: ClimbersState) -> dict[str, list[tuple[int, int, int]]]:
+    """Where each stone move of the player to move points: block id -> the free cells of its top (x, y, height of
+    the top), the places a person clicks to lay the stone there."""
+    board = state.board
+    out: dict[str, list[tuple[int, int, int]]] = {}
+    for move in stone_moves(state):
+        i = state.index[move.block]
+        z = int(board.top(i))
+        out[move.block] = [(int(x), int(y), z) for x, y in free_cells(state, i)]
+    return out

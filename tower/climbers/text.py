@@ -64,7 +64,7 @@ def legend(state: ClimbersState) -> str:
 def describe(state: ClimbersState, player: int) -> str:
     """The position for the terminal: who is to play and what the step is, the height map, the players, and
     the legal moves in short (every stone move; the block moves by block)."""
-    head = f"round {state.round}, turn {state.turn}"
+    head = f"round {state.round + 1}, turn {state.turn + 1}"  # counted from 1, as people count
     if state.over:
         head += ": the game is over. " + outcome(state)
     else:

@@ -47,6 +47,22 @@ def partners_board(players: int) -> dict[str, Any]:
     return {"track": track, "homes": homes, "finish": finish, "bases": bases}
 
 
+#: Where pawns sharing a square stand on it (a seat's home holds several): side by side, then in a 2 x 2 square,
+#: so each one shows and a click can reach it.
+FAN = {1: [(0.0, 0.0)], 2: [(-0.45, 0.0), (0.45, 0.0)], 3: [(-0.45, -0.4), (0.45, -0.4), (0.0, 0.4)],
+       4: [(-0.45, -0.45), (0.45, -0.45), (-0.45, 0.45), (0.45, 0.45)]}
+
+
+def _fanned(i: int, locations: Sequence[int]) -> tuple[float, float]:
+    """Pawn i's offset from the middle of its square among the pawns standing on the same square (a base
+    slot holds one pawn: no offset)."""
+    where = locations[i]
+    if where < 0:
+        return (0.0, 0.0)
+    sharing = [k for k, w in enumerate(locations) if w == where]
+    return FAN.get(len(sharing), FAN[4])[sharing.index(i) % 4]
+
+
 def _rotate(x: float, y: float, seat: int, players: int) -> tuple[float, float]:
     a = 2 * math.pi * seat / players
     return (x * math.cos(a) - y * math.sin(a), x * math.sin(a) + y * math.cos(a))
@@ -76,7 +92,8 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Seque
         bx, by = (sum(c) / 4 for c in zip(*board["bases"][q], strict=True))
         labels.append(label(bx * 1.12, by * 1.12, 0.4, name(q) + (" (you)" if q == you else "")))
     figures = []
-    for i, where in enumerate(view.get("locations", [])):
+    locations = view.get("locations", [])
+    for i, where in enumerate(locations):
         seat, k = divmod(i, 4)
         colour = colours[seat] if seat < len(colours) else "white"
         if where < 0:
@@ -89,7 +106,8 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Seque
         else:
             q, d = divmod(where - t - n, FINISH)
             (x, y), z = board["finish"][q][d], 0.45
-        figures.append(pawn(colour, x, y, z, PARTNERS_PAWN_SCALE))
+        dx, dy = _fanned(i, locations)
+        figures.append(pawn(colour, x + dx, y + dy, z, PARTNERS_PAWN_SCALE))
     # the cards played lie in the middle of the board, the last one on top
     last = (view.get("discard") or [None])[-1]
     blocks.append(box("discard", (-CARD_W, -CARD_D, 0.3), (2 * CARD_W, 2 * CARD_D, CARD_H), "card"))
@@ -117,8 +135,8 @@ def partners_scene(view: dict[str, Any], lines: Sequence[str] = (), names: Seque
             text.append(held)
     # (no recent moves here: the box would grow over the far corner of the board; the page and the window
     # each keep a log beside the table)
-    if view.get("winners"):
-        text.append(f"winners: {view['winners']}")
+    if view.get("winners"):  # in names, as everywhere else: "winners: P1 red and P3 green"
+        text.append("winners: " + " and ".join(name(q) for q in view["winners"]))
     return finish(Scene(blocks=blocks, figures=figures), text + list(lines), labels)
 
 

@@ -52,7 +52,7 @@ def run(args) -> int:
 
         found = read_build(args.file)  # a bad file: one line, exit 2, before anything starts
         try:  # checked as the lab checks a file opened in it (the rule set chosen)
-            LabController(found, rules=args.rules)
+            LabController(found, rules=args.rules, opens="--rules flag")
         except IllegalMove as exc:
             raise BadInput(f"the lab refuses it ({args.rules} rules): {exc.rule}: {exc.message}", "",
                            args.file) from None

@@ -40,7 +40,7 @@ def _edit(args, stability) -> int:
                        "--remove or --fall)", "")
     build = read_build(args.file)
     try:
-        ctl = LabController(build, rules=args.rules, physics=stability)
+        ctl = LabController(build, rules=args.rules, physics=stability, opens="--rules flag")
     except IllegalMove as exc:  # checked as the lab checks a file opened in it (the rule set chosen)
         raise BadInput(f"the lab refuses it ({args.rules} rules): {exc.rule}: {exc.message}", "",
                        args.file) from None

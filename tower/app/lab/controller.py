@@ -138,10 +138,14 @@ class LabController:
     history, `select()` picks a block. `rules` is one of RULE_SETS."""
 
     def __init__(self, build: Build | None = None, rules: str = "strict", max_blocks: int = MAX_LAB_BLOCKS,
-                 physics: Any = None, check: bool = True, max_history_bytes: int | None = None) -> None:
+                 physics: Any = None, check: bool = True, max_history_bytes: int | None = None,
+                 opens: str = "'allow, outline'") -> None:
         #: the physics judges (`tower.app.stability`, or a stand-in with `judge_build` and `fall`); None: the lab
         #: shows the rules only
         self.physics = physics
+        #: how the person who opened this lab gets the rules that outline problems instead of refusing them: the
+        #: page's choice ("'allow, outline'"), or the command line's ("--rules flag"); said in refusals of a file
+        self.opens = opens
         self.max_blocks = max_blocks
         self.max_history_bytes = max_history_bytes  # the history's memory (estimated); None: HISTORY edits only
         self._analysis: tuple[int, str, dict[str, Any]] | None = None
@@ -610,7 +614,7 @@ class LabController:
             if refused is None or v.rule in refused:
                 message = v.message if new is None else _renamed(v.message, *new)
                 if loading and refused is None:
-                    message += " (the game's rules refuse it: 'allow, outline' opens it with its problems shown)"
+                    message += f" (the game's rules refuse it: {self.opens} opens it with its problems shown)"
                 return IllegalMove(v.rule, message)
         return None
 

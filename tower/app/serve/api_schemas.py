@@ -330,6 +330,9 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                 "how_to_play": {"type": "string"}, "rematch": NULLABLE_STR,
                 "blocks": {**STRINGS, "description": "The Climbers: the blocks the seat may move now"},
                 "cells": {"type": "array", "items": ref("SnapshotCell")},
+                "stuck": {"type": "object", "additionalProperties": {"type": "string"},
+                          "description": "The Climbers: block id -> what a click on it says when it chooses no "
+                                         "move (\"\": a click on nothing)"},
                 "pointing": {"type": ["object", "null"],
                              "description": "a card game, the seat to move: the click path of every legal move "
                                             "and the spots they click (viewer/cards/pointing.py CardTable)"},
@@ -340,7 +343,7 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                            "properties": {"seat": {"type": "integer", "minimum": 0}, "label": {"type": "string"},
                                           "kind": {"type": "string"}, "name": {"type": "string"}}},
         "SnapshotCell": {"type": "object", "required": ["cell", "moves"],
-                         "description": "a cell the seat may click, with the moves that go there",
+                         "description": "a cell the seat may click, with the moves that go there (a figure's destination, a free top the stone may be laid on)",
                          "properties": {"cell": {"type": "array", "items": {"type": "number"}},
                                         "moves": STRINGS}},
         "LogEntry": {"type": "object", "required": ["n", "player", "label", "text"],
@@ -373,10 +376,12 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
         },
         "ReplayFrame": {"type": "object", "required": ["k", "scene"],
                         "properties": {"k": {"type": "integer", "minimum": 0}, "scene": scene,
-                                       "move": NULLABLE_STR, "player": NULLABLE_INT, "label": NULLABLE_STR}},
+                                       "move": NULLABLE_STR, "player": NULLABLE_INT, "label": NULLABLE_STR,
+                                       "words": {**NULLABLE_STR, "description": "the move in words"}}},
         "ReplayMove": {"type": "object", "required": ["move", "player"],
                        "properties": {"move": {"type": "string"}, "player": {"type": "integer"},
-                                      "label": {"type": "string"}}},
+                                      "label": {"type": "string"},
+                                      "words": {"type": "string", "description": "the move in words"}}},
         "Catalogue": {"type": "object", "required": ["games", "ai"],
                       "properties": {"games": {"type": "array", "items": ref("CatalogueGame")}, "ai": STRINGS,
                                      "levels": {"type": "array", "description": "the AI levels by name, weakest "

@@ -558,6 +558,7 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
 
     async def on_startup(_app: web.Application) -> None:
         chores.append(asyncio.get_running_loop().create_task(sweep()))
+        labs.warm()  # the quick lane's worker starts with the server: a fresh server's first lab answers at once
 
     async def on_cleanup(_app: web.Application) -> None:
         for task in chores:

@@ -5,9 +5,13 @@ threads every other request needs. Here every physics call of the lab (`LabPhysi
 is given as its `physics`) is a job in a worker process, in one of two lanes:
 
 - `quick`: one worker at the server's priority for the statics verdicts of builds of at most `lab_quick_blocks`
-  blocks, which every edit of an ordinary build asks for (tens of milliseconds);
+  blocks, which every edit of an ordinary build asks for (tens of milliseconds), their push tests (as quick: 40 ms
+  on the 35-block start tower) and the contact forces of builds of at most `QUICK_FORCES_BLOCKS` blocks (45 ms for
+  six; 0.5 s for the start tower, which is heavy work). It starts with the server and works a tiny build
+  through each of those judges as it starts (`warm_up`), so a fresh server's first answers cost what later
+  ones do;
 - `heavy`: `lab_workers` workers at the lowest priority (nice 19) for everything else: verdicts of bigger builds,
-  removal maps, pushes, drops, forces.
+  removal maps, drops, forces and pushes of bigger builds.
 
 In a lane, jobs wait in one line, first come first served, at most `lab_queue` of them (another one: 503 with
 `Retry-After`), and a client has at most one job in a lane at a time (another one: 429 with `Retry-After`), so a
@@ -41,6 +45,12 @@ IDLE_SECONDS = 30.0
 TOO_BIG_KEPT = 256
 #: What the workers import as they start: the judges, so the first job does not pay for it.
 MODULES = ("tower.app.stability", "physics", "physics.dynamics:load_pybullet")  # pybullet without its banner
+#: The quick lane's worker also runs each of its judges once on a tiny build (the solvers' first use costs more
+#: than ten of its answers: 0.7 s for the first contact forces, 45 ms for the next).
+QUICK_MODULES = (*MODULES, "tower.app.serve.labjobs:warm_up")
+#: Builds of at most this many blocks (and figures) have their contact forces worked out in the quick lane: tens
+#: of milliseconds, less than a statics verdict of the start tower.
+QUICK_FORCES_BLOCKS = 12
 #: What each job is, in the words of a refusal.
 WHAT = {"judge_build": "verdict", "fall": "drop", "forces": "contact forces", "removal": "removal map",
         "push": "push test"}
@@ -64,9 +74,10 @@ class Asker:
 class Lane:
     """Worker processes of one kind and the line of jobs waiting for them."""
 
-    def __init__(self, name: str, workers: int, nice: int, queue: int, idle: float | None) -> None:
+    def __init__(self, name: str, workers: int, nice: int, queue: int, idle: float | None,
+                 modules: tuple[str, ...] = MODULES) -> None:
         self.name = name
-        self.pools = [WorkerPool(1, nice=nice, modules=MODULES) for _ in range(max(1, workers))]
+        self.pools = [WorkerPool(1, nice=nice, modules=modules) for _ in range(max(1, workers))]
         self.free = list(self.pools)
         self.queue = queue
         self.idle = idle  # seconds before an idle worker exits (None: it stays)
@@ -145,7 +156,7 @@ class LabJobs:
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
-        self.quick = Lane("quick", 1, 0, limits.lab_queue, None)
+        self.quick = Lane("quick", 1, 0, limits.lab_queue, None, QUICK_MODULES)
         self.heavy = Lane("heavy", limits.lab_workers, 19, limits.lab_queue, IDLE_SECONDS)
         self._too_big: OrderedDict[Any, str] = OrderedDict()
         self._lock = threading.Lock()
@@ -184,8 +195,8 @@ class LabJobs:
         self.heavy.sweep()
 
     def start(self) -> None:
-        """Start the quick lane's worker if it is not running (on a lab page's first request, so that its first
-        edit does not wait for the worker to import the judges)."""
+        """Start the quick lane's worker if it is not running (as the server starts, and again on a lab page's
+        first request should it have stopped), so that no first edit waits for the worker to import the judges."""
         with self.quick.cond:
             if not self.quick.pools[0].running:
                 self.quick.pools[0].start()
@@ -205,6 +216,19 @@ class Done:
 
     def to_json(self, detail: bool = False) -> Any:
         return self.detail if detail and self.detail is not None else self.plain
+
+
+def warm_up() -> None:
+    """Run in the quick lane's worker as it starts: a statics verdict, the contact forces and a push test of a
+    two-block build, so that the solvers' first use is paid before anyone asks."""
+    from tower.app import stability
+    from tower.climbers.build import parse_build
+
+    build = parse_build({"format": "tower-build/1", "blocks": [{"id": "a", "origin": [0, 0, 0], "size": [2, 2, 2]},
+                                                               {"id": "b", "origin": [0, 0, 2], "size": [2, 2, 2]}]})
+    stability.judge_build(build, statics_only=True)
+    stability.forces(build).to_json()
+    [r.to_json() for r in stability.push(build, "b", ("+x",))]
 
 
 def _judge(build: Any, statics_only: bool, engine: str) -> Done:
@@ -248,7 +272,7 @@ class LabPhysics:
         self.asker = asker
 
     def judge_build(self, build: Any, statics_only: bool = False, engine: str = "pybullet") -> Done:
-        small = len(build.blocks) + len(build.figures) <= self.jobs.limits.lab_quick_blocks
+        small = self._size(build) <= self.jobs.limits.lab_quick_blocks
         return self.jobs.run(self.asker, "judge_build", build, _judge, statics_only, engine,
                              quick=statics_only and small)
 
@@ -256,10 +280,15 @@ class LabPhysics:
         return self.jobs.run(self.asker, "fall", build, _fall, seconds)
 
     def forces(self, build: Any) -> Done:
-        return self.jobs.run(self.asker, "forces", build, _forces)
+        return self.jobs.run(self.asker, "forces", build, _forces, quick=self._size(build) <= QUICK_FORCES_BLOCKS)
 
     def removal(self, build: Any, statics_only: bool = False) -> Done:
         return self.jobs.run(self.asker, "removal", build, _removal, statics_only)
 
     def push(self, build: Any, block: str, directions: tuple[str, ...]) -> list[Done]:
-        return self.jobs.run(self.asker, "push", build, _push, block, tuple(directions))
+        return self.jobs.run(self.asker, "push", build, _push, block, tuple(directions),
+                             quick=self._size(build) <= self.jobs.limits.lab_quick_blocks)
+
+    @staticmethod
+    def _size(build: Any) -> int:
+        return len(build.blocks) + len(build.figures)

@@ -137,8 +137,8 @@ DOCS: dict[str, str] = {
     "lab_workers": "worker processes (nice 19) for the lab's heavy physics: removal maps, pushes, drops, forces, "
                    "verdicts of big builds",
     "lab_queue": "physics jobs of the lab waiting for a worker, in each lane (then 503 with `Retry-After`)",
-    "lab_quick_blocks": "blocks of a build whose statics verdict runs in the lab's quick lane (a worker at the "
-                        "server's priority); a bigger build's verdict is heavy work",
+    "lab_quick_blocks": "blocks of a build whose statics verdict and push tests run in the lab's quick lane (a "
+                        "worker at the server's priority); a bigger build's are heavy work",
     "lab_history_bytes": "bytes of one lab's undo history in memory (estimated); the oldest edits are forgotten",
     "lab_idle_seconds": "seconds after which a lab nobody opened or edited is deleted (from memory and database)",
 }

@@ -56,9 +56,9 @@ class _Replays:
     first out)."""
 
     def __init__(self) -> None:
-        self.entries: OrderedDict[str, tuple[Any, dict[int, Any], list[int]]] = OrderedDict()
+        self.entries: OrderedDict[str, tuple[Any, dict[int, Any], list[int], list[str]]] = OrderedDict()
 
-    def get(self, key: str, record: Any, judge: Any) -> tuple[Any, dict[int, Any], list[int]]:
+    def get(self, key: str, record: Any, judge: Any) -> tuple[Any, dict[int, Any], list[int], list[str]]:
         from tower.games.records import replay
 
         entry = self.entries.get(key)
@@ -67,7 +67,7 @@ class _Replays:
                 final = replay(record, judge=judge)  # every move checked; the path of a bad one is named
             except BadInput as exc:  # the record is well formed (check_record): its moves or options are refused
                 raise Refused(409, "does-not-replay", f"at {exc.where}: {exc.what}"[:280]) from None
-            entry = (final, {0: final.restart()}, _movers(final))
+            entry = (final, {0: final.restart()}, *_movers(final))
             self.entries[key] = entry
             while len(self.entries) > RECORDS_KEPT:
                 self.entries.popitem(last=False)
@@ -87,7 +87,7 @@ def replay_page(key: str, record: Any, seat: int | None, start: int, count: int,
     from viewer.scene_json import scene_to_json
 
     check_record(record, limits)
-    final, checkpoints, movers = _REPLAYS.get(key, record, judge)
+    final, checkpoints, movers, said = _REPLAYS.get(key, record, judge)
     if seat is not None and not 0 <= seat < final.num_players:
         raise Refused(404, "no-seat", f"no seat {seat}: the seats are 0 to {final.num_players - 1} (or 'public')")
     total = len(final.history) + 1
@@ -107,7 +107,7 @@ def replay_page(key: str, record: Any, seat: int | None, start: int, count: int,
         scene = scene_for_view(state.layout, view, title=title)
         move = final.history[k - 1] if k else None
         return {"k": k, "scene": scene_to_json(scene), "move": None if move is None else str(move), "player": player,
-                "label": None if player is None else state.player_label(player)}
+                "label": None if player is None else state.player_label(player), "words": said[k - 1] if k else None}
 
     frames = [frame(start, movers[start - 1] if start else None)]
     for k in range(start + 1, start + count):
@@ -120,8 +120,8 @@ def replay_page(key: str, record: Any, seat: int | None, start: int, count: int,
            "seat": seat, "outcome": final.outcome_text() if final.is_over else None, "total": total, "from": start,
            "page": limits.replay_page, "construction": final.construction, "frames": frames}
     if start == 0:
-        out["moves"] = [{"move": str(m), "player": p, "label": final.player_label(p)}
-                        for m, p in zip(final.history, movers, strict=True)]
+        out["moves"] = [{"move": str(m), "player": p, "label": final.player_label(p), "words": w}
+                        for m, p, w in zip(final.history, movers, said, strict=True)]
     return out
 
 
@@ -133,13 +133,15 @@ def replay_page_gzip(*args: Any) -> bytes:
     return gzip.compress(json.dumps(replay_page(*args)).encode(), compresslevel=5)
 
 
-def _movers(final: Any) -> list[int]:
-    """Who made each move of a replayed game."""
-    state, out = final.restart(), []
+def _movers(final: Any) -> tuple[list[int], list[str]]:
+    """Who made each move of a replayed game, and the move in words (`move_words`, said in the position it was
+    made in, as the game page's log says it: a finished game's record is public)."""
+    state, out, said = final.restart(), [], []
     for move in final.history:
         out.append(state.current_player)
+        said.append(state.move_words(move))
         state.apply(move)
-    return out
+    return out, said
 
 
 def replay_frames(record: Any, seat: int | None, judge: Any = None) -> dict[str, Any]:

@@ -253,6 +253,7 @@ class Table:
         moves: list[str] = []
         blocks: list[str] = []
         cells: list[dict[str, Any]] = []
+        stuck: dict[str, str] = {}  # The Climbers: what a click on a block that chooses nothing says
         words: dict[str, str] = {}
         pointing: dict[str, Any] | None = None  # a card game: the click paths of the seat's moves
         if mine:
@@ -263,12 +264,13 @@ class Table:
             if st.construction:
                 # a construction game lists thousands of block placements: the page asks for one block's
                 # placements when that block is clicked (`placements`), and gets the other moves here
-                by_cell: dict[tuple, list[str]] = {}
-                for m in legal:
-                    if getattr(m, "kind", None) == "fig":
-                        by_cell.setdefault(tuple(m.cell), []).append(str(m))
-                cells = [{"cell": list(c), "moves": ms} for c, ms in sorted(by_cell.items())]
+                from viewer.climbers_pointing import move_cells, refusal
+
+                # and where each other move is pointed at: a figure's destination, a free top for the stone
+                by_cell = move_cells(st, legal)
+                cells = [{"cell": list(c), "moves": ms} for c, ms in by_cell.items()]
                 overlays = {"movable": blocks, "targets": list(by_cell)}
+                stuck = {b: refusal(st, b) for b in st.ids if b not in blocks} | {"": refusal(st, None)}
             else:
                 pointing = self.pointing(seat)
         first = max(0, self.n - LOG_TAIL)
@@ -302,6 +304,7 @@ class Table:
             "rematch": self.rematch_for(seat),
             "blocks": blocks,
             "cells": cells,
+            "stuck": stuck,
             "pointing": pointing,
             "log": log,
             "undo": self.may_ask_take_back(seat),

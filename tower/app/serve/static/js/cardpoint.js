@@ -8,6 +8,7 @@
 //   ptr.targets()           // the spots lit now
 //   ptr.spotAt(layer, index, scene)   // the spot a pick ({layer, index}) of the drawn scene means
 //   ptr.decorate(scene)     // a copy of the tower-scene/1 scene with the walk drawn in
+//   ptr.showMove(text)      // a move's walk shown, its last place under the pointer (a hint, the list's hover)
 
 const LIFT = 1.2;
 const HALO = 0.32;
@@ -157,6 +158,28 @@ export class CardPointer {
     const before = this.hover;
     this.hover = key;
     return before !== key;
+  }
+
+  // The walk of one move shown as if clicked up to its last place, which is under the pointer (a hint, a move of
+  // the list under the pointer): its card lifted, where it goes lit and said. The card clicked (its spot), or
+  // null where the move has no walk.
+  showMove(text) {
+    const k = this.table.moves.findIndex((m) => m[0] === text);
+    const path = this.table.paths.find(([move]) => move === k);
+    if (!path) return null;
+    const keys = path[1];
+    this.chosen = keys.slice(0, Math.max(1, keys.length - 1));
+    this.hover = keys.length > 1 ? keys[keys.length - 1] : null;
+    return this.spots.get(keys[0]) || null;
+  }
+
+  // which card of the hand a walk lifts, where the hand holds equal ones: "; you hold 2 of them: ..." ('' if not)
+  twinWords(card) {
+    const twins = this.table.spots.filter((s) => s.label === card.label && s.items.some((i) => i.startsWith('hand-')));
+    if (twins.length < 2) return '';
+    const n = twins.indexOf(card) + 1;
+    const nth = n === 1 ? '1st' : n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`;
+    return `; you hold ${twins.length} of them: the lifted one, ${nth} from the left (either plays it)`;
   }
 
   // --- words ----------------------------------------------------------------------------------------------------

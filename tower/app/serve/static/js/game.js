@@ -2,10 +2,11 @@
 // the log, hint and undo, and the result at the end. The server pushes every change over a WebSocket; the page
 // reconnects by itself when the connection drops (a restarted server, a network hiccup).
 import { SceneView } from './scene3d.js';
-import { call, errorText, el, item } from './api.js';
+import { call, errorText, el, item, naturally } from './api.js';
 import { openInLab } from './openlab.js';
 import { Aim, BlockPlacements } from './placement.js';
 import { CardPointer } from './cardpoint.js';
+import { remember, turnSignal } from './tabsignal.js';
 
 const gameId = decodeURIComponent(location.pathname.split('/').pop());
 const token = new URLSearchParams(location.search).get('token') || '';
@@ -20,6 +21,8 @@ const page = {
   aim: null,           // ... its placements and where the pointer aims (placement.js: Aim over BlockPlacements)
   pointer: null,       // a card game, your turn: the walk over the click paths (cardpoint.js: CardPointer)
   chosen: null,        // the move chosen in the list or the scene, waiting for a second click or Play
+  preview: null,       // a move of the list under the pointer: what it names is lit on the table
+  hoverBlock: null,    // The Climbers: the block under the pointer (its id is said, it is outlined)
   sending: null,       // a move on its way to the server
   sent: 0,             // moves sent
   hinted: null,
@@ -35,8 +38,9 @@ page.view = view;
 view.onPick = onPick;
 view.onHover = onHover;
 view.onWheel = (dy) => {
-  if (!page.aim) return false;
-  turn(dy > 0 ? 1 : -1);
+  if (page.aim) turn(dy > 0 ? 1 : -1);
+  else if (waysHere()) cycleWays(dy > 0 ? 1 : -1);
+  else return false;
   return true;
 };
 
@@ -100,17 +104,20 @@ function receive(snap, event) {
     page.aim = null;
     page.chosen = null;
     page.hinted = null;
+    page.preview = null;
+    page.hoverBlock = null;
     page.pointer = snap.pointing ? new CardPointer(snap.pointing) : null;
     view.setAim(null);
     el('aim').hidden = true;
   }
   if (event && event.kind === 'undo') message(`${event.label} took a move back`);
   else if (moved) message('');
-  if (moved) pointerStatus(page.pointer ? page.pointer.status() : '');
+  if (moved) pointerStatus(page.pointer ? page.pointer.status() : stepStatus());
+  if (moved) hintText('');
   draw(event && event.kind === 'move' && prev ? prev.scene : null);
   panel();
-  turnSignal(prev);
-  remember();
+  turnSignal(page, prev);
+  remember(page);
   document.body.dataset.n = snap.n;
   document.body.dataset.yourTurn = String(snap.your_turn);
   document.body.dataset.over = String(snap.over);
@@ -124,11 +131,24 @@ function draw(animateFrom) {
     scene.blocks = scene.blocks.map((b) => ({ ...b, selected: b.id === page.block, movable: false }));
     for (const s of page.aim.ps.shapes) for (const c of s.faces) if (!scene.palette[c]) scene.palette[c] = [128, 128, 128];
   }
-  const cell = snap.cells.find((c) => c.moves.includes(page.chosen));
-  if (cell) {
+  const shown = page.preview || page.chosen;
+  if (shown && shown.startsWith('fig ')) {
+    // a figure move: the figure drawn where it would stand
+    const cell = snap.cells.find((c) => c.moves.includes(shown));
     const me = scene.figures.find((f) => f.current);
-    if (me) scene.ghost_figures = [{ ...me, cell: cell.cell, current: false, problem: false }];
+    if (cell && me) scene.ghost_figures = [{ ...me, cell: cell.cell, current: false, problem: false }];
+  } else if (shown && shown.startsWith('stone ')) {
+    // the blocking stone: drawn on the block it would block, that block outlined
+    const id = shown.split(' ')[1];
+    const cell = snap.cells.find((c) => c.moves.includes(shown));
+    const me = scene.figures.find((f) => f.current);
+    scene.blocks = scene.blocks.map((x) => (x.id === id ? { ...x, selected: true } : x));
+    if (cell) {
+      scene.stones = [...scene.stones, { colour: me ? me.colour : 'grey', block: id,
+        centre: [cell.cell[0] + 0.5, cell.cell[1] + 0.5, cell.cell[2]] }];
+    }
   }
+  if (snap.construction && page.hoverBlock && !page.block) scene.hover = page.hoverBlock;
   if (page.pointer) {
     // a card game: the chosen card lifted, where it can go lit, the place under the pointer said in words
     const drawn = page.pointer.decorate(scene);
@@ -206,14 +226,77 @@ function words(text) {
   return (snap.words && snap.words[text]) || text;
 }
 
+// The Climbers: the moves that name no place on the table (skip in each step, pass) are buttons beside the
+// pointer's line, with a key each
+const ACTION_KEYS = { skip: 'S', pass: 'P' };
+function actions() {
+  const snap = page.snapshot;
+  const box = el('step-actions');
+  box.replaceChildren();
+  if (!snap.construction || !snap.your_turn) return;
+  for (const text of snap.moves.filter((t) => t in ACTION_KEYS)) {
+    const b = item('button', `${words(text)} (${ACTION_KEYS[text]})`);
+    b.type = 'button';
+    b.dataset.move = text;
+    b.title = `${text}: key ${ACTION_KEYS[text]}`;
+    if (text === page.hinted) b.classList.add('hinted');
+    b.addEventListener('click', () => play(text));
+    box.appendChild(b);
+  }
+}
+
+// what a click does in this step of The Climbers (or what a click just tried says); '' elsewhere
+function stepStatus() {
+  const snap = page.snapshot;
+  if (!snap || !snap.construction || !snap.your_turn) return '';
+  return (snap.stuck && snap.stuck['']) || '';
+}
+
+function preview(text) {
+  // once a move is chosen the table shows it (a list drawn again under a still pointer must not replace it)
+  if (page.preview === text || (text !== null && page.chosen)) return;
+  page.preview = text;
+  if (page.aim) {
+    // a placement of the picked block: its ghost where it would go (back to the pointer's aim when left)
+    const p = text && page.aim.ps.placements.find((x) => x.text === text);
+    const cur = page.aim.current;
+    view.setAim(p ? page.aim.ps.ghost(p) : cur ? page.aim.ps.ghost(cur) : null);
+    return;
+  }
+  if (page.snapshot.construction) {
+    page.hoverBlock = text && text.startsWith('stone ') ? text.split(' ')[1] : null;
+    draw(null);
+  } else if (page.pointer) {
+    showPath(text);
+  }
+}
+
+// a card game: the walk of one move drawn on the table (its card lifted, where it goes lit and said), as a
+// hint or a move of the list under the pointer shows it; null: the pointer's own walk again
+function showPath(text) {
+  const ptr = page.pointer;
+  if (!ptr) return;
+  if (text === null) {
+    if (page.walk) [ptr.chosen, ptr.hover] = page.walk;
+    page.walk = null;
+  } else {
+    if (!page.walk) page.walk = [ptr.chosen, ptr.hover];
+    ptr.showMove(text);
+  }
+  draw(null);
+}
+
 function moves() {
   const snap = page.snapshot;
   const list = el('moves');
   list.replaceChildren();
-  let entries = snap.moves.map((t) => [t, words(t)]);
+  page.preview = null;
+  actions();
+  let entries = naturally(snap.moves).map((t) => [t, words(t)]);
   let title = 'Moves';
   if (page.block) {
-    entries = page.aim.ps.placements.map((p) => [p.text, p.words || p.text]);
+    const said = new Map(page.aim.ps.placements.map((p) => [p.text, p.words || p.text]));
+    entries = naturally([...said.keys()]).map((t) => [t, said.get(t)]);
     title = `Places for block ${page.block} (point in the scene, or pick one here)`;
   } else if (snap.construction && snap.blocks.length) {
     title = 'Moves (or click a block outlined in orange to move it)';
@@ -229,6 +312,11 @@ function moves() {
     if (text === page.chosen) b.classList.add('chosen-move');
     // in a list the choice is explicit: a click plays it (placements of a block are chosen first: many look alike)
     b.addEventListener('click', () => (page.block ? chooseFromList(text) : play(text)));
+    // what the move names lights on the table while the pointer (or the keyboard's focus) is on it
+    b.addEventListener('mouseenter', () => preview(text));
+    b.addEventListener('focus', () => preview(text));
+    b.addEventListener('mouseleave', () => preview(null));
+    b.addEventListener('blur', () => preview(null));
     list.appendChild(item('li')).appendChild(b);
   }
   if (page.block) {
@@ -251,6 +339,12 @@ function chosenBar() {
 
 function message(text) {
   el('message').textContent = text;
+}
+
+// a hint is advice, in its own quiet line (not the red line of refusals)
+function hintText(text) {
+  el('hint-text').textContent = text;
+  document.body.dataset.hint = text;
 }
 
 // --- acting ------------------------------------------------------------------------------------------------------
@@ -292,6 +386,7 @@ function clearSelection() {
   if (page.pointer) page.pointer.reset();
   view.setAim(null);
   el('aim').hidden = true;
+  if (page.snapshot && page.snapshot.construction) pointerStatus(stepStatus());
   draw(null);
   moves();
   chosenBar();
@@ -338,6 +433,40 @@ function aimAt(clientX, clientY) {
 function onHover(clientX, clientY) {
   if (page.aim) aimAt(clientX, clientY);
   else if (page.pointer) pointAt(clientX, clientY);
+  else if (page.snapshot && page.snapshot.construction) climbersHover(view.pickAt(clientX, clientY));
+}
+
+// The Climbers: what is under the pointer is said (a block by its id) before it is clicked
+function climbersHover(hit) {
+  const snap = page.snapshot;
+  const scene = page.scene;
+  let id = null, said = '';
+  if (hit && hit.layer === 'blocks') {
+    id = scene.blocks[hit.index].id;
+    const stone = stoneMove(id);
+    if (!snap.your_turn) said = `block ${id}`;
+    else if (snap.blocks.includes(id)) said = `block ${id}: click to pick it up, then point where it goes`;
+    else if (stone) said = `block ${id}: click to ${words(stone)}`;
+    else said = `block ${id}: ${(snap.stuck && snap.stuck[id]) || 'cannot be used now'}`;
+  } else if (hit && hit.layer === 'targets' && snap.your_turn) {
+    const entry = cellEntry(scene.markers[hit.index].cell);
+    if (entry) said = `${words(entry.moves[0])}${entry.moves.length > 1 ? ` (or ${entry.moves.length - 1} more ways)` : ''}`;
+  }
+  if (id !== page.hoverBlock) {
+    page.hoverBlock = id;
+    draw(null);
+  }
+  pointerStatus(said || stepStatus());
+}
+
+function cellEntry(cell) {
+  return page.snapshot.cells.find((c) => c.cell.every((v, i) => v === cell[i]));
+}
+
+// the stone move onto block `id`, if the stone may go there now
+function stoneMove(id) {
+  const text = `stone ${id}`;
+  return page.snapshot.moves.includes(text) ? text : null;
 }
 
 // --- the card games: a card, then where it goes (cardpoint.js, the twin of viewer/cards/pointing.py) ------------
@@ -352,8 +481,9 @@ function pointAt(clientX, clientY) {
   pointerStatus(page.pointer.words() || page.pointer.message || page.pointer.status());
 }
 
-function pointerStatus(text) {
+function pointerStatus(text, refused = false) {
   el('point-status').textContent = text;
+  el('point-status').classList.toggle('refused', refused);
   document.body.dataset.point = text;
 }
 
@@ -426,25 +556,58 @@ function onPick(hit, e) {
   }
   if (!hit) {
     if (page.chosen) clearSelection();
+    pointerStatus(stepStatus());
     return;
   }
   const scene = page.scene;
   if (hit.layer === 'blocks') {
     const id = scene.blocks[hit.index].id;
+    const stone = stoneMove(id);
     if (snap.blocks.includes(id)) selectBlock(id).then((ok) => ok && aimAt(e.clientX, e.clientY));
-    else message(`block ${id} cannot move now${snap.blocks.length ? '' : ': no block can move in this step'}`);
+    else if (stone) chooseOrPlay([stone]);
+    else pointerStatus((snap.stuck && snap.stuck[id]) || `block ${id} cannot be used now`, true);
   } else if (hit.layer === 'targets') {
-    const cell = scene.markers[hit.index].cell;
-    const entry = snap.cells.find((c) => c.cell.every((v, i) => v === cell[i]));
-    if (!entry) return;
-    if (entry.moves.includes(page.chosen)) play(page.chosen);
-    else {
-      choose(entry.moves[0]);
-      if (entry.moves.length > 1) message(`${entry.moves.length} ways to get there: pick one in the list`);
-    }
+    const entry = cellEntry(scene.markers[hit.index].cell);
+    if (entry) chooseOrPlay(entry.moves);
   } else if (hit.layer === 'ghost_figs' && page.chosen) {
     play(page.chosen);
+  } else {
+    pointerStatus(stepStatus(), true);
   }
+}
+
+// a click on a place that names moves: the first click chooses (it is drawn on the table), the second plays it;
+// several ways to one place (ladders) are said, the first chosen (the list has the others)
+function chooseOrPlay(texts) {
+  if (texts.includes(page.chosen)) {
+    play(page.chosen);
+    return;
+  }
+  choose(texts[0]);
+  sayWays();
+}
+
+// The Climbers: the moves that go to the chosen cell (a figure reaching it with one ladder or another), when
+// there is more than one; the wheel or R turns through them
+function waysHere() {
+  const snap = page.snapshot;
+  if (!snap || !snap.construction || !page.chosen || page.aim) return null;
+  const entry = snap.cells.find((c) => c.moves.includes(page.chosen));
+  return entry && entry.moves.length > 1 ? entry.moves : null;
+}
+
+function cycleWays(step) {
+  const ways = waysHere();
+  if (!ways) return;
+  const n = ways.length;
+  choose(ways[(((ways.indexOf(page.chosen) + step) % n) + n) % n]);
+  sayWays();
+}
+
+function sayWays() {
+  const ways = waysHere();
+  const more = ways ? ` (${ways.indexOf(page.chosen) + 1} of ${ways.length} ways here: wheel or R turns)` : '';
+  pointerStatus(`${words(page.chosen)}${more} - click again to play it, Esc to cancel`);
 }
 
 // --- the name, the rematch, the tab's title and icon, the games this browser joined -------------------------------
@@ -466,43 +629,6 @@ el('rematch').addEventListener('click', async () => {
   el('rematch-link').hidden = false;
 });
 
-// a tab in the background says "your turn" in its title and with a dot in its icon
-function turnSignal(prev) {
-  const snap = page.snapshot;
-  const mine = snap.your_turn;
-  document.title = `${mine ? '(your turn) ' : ''}${snap.title} - tower-sim`;
-  if (prev && prev.your_turn === mine && page.iconDone) return;
-  page.iconDone = true;
-  const c = document.createElement('canvas');
-  c.width = c.height = 32;
-  const g = c.getContext('2d');
-  g.fillStyle = '#1c3a96';
-  g.fillRect(6, 14, 20, 16);
-  g.fillRect(10, 4, 12, 10);
-  if (mine) {
-    g.fillStyle = '#2e8a46';
-    g.beginPath();
-    g.arc(24, 8, 8, 0, 2 * Math.PI);
-    g.fill();
-  }
-  el('favicon').href = c.toDataURL('image/png');
-  document.body.dataset.signal = mine ? 'your-turn' : 'waiting';
-}
-
-// this browser remembers the games it has joined (the lobby lists them); kept in the browser only
-const JOINED_KEY = 'tower-joined-games';
-function remember() {
-  const snap = page.snapshot;
-  if (page.remembered === snap.over) return;
-  page.remembered = snap.over;
-  let joined = [];
-  try { joined = JSON.parse(localStorage.getItem(JOINED_KEY) || '[]'); } catch { joined = []; }
-  joined = joined.filter((j) => j.url !== location.href);
-  const who = snap.seat === null ? 'spectator' : snap.players[snap.seat].label;
-  joined.unshift({ url: location.href, title: snap.title, who, over: snap.over, at: new Date().toISOString() });
-  localStorage.setItem(JOINED_KEY, JSON.stringify(joined.slice(0, 20)));
-}
-
 el('play-chosen').addEventListener('click', () => page.chosen && play(page.chosen));
 el('clear-chosen').addEventListener('click', clearSelection);
 el('reset-view').addEventListener('click', () => view.resetCamera());
@@ -514,17 +640,40 @@ el('hint').addEventListener('click', async () => {
     message(errorText(answer));
     return;
   }
+  message('');
   const move = answer.data.move;
   page.hinted = move;
-  message(`hint: ${words(move)}`);
+  hintText(`hint: ${words(move)}`);
   const parts = move.split(' ');
+  // the hinted move is also shown on the table, as a click would choose it
   if (page.snapshot.construction && parts[0] === 'block' && await selectBlock(parts[1])) {
     chooseFromList(move);
-    message(`hint: ${page.aim.current ? page.aim.current.words : move}`);
+    hintText(`hint: ${page.aim.current ? page.aim.current.words : move} (the block is drawn where it goes: `
+      + 'click there, or Play)');
+  } else if (page.snapshot.construction && (parts[0] === 'fig' || parts[0] === 'stone')) {
+    choose(move);
+    hintText(`hint: ${words(move)} (drawn on the table: click it to play it, or Play)`);
+  } else if (page.pointer) {
+    hintText(`hint: ${words(move)}${cardHint(move)}`);
+    moves();
   } else {
     moves();
   }
 });
+
+// a card game's hint: its card lifted and where it goes lit (the walk of the move drawn); which card, where the
+// hand holds equal ones
+function cardHint(move) {
+  const ptr = page.pointer;
+  const card = ptr.showMove(move);
+  if (!card) return '';
+  page.chosen = move;
+  draw(null);
+  chosenBar();
+  pointerStatus(ptr.status());
+  return ` (${card.label} lifted on the table, where it goes lit${ptr.twinWords(card)})`;
+}
+
 el('undo').addEventListener('click', async () => {
   const answer = await call('POST', `${base}/undo?${q}`, {});
   if (!answer.ok) message(errorText(answer));
@@ -534,6 +683,12 @@ document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && page.chosen) play(page.chosen);
   else if (e.key === 'Escape') clearSelection();
   else if ((e.key === 'r' || e.key === 'R') && page.aim) turn(e.shiftKey ? -1 : 1);
+  else if ((e.key === 'r' || e.key === 'R') && waysHere()) cycleWays(e.shiftKey ? -1 : 1);
+  else if (page.snapshot && page.snapshot.construction && page.snapshot.your_turn) {
+    // the moves that name no place: S the step's skip (skip to the block move, leave it, keep the stone), P pass
+    const text = Object.keys(ACTION_KEYS).find((t) => ACTION_KEYS[t] === e.key.toUpperCase());
+    if (text && page.snapshot.moves.includes(text)) play(text);
+  }
 });
 
 connect();

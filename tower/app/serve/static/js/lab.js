@@ -6,10 +6,10 @@ import * as THREE from 'three';
 import { SceneView } from './scene3d.js';
 import { call, errorText, el, item } from './api.js';
 import { Aim, BlockPlacements } from './placement.js';
+import { DropPlayer, GAP, Grid, boxMesh, clear, refusedMesh, workArea } from './labdraw.js';
+import { overlays } from './laboverlays.js';
+import { FACE_NAMES, chosenSize, fillFronts, fillPalette, fillSizes, fillTops, ghostFaces, kind } from './labpalette.js';
 
-const GAP = 0.04;
-const MOVED_RGB = 0xff6a00;            // outline of the blocks a drop moved
-const REFUSED = [255, 0, 60];          // a refused place (viewer.scene.PROBLEM_RGB, the problems' signal colour)
 const FIGURE = [0.6, 0.6, 1.25];       // a figure's footprint and height (tower.app.stability)
 
 // everything the page knows; also read by the end-to-end tests
@@ -23,7 +23,6 @@ const page = {
   aim: null,           // what a click would do now: {op, ...} or null
   busy: false,         // an edit on its way to the server
   edits: 0,            // answers received
-  drop: null,          // the drop animation: {frames, moved, start, done, shown}
   overlay: null,       // the scene with the physics overlays asked for: {edits, scene}
   push: null,          // the push test asked for: {edits, text: "BLOCK:DIR"}
   queue: [],           // clicks made while an edit was on its way: pointer positions, replayed in order
@@ -41,66 +40,16 @@ const ghost = new THREE.Group();       // the ghost lives outside the scene's ro
 view.three.add(ghost);
 const dropGroup = new THREE.Group();
 view.three.add(dropGroup);
-// a grid of the 1-unit (2 cm) columns over the table: where a click puts a block reads at once, also on an empty
-// table (every second line a little darker: a block is 2 units wide)
-let grid = null;
-function drawGrid(table) {
-  const key = table.join(',');
-  if (grid && grid.userData.key === key) return;
-  if (grid) {
-    view.three.remove(grid);
-    grid.traverse((o) => { if (o.geometry) o.geometry.dispose(); if (o.material) o.material.dispose(); });
-  }
-  const [x0, x1, y0, y1] = table;
-  grid = new THREE.Group();
-  grid.userData.key = key;
-  for (const [even, rgb] of [[false, [196, 178, 150]], [true, [168, 150, 122]]]) {
-    const pos = [];
-    for (let x = Math.ceil(x0); x <= Math.floor(x1); x++) if ((x % 2 === 0) === even) pos.push(x, y0, 0, x, y1, 0);
-    for (let y = Math.ceil(y0); y <= Math.floor(y1); y++) if ((y % 2 === 0) === even) pos.push(x0, y, 0, x1, y, 0);
-    const geo = new THREE.BufferGeometry();
-    geo.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
-    const lines = new THREE.LineSegments(geo, new THREE.LineBasicMaterial({ color: srgb(rgb) }));
-    lines.position.z = 0.003;
-    grid.add(lines);
-  }
-  view.three.add(grid);
-}
-
-function srgb(rgb) {
-  return new THREE.Color().setRGB(rgb[0] / 255, rgb[1] / 255, rgb[2] / 255, THREE.SRGBColorSpace);
-}
-
-function colourOf(name) {
-  const pal = (page.state && page.state.scene.palette) || {};
-  return pal[name] || KNOWN[name] || [200, 200, 200];
-}
-
-// the face colours' RGB before any scene names them (the same values as viewer.scene.PALETTE)
-const KNOWN = { red: [206, 48, 42], yellow: [246, 200, 36], 'dark-blue': [28, 58, 150],
-  'light-blue': [120, 196, 240], purple: [128, 62, 170], grey: [150, 150, 150] };
-
-// A box of six face colours (FACES order: +x -x +y -y +z -z, which is also three.js's BoxGeometry group order).
-function boxMesh(size, faces, opacity = 1) {
-  const geo = new THREE.BoxGeometry(...size.map((v) => v - 2 * GAP));
-  const mats = faces.map((f) => new THREE.MeshLambertMaterial({ color: srgb(colourOf(f)), transparent: opacity < 1,
-    opacity, depthWrite: opacity >= 1 }));
-  const mesh = new THREE.Mesh(geo, mats);
-  mesh.add(new THREE.LineSegments(new THREE.EdgesGeometry(geo), new THREE.LineBasicMaterial({ color: 0x26262c })));
-  return mesh;
-}
-
-function clear(group) {
-  for (const child of [...group.children]) {
-    group.remove(child);
-    child.traverse((o) => {
-      if (o.geometry) o.geometry.dispose();
-      const mats = Array.isArray(o.material) ? o.material : o.material ? [o.material] : [];
-      mats.forEach((m) => m.dispose());
-    });
-  }
-}
-
+const grid = new Grid(view.three);
+const dropper = new DropPlayer(view, dropGroup, (moved) => {
+  el('aim').textContent = moved.length
+    ? `${moved.length} block${moved.length === 1 ? '' : 's'} moved (outlined); click or Esc to go back to the build`
+    : 'nothing moved; click or Esc to go back';
+});
+// the drop shown now (labdraw.js: DropPlayer), or null
+Object.defineProperty(page, 'drop', { get: () => dropper.d, enumerable: true });
+// the colours the scene names (the ghost's blocks are drawn in them)
+const colours = () => (page.state && page.state.scene.palette) || {};
 // --- the server ------------------------------------------------------------------------------------------------
 const api = (path = '') => `/api/lab/${encodeURIComponent(page.id)}${path}`;
 
@@ -209,21 +158,10 @@ function draw(resetCamera = false) {
   }
   el('hud').textContent = [scene.title, ...scene.lines].filter(Boolean).join('\n');
   view.show(scene);
-  drawGrid(scene.table);
+  grid.draw(scene.table);
   const [lo, hi] = workArea(scene);
   const f = page.fitted;
   if (resetCamera || !f || lo.some((v, i) => v < f[0][i]) || hi.some((v, i) => v > f[1][i])) fitCamera();
-}
-
-// the blocks' bounds, and at least a 10 x 10 x 6 area of the table round the middle (an empty table is no
-// unit box to zoom into)
-function workArea(scene) {
-  let lo = [-4, -4, 0], hi = [6, 6, 6];
-  for (const b of scene.blocks) {
-    lo = lo.map((v, i) => Math.min(v, b.origin[i] - 1));
-    hi = hi.map((v, i) => Math.max(v, b.origin[i] + b.size[i] + 1));
-  }
-  return [lo, hi];
 }
 
 function fitCamera() {
@@ -235,176 +173,8 @@ function fitCamera() {
   view.scene = real;
 }
 
-// --- physics overlays: the server draws them into the scene (viewer/overlays.py) when asked -------------------
-// The weakest tilt direction comes with every answer; the forces, the removal map and a push on a clicked face are
-// asked for once per build (GET /api/lab/ID/overlays) and drawn from the scene that comes back.
-async function explain() {
-  const st = page.state;
-  if (!st) return;
-  document.body.dataset.overlays = '';   // what the scene shows of the overlays: set once their answer is drawn
-  const show = [];
-  if (el('show-forces').checked) show.push('forces');
-  if (el('show-removal').checked) show.push('removal');
-  const asked = page.edits;    // the answers received so far: an edit answered meanwhile makes this one stale
-  const push = page.push && page.push.edits === asked ? page.push.text : '';
-  if (!show.length && !push) {
-    const had = page.overlay && page.overlay.edits === asked;   // drawn with overlays that are now off
-    page.overlay = null;
-    legend([]);
-    if (had) draw();
-    return;
-  }
-  const q = new URLSearchParams({ show: show.join(','), push });
-  working(1, show, push);
-  let answer;
-  try {
-    answer = await call('GET', api(`/overlays?${q}`));
-    // another lab job of this address is being worked out (the server runs one at a time): ask again, as long
-    // as the build is still the one asked about
-    for (let tries = 0; answer.status === 429 && answer.data.rule === 'lab-busy' && tries < 20; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      if (page.edits !== asked) return;
-      answer = await call('GET', api(`/overlays?${q}`));
-    }
-  } finally {
-    working(-1);
-  }
-  if (!answer.ok) { say(errorText(answer)); return; }
-  if (page.edits !== asked) return;  // an edit came meanwhile: its own request asks again
-  page.overlay = { edits: asked, scene: answer.data.scene };
-  legend(answer.data.words);
-  document.body.dataset.overlays = [...show, push ? 'push' : ''].filter(Boolean).join(',');
-  draw();
-}
-
-// The forces and the removal map take seconds on a large build (one statics solve per block for the map): until
-// the answer comes the page says it is working and the toggles wait (a second click would only ask again).
-let overlayJobs = 0;
-function working(delta, show = [], push = '') {
-  overlayJobs = Math.max(0, overlayJobs + delta);
-  const names = { forces: 'the contact forces', removal: 'the removal map' };
-  const what = [...show.map((s) => names[s]), ...(push ? ['the push test'] : [])];
-  if (delta > 0) el('working').textContent = `working out ${what.join(' and ')}…`;
-  el('working').hidden = overlayJobs === 0;
-  for (const id of ['show-forces', 'show-removal']) el(id).disabled = overlayJobs > 0 || page.failed;
-  document.body.dataset.working = overlayJobs > 0 ? 'true' : 'false';
-}
-
-// the words of the overlays and what their colours mean (the scene's legend), for people and screen readers
-function legend(words) {
-  // without overlays, the build's own scene: a falling build's motion has a legend of its own
-  const scene = page.overlay ? page.overlay.scene : (page.state && page.state.scene);
-  const items = words.map((w) => {
-    const li = item('li', w.trim());
-    // the words are indented by two spaces a level (a heading, its lines, theirs): keep that as nesting
-    const depth = Math.floor((w.length - w.trimStart().length) / 2);
-    li.className = `depth-${Math.min(depth, 3)}`;
-    return li;
-  });
-  for (const e of scene ? scene.legend : []) {
-    const li = item('li', e.text, 'legend');
-    const swatch = item('span', '', 'swatch');
-    const c = scene.palette[e.colour] || [128, 128, 128];
-    swatch.style.background = `rgb(${c.join(',')})`;
-    li.prepend(swatch);
-    items.push(li);
-  }
-  el('explain').replaceChildren(...items);
-}
-
-async function pushAt(hit) {
-  // the hand moves into the face clicked: a click on a +x face pushes toward -x
-  const n = hit.normal;
-  if (Math.abs(n.z) > 0.5) { say('push test: click a side of a block, not its top'); return; }
-  const direction = Math.abs(n.x) > 0.5 ? (n.x > 0 ? '-x' : '+x') : (n.y > 0 ? '-y' : '+y');
-  page.push = { edits: page.edits, text: `${hit.block}:${direction}` };
-  await explain();
-  const words = el('explain').textContent;
-  if (/push test/.test(words)) document.body.dataset.push = `${hit.block} ${direction}`;
-}
-
-el('show-forces').addEventListener('change', explain);
-el('show-removal').addEventListener('change', explain);
-
-// --- the palette: kinds, orientations, colours -----------------------------------------------------------------
-function fillPalette() {
-  const kinds = page.palette.kinds;
-  el('kind').replaceChildren(...kinds.map((k) => {
-    const o = item('option', k.name);
-    o.value = k.name;
-    return o;
-  }));
-  el('kind').value = 'cube';
-  fillSizes();
-  el('colour').replaceChildren(...['red', 'yellow', 'dark-blue', 'light-blue', 'purple'].map((c) => {
-    const o = item('option', c);
-    o.value = c;
-    return o;
-  }));
-}
-
-function kind() {
-  return page.palette.kinds.find((k) => k.name === el('kind').value);
-}
-
-function fillSizes() {
-  const k = kind();
-  el('size').replaceChildren(...k.sizes.map((s) => {
-    const o = item('option', `${s.join(' x ')}${s[2] === Math.max(...s) && s[2] > 2 ? ' (standing)' : ''}`);
-    o.value = s.join('x');
-    return o;
-  }));
-  fillTops();
-}
-
-function fillTops() {
-  const tops = kind().tops[el('size').value];
-  const was = el('top').value;
-  el('top').replaceChildren(...tops.map((c) => {
-    const o = item('option', c);
-    o.value = c;
-    return o;
-  }));
-  if (tops.includes(was)) el('top').value = was;
-  fillFronts();
-}
-
-function chosenSize() {
-  return el('size').value.split('x').map(Number);
-}
-
-// the face colours of the ghost of a new block: the default colouring turned to the chosen top (the server
-// checks the real one; the ghost only has to look like it)
-// A block's face colours (FACES order +x -x +y -y +z -z) with `top` on top and `front` facing the front (-y): the
-// three pairs of opposite colours each on one axis, as every coloured block of the game has them (the server
-// checks the pairs rule again). A grey block is grey all round.
-const OPPOSITE = { red: 'yellow', yellow: 'red', 'dark-blue': 'light-blue', 'light-blue': 'dark-blue',
-  purple: 'grey', grey: 'purple' };
-const FACE_NAMES = ['+x', '-x', '+y', '-y', '+z', '-z'];
-
-function fronts(top) {
-  return ['red', 'yellow', 'dark-blue', 'light-blue', 'purple', 'grey'].filter((c) => c !== top && c !== OPPOSITE[top]);
-}
-
-function ghostFaces(top, front) {
-  if (kind().name === 'grey') return Array(6).fill('grey');
-  if (!fronts(top).includes(front)) front = fronts(top)[0];
-  const side = ['red', 'dark-blue', 'purple'].find((c) => ![top, OPPOSITE[top], front, OPPOSITE[front]].includes(c));
-  return [side, OPPOSITE[side], OPPOSITE[front], front, top, OPPOSITE[top]];
-}
-
-function fillFronts() {
-  const grey = kind().name === 'grey';
-  const options = grey ? ['grey'] : fronts(el('top').value);
-  const was = el('front').value;
-  el('front').replaceChildren(...options.map((c) => {
-    const o = item('option', c);
-    o.value = c;
-    return o;
-  }));
-  if (options.includes(was)) el('front').value = was;
-  el('front').disabled = grey;
-}
+// --- physics overlays (laboverlays.js) ---------------------------------------------------------------------------
+const { explain, pushAt } = overlays({ page, api, say: (text) => say(text), draw: () => draw() });
 
 // --- pointing: the ghost ---------------------------------------------------------------------------------------
 const ray = new THREE.Raycaster();
@@ -538,7 +308,7 @@ function aimAt(clientX, clientY) {
     const [x, y, z] = cur.origin;
     const why = refusalOf(a, cur);
     // a place the rules refuse: the ghost in the refusal colour, the rule beside the pointer
-    const mesh = why ? refusedMesh(shape.size) : boxMesh(shape.size, shape.faces, 0.6);
+    const mesh = why ? refusedMesh(shape.size) : boxMesh(shape.size, shape.faces, colours(), 0.6);
     mesh.position.set(x + shape.size[0] / 2, y + shape.size[1] / 2, z + shape.size[2] / 2);
     ghost.add(mesh);
     const checking = why === undefined && page.state.rules !== 'free' ? ' (checking the rules...)' : '';
@@ -558,7 +328,7 @@ function aimAt(clientX, clientY) {
     const cx = Math.floor(hit.point.x + 0.5 * hit.normal.x), cy = Math.floor(hit.point.y + 0.5 * hit.normal.y);
     const z = restingZ(cx, cy, 1, 1, null);
     const colour = el('colour').value;
-    const mesh = boxMesh(FIGURE.map((v) => v + 2 * GAP), Array(6).fill(colour), 0.7);
+    const mesh = boxMesh(FIGURE.map((v) => v + 2 * GAP), Array(6).fill(colour), colours(), 0.7);
     mesh.position.set(cx + 0.5, cy + 0.5, z + FIGURE[2] / 2);
     ghost.add(mesh);
     page.aim = { op: 'figure', colour, cell: [cx, cy, z] };
@@ -598,15 +368,6 @@ function finishAim(text, refused = null) {
     tip.style.top = `${pointer[1] + 18}px`;
   }
   view.render();
-}
-
-// the ghost of a refused place: the refusal colour (viewer.scene.PROBLEM_RGB), see-through, with its edges
-function refusedMesh(size) {
-  const geo = new THREE.BoxGeometry(...size.map((v) => v - 2 * GAP));
-  const mesh = new THREE.Mesh(geo, new THREE.MeshLambertMaterial({ color: srgb(REFUSED), transparent: true,
-    opacity: 0.45, depthWrite: false }));
-  mesh.add(new THREE.LineSegments(new THREE.EdgesGeometry(geo), new THREE.LineBasicMaterial({ color: srgb(REFUSED) })));
-  return mesh;
 }
 
 let down = null;
@@ -880,7 +641,7 @@ document.addEventListener('keydown', (e) => {
   else if (key === 'd') drop();
 });
 
-// --- drop it: the PyBullet trajectory, interpolated --------------------------------------------------------------
+// --- drop it: the PyBullet trajectory, interpolated (labdraw.js: DropPlayer) ------------------------------------
 async function drop() {
   if (page.busy || !page.state || page.drop) return;
   el('drop').disabled = true;
@@ -892,75 +653,11 @@ async function drop() {
   el('drop-words').textContent = data.words;
   document.body.dataset.dropped = data.moved.join(',');
   document.body.dataset.dropVerdict = data.stability.verdict;
-  clear(dropGroup);
-  // the trajectory is the scene's animation (tower-scene/1 `frames`, grid units); its blocks are drawn one mesh
-  // each, so every frame only moves them
-  const scene = data.scene;
-  const t = scene.table;   // the table stays: the blocks fall onto it
-  const table = new THREE.Mesh(new THREE.PlaneGeometry(t[1] - t[0], t[3] - t[2]),
-    new THREE.MeshBasicMaterial({ color: srgb(scene.fixed.table) }));
-  table.position.set((t[0] + t[1]) / 2, (t[2] + t[3]) / 2, -0.01);
-  dropGroup.add(table);
-  const meshes = new Map();
-  for (const b of scene.blocks) {
-    const mesh = boxMesh(b.size, b.faces);
-    dropGroup.add(mesh);
-    meshes.set(b.id, mesh);
-  }
-  view.root.visible = false;
-  page.drop = { frames: scene.frames, moved: scene.moved, meshes, start: performance.now(), shown: 0, done: false };
-  document.body.dataset.dropping = 'true';
-  requestAnimationFrame(stepDrop);
-}
-
-const qa = new THREE.Quaternion(), qb = new THREE.Quaternion();
-
-function stepDrop(now) {
-  const d = page.drop;
-  if (!d) return;
-  const frames = d.frames;
-  const t = (now - d.start) / 1000;
-  let k = 0;
-  while (k < frames.length - 2 && frames[k + 1].t <= t) k++;
-  const a = frames[k], b = frames[Math.min(k + 1, frames.length - 1)];
-  const u = b.t > a.t ? Math.min(Math.max((t - a.t) / (b.t - a.t), 0), 1) : 1;
-  for (const [id, mesh] of d.meshes) {
-    const pa = a.poses[id], pb = b.poses[id];
-    if (!pa || !pb) continue;
-    mesh.position.set(...pa[0].map((v, i) => v + (pb[0][i] - v) * u));
-    qa.set(...pa[1]);
-    qb.set(...pb[1]);
-    mesh.quaternion.copy(qa.slerp(qb, u));
-  }
-  d.shown += 1;
-  document.body.dataset.dropFrames = String(d.shown);
-  view.render();
-  if (t < frames[frames.length - 1].t) {
-    requestAnimationFrame(stepDrop);
-    return;
-  }
-  d.done = true;
-  for (const id of d.moved) {
-    const mesh = d.meshes.get(id);
-    if (!mesh) continue;
-    const p = mesh.geometry.parameters;
-    const edges = new THREE.EdgesGeometry(new THREE.BoxGeometry(p.width + 0.12, p.height + 0.12, p.depth + 0.12));
-    mesh.add(new THREE.LineSegments(edges, new THREE.LineBasicMaterial({ color: MOVED_RGB })));
-  }
-  document.body.dataset.dropping = 'done';
-  el('aim').textContent = d.moved.length
-    ? `${d.moved.length} block${d.moved.length === 1 ? '' : 's'} moved (outlined); click or Esc to go back to the build`
-    : 'nothing moved; click or Esc to go back';
-  view.render();
+  dropper.play(data.scene);
 }
 
 function endDrop() {
-  if (!page.drop) return;
-  page.drop = null;
-  clear(dropGroup);
-  view.root.visible = true;
-  document.body.dataset.dropping = 'false';
-  view.render();
+  dropper.stop();
 }
 
 // A lab that could not be opened (a bad or stale link): nothing to edit, so the controls that would edit it are
@@ -981,7 +678,7 @@ function failed(text) {
 async function main() {
   const pal = await call('GET', '/api/lab');
   page.palette = pal.data;
-  fillPalette();
+  fillPalette(page.palette);
   setTool('add');
   const parts = location.pathname.split('/').filter(Boolean);
   if (parts.length === 2) {

@@ -46,8 +46,12 @@ async function load(seat) {
   }
   el('slider').max = page.total - 1;
   const log = el('log');
-  log.replaceChildren(...page.doc.moves.map((m) => item('li', `${m.label}: ${m.move}`)));
-  el('outcome').hidden = !page.doc.outcome;
+  // each move in words, as the game page's log says it (the move's text is its tooltip)
+  log.replaceChildren(...page.doc.moves.map((m) => {
+    const li = item('li', said(m.label, m.words || m.move));
+    li.title = m.move;
+    return li;
+  }));
   el('outcome').textContent = page.doc.outcome || '';
   el('open-lab').hidden = !page.doc.construction;
   await go(Math.min(page.k, page.total - 1), false, true);
@@ -72,9 +76,16 @@ async function go(k, animate = true, reset = false) {
   view.show(scene, { from, resetCamera: reset });
   el('slider').value = k;
   el('step').textContent = k === 0 ? `start (${page.total - 1} moves)`
-    : `move ${k}/${page.total - 1}: ${frames[k].label}: ${frames[k].move}`;
+    : `move ${k}/${page.total - 1}: ${said(frames[k].label, frames[k].words || frames[k].move)}`;
+  // the end is told when the steps reach it, not while the game is still being stepped through
+  el('outcome').hidden = !page.doc.outcome || k < page.total - 1;
   [...el('log').children].forEach((li, i) => li.classList.toggle('current', i === k - 1));
   document.body.dataset.k = String(k);
+}
+
+// "P1 red: climb to (11,16), height 2": words that already name the player do not name them twice
+function said(label, words) {
+  return words.startsWith(label) ? words : `${label}: ${words}`;
 }
 
 function stop() {
