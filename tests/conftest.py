@@ -98,3 +98,14 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(autouse=True)
+def _close_browser_pages(request):
+    """Each browser test's pages are closed when it ends: an open page keeps its WebSocket feed, and the feeds of
+    one client are capped (`websockets_per_client`), so pages left open by earlier tests of a module would make a
+    later test's page wait for a feed it cannot get."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in request.getfixturevalue("browser").contexts:
+            context.close()
