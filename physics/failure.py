@@ -76,8 +76,8 @@ class failure_of:  # noqa: N801 - used like a function: the judge calls it to ma
     A plain object, so verdicts still pickle (batch workers send them back)."""
 
     def __init__(self, boxes: Sequence[Box], contacts: list[Contact], inset: float, duals: np.ndarray | None,
-                 load: tuple[float, float] | None, mu: float = DEFAULT_MU) -> None:
-        self.args = (list(boxes), contacts, inset, duals, load, mu)
+                 load: tuple[float, float] | None, mu: float = DEFAULT_MU, sides: int | None = None) -> None:
+        self.args = (list(boxes), contacts, inset, duals, load, mu, sides)
         self.done = False
         self.answer: Failure | None = None
 
@@ -98,6 +98,84 @@ GAUSS_EPS = 1e-4
 GAUSS_TOL, GAUSS_ITERATIONS = 1e-6, 50
 
 
+def inertia_metric(boxes: Sequence[Box], m: np.ndarray, L: float) -> np.ndarray:
+    """Per row of the judge's duals (per block 3 translation, 3 rotation times L), the blocks' masses and
+    moments of inertia in the LPs' units (mean block masses, lengths in L): y.(metric * y) is twice the
+    kinetic energy of the motion y."""
+    size = np.array([b.size for b in boxes], dtype=float) / L
+    inertia = np.stack([size[:, 1] ** 2 + size[:, 2] ** 2, size[:, 0] ** 2 + size[:, 2] ** 2,
+                        size[:, 0] ** 2 + size[:, 1] ** 2], axis=1) * m[:, None] / 12
+    return np.concatenate([np.repeat(m[:, None], 3, axis=1), inertia], axis=1).ravel()
+
+
+#: The least-energy motion may give up this share of the ray's optimum (the LP's own tolerance is ~1e-9) ...
+FACE_REL_TOL = 1e-8
+#: ... is refined on the constraints it holds within this share of the largest (the interior point's are ~1e-9;
+#: those it does not hold are of order 1) ...
+ACTIVE_TOL = 1e-6
+#: ... by least squares that counts singular values below this share of the largest as 0 ...
+RANK_TOL = 1e-9
+#: ... and its rows below this share of the largest are rounding noise.
+ZERO_MOTION = 1e-12
+
+
+def least_motion(boxes: Sequence[Box], contacts: list[Contact], inset: float, duals: np.ndarray,
+                 load: tuple[float, float], mu: float, sides: int) -> np.ndarray:
+    """How a standing build starts to move once the table tilts past its weakest ray: the motion of least kinetic
+    energy among the ray LP's optimal duals (rows like theirs), or `duals` itself when that cannot be found.
+
+    The ray's optimal duals form a face of its dual polyhedron (a cube sliding on a friction pyramid may slip
+    anywhere within 45 degrees of the load, spinning or not), and the simplex stops at any vertex of it (which one
+    changes with its pivots, so with the code's and HiGHS's versions). Gauss's least constraint at a load just beyond the ray (the load's work on a
+    motion a is ray.a - b.a + delta * l.a, the first part <= 0 on every admissible motion and 0 on the face only)
+    tends, as delta -> 0, to the motion of the face with l.a = 1 whose kinetic energy a.(metric * a) is least:
+    unique (a strictly convex QP over a convex set), solved by Clarabel. `sides`: of the ray LP's pyramid."""
+    from physics.lp import IPM_SETTINGS, clarabel  # noqa: PLC0415 - only when a standing build's failure is asked
+    from physics.tilt_lp import TiltProblem  # noqa: PLC0415
+
+    cl = clarabel()
+    prob = TiltProblem(boxes, mu, inset, contacts, sides=sides)
+    n6 = 6 * prob.n
+    y0 = np.asarray(duals[:n6], dtype=float)
+    G = prob.generators(math.atan2(load[1], load[0])).scipy()
+    ell = prob.load_column(load, keep_zeros=True).scipy().toarray().ravel()  # the tilt load's column
+    work = float(ell @ y0)
+    if not cl or work == 0:
+        return y0
+    y0 = y0 / work  # the dual's own sign: G^T y0 >= 0, b.y0 = the ray
+    level = float(prob.b_eq @ y0)
+    if (G.T @ y0).min() < -1e-6 * max(1.0, float(np.abs(y0).max())):  # not the duals of this LP (a capped ray)
+        return np.asarray(duals[:n6], dtype=float)
+    import scipy.sparse as sp  # noqa: PLC0415
+
+    A = sp.vstack([sp.csr_matrix(ell), -G.T, sp.csr_matrix(prob.b_eq)], format="csc")
+    b = np.concatenate([[1.0], np.zeros(G.shape[1]), [level + FACE_REL_TOL * max(1.0, abs(level))]])
+    settings = cl.DefaultSettings()
+    for key, value in IPM_SETTINGS.items():
+        setattr(settings, key, value)
+    metric = inertia_metric(prob.boxes, prob.m, prob.L)
+    sol = cl.DefaultSolver(sp.diags(metric, format="csc"), np.zeros(n6), A, b,
+                           [cl.ZeroConeT(1), cl.NonnegativeConeT(A.shape[0] - 1)], settings).solve()
+    if not str(sol.status).endswith("Solved"):
+        return np.asarray(duals[:n6], dtype=float)
+    y = np.asarray(sol.x)
+    # the interior point is good to ~1e-9: the exact minimiser is that of the affine set its active constraints
+    # span (the generators it does not slip off, the load's work 1, the face's level), by least squares
+    scale = np.sqrt(metric)
+    slack = G.T @ y
+    rows = sp.vstack([G[:, slack <= ACTIVE_TOL * max(1.0, float(np.abs(slack).max()))].T, sp.csr_matrix(ell),
+                      sp.csr_matrix(prob.b_eq)]).toarray() / scale
+    rhs = np.zeros(rows.shape[0])
+    rhs[-2:] = 1.0, level
+    # (a rank cut well above rounding: the face's rows are dependent, and noise must not pick a vertex again)
+    exact = np.linalg.lstsq(rows, rhs, rcond=RANK_TOL)[0] / scale
+    if np.allclose(rows @ (exact * scale), rhs, atol=1e-9) and (G.T @ exact).min() >= -1e-9:
+        y = exact
+    # (exact zeros where the motion has none: a cube sliding without turning reports no spin of 1e-17)
+    y[np.abs(y) < ZERO_MOTION * float(np.abs(y).max())] = 0.0
+    return y
+
+
 def initial_motion(boxes: Sequence[Box], contacts: list[Contact], inset: float, mu: float) -> np.ndarray | None:
     """How a falling build starts to move: the blocks' accelerations from rest by Gauss's principle of least
     constraint, as rows like the judge's duals (per block 3 translation, then 3 rotation times the mean box size).
@@ -114,11 +192,7 @@ def initial_motion(boxes: Sequence[Box], contacts: list[Contact], inset: float, 
     from physics.newton import dual_newton  # noqa: PLC0415
 
     sys_ = EquilibriumSystem(boxes, mu, inset, contacts)
-    size = np.array([b.size for b in sys_.boxes], dtype=float) / sys_.L
-    m = sys_.m
-    inertia = np.stack([size[:, 1] ** 2 + size[:, 2] ** 2, size[:, 0] ** 2 + size[:, 2] ** 2,
-                        size[:, 0] ** 2 + size[:, 1] ** 2], axis=1) * m[:, None] / 12
-    metric = np.concatenate([np.repeat(m[:, None], 3, axis=1), inertia], axis=1).ravel()
+    metric = inertia_metric(sys_.boxes, sys_.m, sys_.L)
     # the accelerations need only a few digits (they are drawn and compared in direction): a looser stop than the
     # forces' 1e-10, which the small rotational inertias keep Newton from reaching
     _, y, _ = dual_newton(sys_, np.zeros(6 * sys_.n), metric=metric, eps=GAUSS_EPS, tol=GAUSS_TOL,
@@ -127,16 +201,21 @@ def initial_motion(boxes: Sequence[Box], contacts: list[Contact], inset: float, 
 
 
 def failure_mode(boxes: Sequence[Box], contacts: list[Contact], inset: float, duals: np.ndarray | None,
-                 load: tuple[float, float] | None, mu: float = DEFAULT_MU) -> Failure | None:
+                 load: tuple[float, float] | None, mu: float = DEFAULT_MU,
+                 sides: int | None = None) -> Failure | None:
     """The failure mode from the critical LP's equilibrium-row duals (module docstring). `load`: the direction of
     the tilt load for a standing build's weakest ray, None for a falling build (gravity drives it); duals None:
-    a falling build no tilt holds (they come from `unbalanced_duals`)."""
+    a falling build no tilt holds (they come from `unbalanced_duals`). `sides`: of the friction pyramid of the
+    whole build's ray LP the duals come from (the least-energy motion of its optimal face is taken), None when
+    they come from elsewhere (a part of a large build: the duals are taken as they are)."""
     boxes = list(boxes)
     n = len(boxes)
     if n == 0:
         return None
     if load is None:  # a falling build: how it really starts to move
         duals = initial_motion(boxes, contacts, inset, mu)
+    elif duals is not None and sides is not None:  # a standing build: not the solver's choice of vertex
+        duals = least_motion(boxes, contacts, inset, duals, load, mu, sides)
     if duals is None:
         return None
     y = np.asarray(duals[:6 * n], dtype=float).reshape(n, 6)

@@ -185,7 +185,8 @@ def judge_statics(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float
     m = search({phi: r for phi, (r, _) in rays.items()}, ray, len(rays))
     return StaticsResult(True, deg(m.upper) + 0.0, (math.cos(m.phi), math.sin(m.phi)), ms(), m.bounds_deg,
                          prob.mechanism(duals[m.phi]), prob.lps, len(prob.contacts),
-                         failure_of(boxes, contacts, com_inset, duals[m.phi], (math.cos(m.phi), math.sin(m.phi)), mu))
+                         failure_of(boxes, contacts, com_inset, duals[m.phi], (math.cos(m.phi), math.sin(m.phi)), mu,
+                                    prob.sides if isinstance(prob, TiltProblem) else None))
 
 
 def _stands_finer(bracket: Bracket, t0: float, lps: int, boxes: list[Box], contacts: list[Contact],
@@ -208,4 +209,4 @@ def _stands_finer(bracket: Bracket, t0: float, lps: int, boxes: list[Box], conta
     d = (math.cos(m.phi), math.sin(m.phi))
     return StaticsResult(True, max(deg(m.upper), 0.0) + 0.0, d, (time.perf_counter() - t0) * 1000, m.bounds_deg,
                          prob.mechanism(duals[m.phi]), lps + prob.lps - before, len(contacts),
-                         failure_of(boxes, contacts, com_inset, duals[m.phi], d, mu), bracket)
+                         failure_of(boxes, contacts, com_inset, duals[m.phi], d, mu, prob.sides), bracket)
