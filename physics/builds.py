@@ -218,8 +218,8 @@ JENGA_SIZE_M = (0.075, 0.025, 0.015)
 
 def jenga_tower(levels: int, pulled: int, rng: random.Random) -> list[Box]:
     """A Jenga tower of `levels` levels of three blocks, each level across the one below, with `pulled` blocks
-    taken out as players do: never from the top level, only where the level keeps its middle block or two
-    blocks side by side (a level left with its two side blocks, or one side block, is not played)."""
+    taken out as players do (drawn with `rng`): never from the top level, and only where the level keeps its
+    middle block or both side blocks (a level left with one side block alone would drop the level above)."""
     length, width, height = JENGA_SIZE_M
     mass = 700.0 * length * width * height
     present = [[True, True, True] for _ in range(levels)]
@@ -241,9 +241,9 @@ def jenga_tower(levels: int, pulled: int, rng: random.Random) -> list[Box]:
 
 
 def _jenga_keeps(level: list[bool], k: int) -> bool:
-    """Does the level still hold the one above once block k is pulled (its middle, or two neighbours, left)?"""
+    """Does the level still hold the one above once block k is pulled (its middle, or both sides, left)?"""
     left = [p and j != k for j, p in enumerate(level)]
-    return left[1]
+    return left[1] or (left[0] and left[2])
 
 
 def random_interlocked(rng: random.Random, n: int, width: int | None = None) -> list[Box]:

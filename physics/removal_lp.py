@@ -33,7 +33,7 @@ import numpy as np
 import physics.tilt_lp as tilt
 from physics.contacts import TABLE, Contact
 from physics.failure import failure_of
-from physics.lp import COLD_PIVOTS_PER_ROW, IPM_MIN_ROWS, LP, ZERO_COEFF, Columns, cpus, highs
+from physics.lp import IPM_MIN_ROWS, LP, ZERO_COEFF, Columns, cpus, highs
 from physics.margin import deg, search
 from physics.model import Box
 from physics.statics import StaticsResult, judge_statics
@@ -50,8 +50,8 @@ WARM_OPTIONS: dict[str, object] = {"simplex_scale_strategy": 0}
 #: processes: their models have IPM_MIN_ROWS rows or more, where the judge leaves the simplex for the interior-point
 #: method (and its symmetry), while the warm re-solves here are simplex only. On interlocked builds those ran away
 #: (degenerate vertices): the 95-block running-bond wall's map took 3.4 times as long as judging each removal on
-#: its own, the 189-block wall's 11 times (issue 44). Smaller builds go the same way when the whole build's first
-#: ray LP already needs more than COLD_PIVOTS_PER_ROW pivots per row (a Jenga tower): a degenerate model.
+#: its own, the 189-block wall's 11 times (issue 44). Smaller builds keep them, degenerate ones too: the 46-block
+#: Jenga tower's warm map took 68 start-tower verdicts, judged one by one 174 (bench_removal_map.py).
 COLD_MIN_BOXES = IPM_MIN_ROWS // 6
 #: The removals judged on their own run on this many forked processes at most (1: here, in order).
 PROCESSES = 2
@@ -85,13 +85,6 @@ class RemovalStatics:
         self._basis: dict[object, object] = {}  # the whole build's optimal basis per initial direction
         self.lps = 0
         self._lock = threading.Lock()
-
-    def degenerate(self) -> bool:
-        """Does the whole build's first ray LP (the model every removal along that direction starts from) take
-        more pivots than the judge allows a cold simplex solve before it hands the model to the interior-point
-        method (physics.lp)? Then warm re-solves would only run further."""
-        lp, _ = self._model(0.0, 0.0)
-        return lp.iterations > COLD_PIVOTS_PER_ROW * lp.A.rows
 
     def _columns_of(self, G: Columns, box: int) -> np.ndarray:
         rows = G.indices
@@ -274,15 +267,13 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
     rest stands; `judge_statics` itself where it falls (a virtual-work test already proves that, or one of its
     rays does: its other rays are then not solved). `answered(i, result)` is called in this thread as soon as a
     removal's answer is known (the removal map starts its PyBullet run then); the falling ones come first.
-    Large or degenerate builds (COLD_MIN_BOXES) are judged one removal at a time on `processes` processes
+    Large builds (COLD_MIN_BOXES) are judged one removal at a time on `processes` processes
     (judged_one_by_one), each answer handed over as it comes."""
     t0 = time.perf_counter()
     boxes = list(boxes)
     n = len(boxes)
     out: dict[int, StaticsResult] = {}
     warm = RemovalStatics(boxes, mu, inset, contacts) if 1 < n < COLD_MIN_BOXES and highs() else None
-    if warm is not None and warm.degenerate():
-        warm = None
     if warm is None and n > 1:
         # a symmetry of the build maps the build without box j onto the build without its image i: one of them is
         # judged, the other is its mirror image (the same margin, the direction and the blocks mirrored)
