@@ -192,5 +192,6 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
     return RemovalMap(tuple(entries), dynamics, (time.perf_counter() - t0) * 1000, statics_s * 1000, dyn_s * 1000,
                       lp_info["cold"], runs_made, {"warm_lps": lp_info["warm_lps"], "warm": lp_info["warm"],
                                               "simulation": simulation,
-                                              "one_by_one": lp_info.get("one_by_one", False)})
+                                              "one_by_one": lp_info.get("one_by_one", False),
+                                              "mirrored": lp_info.get("mirrored", 0)})
 
