@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import queue
+import resource
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -205,8 +206,12 @@ def mirrored(res: StaticsResult, g: Symmetry, boxes: Sequence[Box], contacts: li
 
 
 def default_processes() -> int:
-    """PROCESSES where there are as many CPUs and fork is available, else 1."""
+    """PROCESSES where there are as many CPUs and fork is available, else 1. Also 1 in a daemonic process (it may
+    have no children) and in one under a CPU-time limit (RLIMIT_CPU: the lab's budgeted workers): forked workers
+    would each get a fresh budget of their own."""
     if PROCESSES < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if multiprocessing.current_process().daemon or resource.getrlimit(resource.RLIMIT_CPU)[0] != resource.RLIM_INFINITY:
         return 1
     return max(1, min(PROCESSES, cpus()))
 

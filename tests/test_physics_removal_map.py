@@ -172,3 +172,11 @@ def test_jenga_pulls_only_what_players_can():
     assert levels[9] == {0, 1, 2}
     assert all(1 in ks or {0, 2} <= ks for ks in levels.values())
     assert judge_statics(boxes).stable
+
+
+def test_no_workers_under_a_cpu_budget(monkeypatch):
+    """A process under RLIMIT_CPU (the lab's budgeted workers) judges the removals itself: forked workers would
+    each start a fresh budget."""
+    assert removal_lp.default_processes() == min(2, removal_lp.cpus())
+    monkeypatch.setattr(removal_lp.resource, "getrlimit", lambda what: (60, 60))
+    assert removal_lp.default_processes() == 1
