@@ -161,3 +161,129 @@ def random_bond(rng: random.Random, n: int, hole: float | None = None) -> list[B
         if placed == 0:
             break
     return out
+
+
+# -- issue 44's shapes: interlocked builds that are not (all) mirror images of themselves --
+
+def hollow_tower(courses: int, side: int = 3) -> list[Box]:
+    """A hollow square tower of doubles laid flat (4 x 2 x 2 grid units), `side` blocks along each outer face
+    (outer width 4 * side units). In each course two opposite faces run the whole width and the other two fit
+    between them; the next course the other way round, so the corners overlap: 4 * side - 2 blocks a course (10
+    for side 3: 100, 200, 400 blocks at 10, 20, 40 courses). Every block has a full level bed."""
+    w = 4 * side
+    out = []
+    for z in range(courses):
+        full = [(4 * i, y) for y in (0, w - 2) for i in range(side)]  # along x, across the whole width
+        between = [(x, 2 + 4 * i) for x in (0, w - 2) for i in range(side - 1)]  # along y, between them
+        if z % 2 == 0:
+            spots = [((x, y), (4, 2)) for x, y in full] + [((x, y), (2, 4)) for x, y in between]
+        else:  # the same course turned by 90 degrees
+            spots = [((y, x), (2, 4)) for x, y in full] + [((y, x), (4, 2)) for x, y in between]
+        out += [grid_box(f"t{z}_{k}", (x, y, 2 * z), (sx, sy, 2)) for k, ((x, y), (sx, sy)) in enumerate(spots)]
+    return out
+
+
+def flemish_wall(courses: int, periods: int) -> list[Box]:
+    """A wall two leaves deep in Flemish bond: each course alternates headers (a double across both leaves, 2 units
+    along the wall) and stretchers (a double along the wall in each leaf), `periods` of them and a header to end
+    (6 * periods + 2 units long). Every second course is shifted by 3 units, so that its headers sit on the middle
+    of the stretchers below, with a three-quarter closer (3 x 2 x 2) in each leaf at both ends. Courses x periods
+    6 x 6, 8 x 8, 11 x 11: 117, 204, 379 blocks."""
+    out: list[Box] = []
+
+    def add(z: int, x: int, y: int, size: tuple[int, int, int]) -> None:
+        out.append(grid_box(f"f{z}_{len(out)}", (x, y, 2 * z), size))
+
+    for z in range(courses):
+        x = 0
+        if z % 2:
+            for y in (0, 2):
+                add(z, 0, y, (3, 2, 2))
+            x = 3
+        for k in range(periods if z % 2 == 0 else periods - 1):
+            add(z, x + 6 * k, 0, (2, 4, 2))
+            for y in (0, 2):
+                add(z, x + 6 * k + 2, y, (4, 2, 2))
+        end = x + 6 * (periods if z % 2 == 0 else periods - 1)
+        add(z, end, 0, (2, 4, 2))
+        if z % 2:
+            for y in (0, 2):
+                add(z, end + 2, y, (3, 2, 2))
+    return out
+
+
+#: A Jenga block in metres (7.5 x 2.5 x 1.5 cm), of wood at the judges' density.
+JENGA_SIZE_M = (0.075, 0.025, 0.015)
+
+
+def jenga_tower(levels: int, pulled: int, rng: random.Random) -> list[Box]:
+    """A Jenga tower of `levels` levels of three blocks, each level across the one below, with `pulled` blocks
+    taken out as players do (drawn with `rng`): never from the top level, and only where the level keeps its
+    middle block or both side blocks (a level left with one side block alone would drop the level above)."""
+    length, width, height = JENGA_SIZE_M
+    mass = 700.0 * length * width * height
+    present = [[True, True, True] for _ in range(levels)]
+    for _ in range(pulled):
+        options = [(z, k) for z in range(levels - 1) for k in range(3) if present[z][k]
+                   and _jenga_keeps(present[z], k)]
+        if not options:
+            break
+        z, k = rng.choice(options)
+        present[z][k] = False
+    out = []
+    for z in range(levels):
+        for k in range(3):
+            if present[z][k]:
+                lo = (k * width, 0.0, z * height) if z % 2 == 0 else (0.0, k * width, z * height)
+                size = (width, length, height) if z % 2 == 0 else (length, width, height)
+                out.append(Box(f"j{z}_{k}", lo, size, mass))
+    return out
+
+
+def _jenga_keeps(level: list[bool], k: int) -> bool:
+    """Does the level still hold the one above once block k is pulled (its middle, or both sides, left)?"""
+    left = [p and j != k for j, p in enumerate(level)]
+    return left[1] or (left[0] and left[2])
+
+
+def random_interlocked(rng: random.Random, n: int, width: int | None = None) -> list[Box]:
+    """n blocks (fewer if the heap closes up) in a random bonded heap with no symmetry: a random footprint of 2 x 2
+    cells, about `width` cells across (drawn when None), grown by a random walk; each course (2 units high) is
+    tiled at random with doubles (4 x 2 x 2, along x or y), a few long blocks (6 x 2 x 2) and cubes where nothing
+    else fits, and the next course keeps a random part of this one's cells (so the heap tapers, with steps and
+    overhangs of the course above nowhere). Every block has a full level bed and rests on whatever tiles lay below
+    it: the joints rarely line up, so the heap is one interlocked piece."""
+    width = rng.randint(4, 8) if width is None else width
+    cells: set[tuple[int, int]] = {(0, 0)}
+    x = y = 0
+    while len(cells) < width * width:
+        dx, dy = rng.choice(((1, 0), (-1, 0), (0, 1), (0, -1)))
+        x, y = max(min(x + dx, width), -1), max(min(y + dy, width), -1)
+        cells.add((x, y))
+    out: list[Box] = []
+    for z in range(4 * n):
+        order = sorted(cells)
+        rng.shuffle(order)
+        free = set(cells)
+        for c in order:
+            if c not in free or len(out) == n:
+                continue
+            shapes = [[(c[0] + k, c[1]) for k in range(3)], [(c[0], c[1] + k) for k in range(3)],
+                      [c, (c[0] + 1, c[1])], [c, (c[0], c[1] + 1)],
+                      [c, (c[0] - 1, c[1])], [c, (c[0], c[1] - 1)]]
+            rng.shuffle(shapes)
+            shapes.sort(key=lambda s: (len(s) != 2, rng.random()))  # doubles mostly, long blocks now and then
+            if rng.random() < 0.15:
+                shapes.sort(key=len, reverse=True)
+            use = next((s for s in shapes if all(p in free for p in s)), [c])
+            free -= set(use)
+            x0, y0 = min(p[0] for p in use), min(p[1] for p in use)
+            sx, sy = 2 * (max(p[0] for p in use) - x0 + 1), 2 * (max(p[1] for p in use) - y0 + 1)
+            out.append(grid_box(f"q{len(out)}", (2 * x0 + 2, 2 * y0 + 2, 2 * z), (sx, sy, 2)))
+        if len(out) == n:
+            break
+        keep = {c for c in cells if rng.random() < 0.93}
+        if not keep:
+            break
+        cells = keep
+    return out

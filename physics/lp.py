@@ -54,6 +54,10 @@ IPM_MIN_ROWS = 300
 #: Matrix entries smaller than this are dropped when the columns are assembled: cos(pi/2) = 6e-17 and the like are
 #: rounding noise, and HiGHS would otherwise warn about (and drop) them itself. Real coefficients are order 1.
 ZERO_COEFF = 1e-13
+#: A re-solve of an interior-point model whose only change is one column's values (the load column of the next ray)
+#: hands Clarabel just those values (a partial update: 0.4 ms on the 204-block Flemish wall's model) instead of the
+#: whole constraint matrix rebuilt here and passed again (8 ms here and 17 ms in Clarabel, 20 % of a ray; issue 44).
+PARTIAL_UPDATE = True
 
 _INF = math.inf
 _HIGHS_MODULE = "scipy.optimize._highspy._core"
@@ -190,6 +194,8 @@ class LP:
         self.pivot_budget = PIVOTS_PER_ROW * A.rows if method == "auto" and clarabel() else 0
         self.warm = False  # the HiGHS model holds the basis of an earlier solve
         self._solver: Any = None  # Clarabel's solver of this model, reused while the matrix keeps its pattern
+        self._M: Any = None  # the matrix Clarabel was given (equality rows and bounds), where partial updates apply
+        self._dirty: set[int] = set()  # columns whose values changed since the last interior-point solve
         self.h = None
         if not self.ipm:
             self._highs_model()
@@ -229,8 +235,10 @@ class LP:
         if self.ipm and np.array_equal(A.indices[a:b], rows):  # the same pattern (zeros kept): the solver stays
             A.data = A.data.copy()
             A.data[a:b] = values
+            self._dirty.add(col)
             return
         self._solver = None
+        self._M = None
         keep = values != 0
         a, b = A.indptr[col], A.indptr[col + 1]
         A.indices = np.concatenate([A.indices[:a], rows[keep].astype(np.int32), A.indices[b:]])
@@ -296,9 +304,12 @@ class LP:
         import scipy.sparse as sp  # noqa: PLC0415 - only large models come here
 
         cl = clarabel()
-        A = self.A.scipy()
-        n, m = A.shape[1], A.shape[0]
+        n, m = self.A.cols, self.A.rows
         eq = self.row_lo == self.row_hi
+        if self._solver is not None and self._M is not None and PARTIAL_UPDATE:
+            self._update_columns()
+            return self._finish_ipm(eq, ~eq, ~eq, m)
+        A = self.A.scipy()
         up = ~eq & np.isfinite(self.row_hi)
         down = ~eq & np.isfinite(self.row_lo)
         has_lo, has_hi = np.isfinite(self.lo), np.isfinite(self.hi)
@@ -315,8 +326,40 @@ class LP:
             cones = [cl.ZeroConeT(k_eq), cl.NonnegativeConeT(M.shape[0] - k_eq)]
             self._solver = cl.DefaultSolver(sp.csc_matrix((n, n)), np.asarray(self.c, dtype=float), M, b, cones,
                                             settings)
+            self._M = M if eq.all() and self._leads(M) else None
         else:
             self._solver.update(A=M)
+        self._dirty.clear()
+        return self._finish_ipm(eq, up, down, m)
+
+    def _leads(self, M: Any) -> bool:
+        """Does every column of M begin with that column's entries of A, in A's order (all rows equalities)? Then a
+        changed column's values are patched into M in place."""
+        A = self.A
+        if not np.array_equal(np.diff(M.indptr) >= np.diff(A.indptr), np.ones(A.cols, dtype=bool)):
+            return False
+        starts = M.indptr[:-1]
+        lengths = np.diff(A.indptr)
+        pos = np.repeat(starts - A.indptr[:-1], lengths) + np.arange(len(A.indices))
+        return bool(np.array_equal(M.indices[pos], A.indices) and np.array_equal(M.data[pos], A.data))
+
+    def _update_columns(self) -> None:
+        """Hand Clarabel the values of the columns set_column changed (the pattern is the same)."""
+        A, M = self.A, self._M
+        idx = []
+        for col in sorted(self._dirty):
+            a, b = int(A.indptr[col]), int(A.indptr[col + 1])
+            m0 = int(M.indptr[col])
+            M.data[m0:m0 + b - a] = A.data[a:b]
+            idx.append(np.arange(m0, m0 + b - a))
+        self._dirty.clear()
+        if idx:
+            at = np.concatenate(idx)
+            self._solver.update(A=(at, M.data[at]))
+
+    def _finish_ipm(self, eq: np.ndarray, up: np.ndarray, down: np.ndarray,
+                    m: int) -> tuple[np.ndarray | None, np.ndarray | None] | bool:
+        k_eq = int(eq.sum())
         sol = self._solver.solve()
         self.iterations += sol.iterations
         status = str(sol.status)

@@ -25,7 +25,7 @@ Per block the answer is the verdict of `judge(remove(boxes, [block]))`, found mo
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from physics.contacts import Contact, find_contacts
@@ -117,11 +117,13 @@ def fixed_part(boxes: Sequence[Box], contacts: Sequence[Contact], drop: int, res
 def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M,
                 dynamics: str = "doubtful", seconds: float = 2.0,
                 only: Sequence[str] | None = None, simulation: str = "whole",
-                processes: int | None = None) -> RemovalMap:
+                processes: int | None = None,
+                progress: Callable[[int, int], None] | None = None) -> RemovalMap:
     """Per box, the verdict of the build without it (module docstring); entries in the build's order.
     `only`: the ids to map (e.g. the blocks but not the figures); all boxes when None. `simulation`: one of
-    SIMULATIONS. `processes`: how many processes run the simulations (physics.removal_sim.Runs; default 2 where there
-    are 2 CPUs)."""
+    SIMULATIONS. `processes`: how many processes run the simulations (physics.removal_sim.Runs) and, on large
+    builds, judge the removals (physics.removal_lp.judged_one_by_one); default 2 where there are 2 CPUs.
+    `progress(done, total)`: called in this thread each time a removal's statics answer is known."""
     if dynamics not in DYNAMICS_MODES:
         raise ValueError(f"dynamics={dynamics!r}: use one of {', '.join(DYNAMICS_MODES)}")
     if simulation not in SIMULATIONS:
@@ -131,6 +133,13 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
     n = len(boxes)
     wanted = sorted(set(range(n)) if only is None else {k for k, b in enumerate(boxes) if b.id in set(only)})
     contacts = find_contacts(boxes)
+
+    done = [0]
+
+    def told(i: int, res: StaticsResult) -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], len(wanted))
 
     def doubtful(res: StaticsResult) -> bool:
         return dynamics == "all" or (dynamics == "doubtful" and combine(res, None) != STABLE)
@@ -144,7 +153,8 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
 
     ts = time.perf_counter()
     if dynamics == "none":
-        statics, lp_info = statics_without_each(boxes, contacts, mu, com_inset, wanted)
+        statics, lp_info = statics_without_each(boxes, contacts, mu, com_inset, wanted, answered=told,
+                                                processes=processes)
         statics_s, dyn_s = time.perf_counter() - ts, 0.0
         sims: dict = {}
     else:
@@ -152,9 +162,13 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
             runs.start()  # the workers are forked before the search starts its threads
             # each doubtful removal's PyBullet run starts as soon as its statics answer is known, while the search
             # goes on with the others (the falling ones, the long runs, are answered first)
-            statics, lp_info = statics_without_each(
-                boxes, contacts, mu, com_inset, wanted,
-                answered=lambda i, res: runs.submit(i, (i, res)) if doubtful(res) else None)
+            def answered(i: int, res: StaticsResult) -> None:
+                if doubtful(res):
+                    runs.submit(i, (i, res))
+                told(i, res)
+
+            statics, lp_info = statics_without_each(boxes, contacts, mu, com_inset, wanted, answered=answered,
+                                                    processes=processes)
             statics_s = time.perf_counter() - ts
             td = time.perf_counter()
             sims = runs.results()
@@ -177,5 +191,7 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
                                     falls, res, dyn, how))
     return RemovalMap(tuple(entries), dynamics, (time.perf_counter() - t0) * 1000, statics_s * 1000, dyn_s * 1000,
                       lp_info["cold"], runs_made, {"warm_lps": lp_info["warm_lps"], "warm": lp_info["warm"],
-                                              "simulation": simulation})
+                                              "simulation": simulation,
+                                              "one_by_one": lp_info.get("one_by_one", False),
+                                              "mirrored": lp_info.get("mirrored", 0)})
 

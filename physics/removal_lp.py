@@ -20,18 +20,25 @@ tests/test_physics_explain.py checks it against the judge.
 from __future__ import annotations
 
 import math
+import multiprocessing
+import queue
+import resource
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 import physics.tilt_lp as tilt
 from physics.contacts import TABLE, Contact
-from physics.lp import LP, ZERO_COEFF, Columns, cpus, highs
+from physics.failure import failure_of
+from physics.lp import IPM_MIN_ROWS, LP, ZERO_COEFF, Columns, cpus, highs
 from physics.margin import deg, search
 from physics.model import Box
 from physics.statics import StaticsResult, judge_statics
+from physics.symmetry import Symmetry, symmetries
 from physics.threads import side_by_side
 from physics.virtual_work import quick_fall
 
@@ -40,6 +47,18 @@ from physics.virtual_work import quick_fall
 RESET_BASIS = True
 #: HiGHS options of the removal models on top of the judge's.
 WARM_OPTIONS: dict[str, object] = {"simplex_scale_strategy": 0}
+#: Builds of this many boxes or more are mapped by `judge_statics` itself, one removal at a time, spread over
+#: processes: their models have IPM_MIN_ROWS rows or more, where the judge leaves the simplex for the interior-point
+#: method (and its symmetry), while the warm re-solves here are simplex only. On interlocked builds those ran away
+#: (degenerate vertices): the 95-block running-bond wall's map took 3.4 times as long as judging each removal on
+#: its own, the 189-block wall's 11 times (issue 44). Smaller builds keep them, degenerate ones too: the 46-block
+#: Jenga tower's warm map took 68 start-tower verdicts, judged one by one 174 (bench_removal_map.py).
+COLD_MIN_BOXES = IPM_MIN_ROWS // 6
+#: The removals judged on their own run on this many forked processes at most (1: here, in order).
+PROCESSES = 2
+#: Judge one removal of each pair (or four) that a symmetry of the build maps onto each other, and mirror its
+#: answer for the others (the judge's own rule for rays, physics.symmetry).
+USE_SYMMETRY = True
 
 
 def rest_contacts(contacts: Sequence[Contact], n: int, drop: int) -> list[Contact]:
@@ -145,17 +164,153 @@ class RemovalStatics:
         return self.ray_without(phi, box, refine=True)
 
 
+_build: tuple | None = None  # in a worker process: (boxes, contacts, mu, inset) of the build being mapped
+
+
+def _start_worker(build: tuple) -> None:
+    global _build
+    _build = build
+
+
+def _judge_without(i: int) -> tuple[int, StaticsResult]:
+    """In a worker: judge_statics of the build without box i."""
+    assert _build is not None
+    boxes, contacts, mu, inset = _build
+    rest = [b for j, b in enumerate(boxes) if j != i]
+    return i, judge_statics(rest, mu=mu, com_inset=inset, contacts=rest_contacts(contacts, len(boxes), i))
+
+
+def mirrored(res: StaticsResult, g: Symmetry, boxes: Sequence[Box], contacts: list[Contact], j: int,
+             inset: float, mu: float) -> StaticsResult:
+    """The judge's answer for the build without box g.perm[j], from its answer `res` for the build without box j:
+    the one build is the other's mirror image under g (a symmetry of the whole build), so its rays are the mirrored
+    rays, its margin and bounds the same, its weakest direction and failing blocks the images (physics.symmetry)."""
+    n = len(boxes)
+    i = int(g.perm[j])
+    rest_j = [k for k in range(n) if k != j]
+    index_i = {k: a for a, k in enumerate(k for k in range(n) if k != i)}
+    perm = np.array([index_i[int(g.perm[k])] for k in rest_j], dtype=np.int64)
+    on_rest = Symmetry(g.name, g.flip, perm)
+    fx, fy = (-1.0 if f else 1.0 for f in g.flip)
+    d = (res.weakest_direction[0] * fx + 0.0, res.weakest_direction[1] * fy + 0.0)
+    ids = {boxes[k].id: boxes[int(g.perm[k])].id for k in rest_j}
+    failure = None
+    if res.failure_of is not None:
+        _, _, _, duals, load, _ = res.failure_of.args
+        rest = [b for k, b in enumerate(boxes) if k != i]
+        failure = failure_of(rest, rest_contacts(contacts, n, i), inset, on_rest.duals(duals),
+                             None if load is None else d, mu)
+    friction = None if res.friction is None else replace(res.friction, forces=None, farkas=None)
+    return replace(res, weakest_direction=d, mechanism=tuple(ids[m] for m in res.mechanism), failure_of=failure,
+                   friction=friction)
+
+
+def default_processes() -> int:
+    """PROCESSES where there are as many CPUs and fork is available, else 1. Also 1 in a daemonic process (it may
+    have no children) and in one under a CPU-time limit (RLIMIT_CPU: the lab's budgeted workers): forked workers
+    would each get a fresh budget of their own."""
+    if PROCESSES < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if multiprocessing.current_process().daemon or resource.getrlimit(resource.RLIMIT_CPU)[0] != resource.RLIM_INFINITY:
+        return 1
+    return max(1, min(PROCESSES, cpus()))
+
+
+class OneByOne:
+    """judge_statics of the build without box i, for each i submitted, on a pool of forked processes (the build
+    reaches them through fork, the answers come back pickled) or, with one process, here at submission. `next()`
+    gives (i, answer) in the order they are found. Use it as a context manager: the pool is closed, and its
+    workers waited for, whatever happens (no process is left behind)."""
+
+    def __init__(self, boxes: Sequence[Box], contacts: list[Contact], mu: float, inset: float,
+                 processes: int | None = None) -> None:
+        self.build = (list(boxes), contacts, mu, inset)
+        self.processes = default_processes() if processes is None else max(1, processes)
+        self.pool: Any = None
+        self.done: queue.Queue = queue.Queue()
+        self.pending = 0
+
+    def submit(self, i: int) -> None:
+        self.pending += 1
+        if self.processes == 1:
+            global _build
+            saved, _build = _build, self.build
+            try:
+                self.done.put(_judge_without(i))
+            finally:
+                _build = saved
+            return
+        if self.pool is None:
+            self.pool = multiprocessing.get_context("fork").Pool(self.processes, initializer=_start_worker,
+                                                                 initargs=(self.build,))
+        self.pool.apply_async(_judge_without, (i,), callback=self.done.put, error_callback=self.done.put)
+
+    def next(self) -> tuple[int, StaticsResult]:
+        out = self.done.get()
+        self.pending -= 1
+        if isinstance(out, BaseException):
+            raise out
+        return out
+
+    def __enter__(self) -> OneByOne:
+        return self
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        if self.pool is not None:
+            if kind is not None:
+                self.pool.terminate()
+            else:
+                self.pool.close()
+            self.pool.join()
+            self.pool = None
+
+
 def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: float, inset: float,
-                         which: Sequence[int], answered: Callable[[int, StaticsResult], None] | None = None
-                         ) -> tuple[dict[int, StaticsResult], dict]:
+                         which: Sequence[int], answered: Callable[[int, StaticsResult], None] | None = None,
+                         processes: int | None = None) -> tuple[dict[int, StaticsResult], dict]:
     """For each box index in `which`: the statics answer of the build without it. Warm-started ray LPs where the
     rest stands; `judge_statics` itself where it falls (a virtual-work test already proves that, or one of its
     rays does: its other rays are then not solved). `answered(i, result)` is called in this thread as soon as a
-    removal's answer is known (the removal map starts its PyBullet run then); the falling ones come first."""
+    removal's answer is known (the removal map starts its PyBullet run then); the falling ones come first.
+    Large builds (COLD_MIN_BOXES) are judged one removal at a time on `processes` processes
+    (judged_one_by_one), each answer handed over as it comes."""
     t0 = time.perf_counter()
     boxes = list(boxes)
     n = len(boxes)
     out: dict[int, StaticsResult] = {}
+    warm = RemovalStatics(boxes, mu, inset, contacts) if 1 < n < COLD_MIN_BOXES and highs() else None
+    if warm is None and n > 1:
+        # a symmetry of the build maps the build without box j onto the build without its image i: one of them is
+        # judged, the other is its mirror image (the same margin, the direction and the blocks mirrored)
+        group = symmetries(boxes) if USE_SYMMETRY else []
+        wanted = set(which)
+        copies: dict[int, list[tuple[int, Symmetry]]] = {}
+        for i in which:
+            rep = next(((j, g) for g in group if (j := int(g.perm[i])) in copies), None)
+            if rep is None:
+                copies[i] = []
+            else:
+                copies[rep[0]].append((i, rep[1]))
+        cold = 0
+        with OneByOne(boxes, contacts, mu, inset, processes) as pool:
+            for j in copies:
+                pool.submit(j)
+            while pool.pending:
+                j, res = pool.next()
+                cold += 1
+                found = [(j, res)]
+                if res.stable and not res.undecided:
+                    found += [(i, mirrored(res, g, boxes, contacts, j, inset, mu)) for i, g in copies.get(j, ())]
+                else:  # a falling build's margin comes from the rescue LP, whose vertex is not mirrored exactly
+                    for i, _ in copies.get(j, ()):
+                        pool.submit(i)
+                for i, r in found:
+                    if i in wanted:
+                        out[i] = r
+                        if answered is not None:
+                            answered(i, r)
+        return out, {"warm_lps": 0, "warm": 0, "cold": cold, "mirrored": len(which) - cold,
+                     "ms": (time.perf_counter() - t0) * 1000, "one_by_one": True}
 
     def judged(i: int, res: StaticsResult) -> None:
         out[i] = res
@@ -168,7 +323,6 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
     def cold_judge(i: int, rest: list[Box], sub: list[Contact]) -> None:
         judged(i, judge_statics(rest, mu=mu, com_inset=inset, contacts=sub))
 
-    warm = RemovalStatics(boxes, mu, inset, contacts) if n > 1 and highs() else None
     todo = []
     for i in which:
         rest, sub = rest_of(i)

@@ -7,6 +7,7 @@ judge The Climbers' `support=physical` option consults (`GameState.judge`).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from tower.climbers.build import Build
@@ -71,12 +72,29 @@ def forces(build: Build) -> Any:
     return physics.contact_forces(build_boxes(build), bounds=True)
 
 
-def removal(build: Build, statics_only: bool = False) -> Any:
-    """The removal map (`physics.RemovalMap`) of a build's blocks (figures stay where they are)."""
+def removal(build: Build, statics_only: bool = False, progress: bool = False) -> Any:
+    """The removal map (`physics.RemovalMap`) of a build's blocks (figures stay where they are). `progress`: a bar
+    on stderr, one step per removal whose statics answer is known, shown only when stderr is a terminal (tqdm)."""
     import physics
 
-    return physics.removal_map(build_boxes(build), dynamics="none" if statics_only else "doubtful",
-                               only=[b.id for b in build.blocks])
+    if not progress:
+        return physics.removal_map(build_boxes(build), dynamics="none" if statics_only else "doubtful",
+                                   only=[b.id for b in build.blocks])
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(build.blocks), desc="removal map", unit="block", file=sys.stderr, disable=None,
+               leave=False, smoothing=0.1)
+
+    def step(done: int, total: int) -> None:
+        bar.update(done - bar.n)
+        if done == total and not statics_only:
+            bar.set_description("removal map: simulating the doubtful removals")
+
+    try:
+        return physics.removal_map(build_boxes(build), dynamics="none" if statics_only else "doubtful",
+                                   only=[b.id for b in build.blocks], progress=step)
+    finally:
+        bar.close()
 
 
 def push(build: Build, block: str, directions: tuple[str, ...]) -> list[Any]:

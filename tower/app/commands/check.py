@@ -74,7 +74,7 @@ def explanations(build, args) -> dict[str, Any]:
     if args.forces:
         out["forces"] = stability.forces(build).to_json(witnesses=getattr(args, "witnesses", False))
     if args.removal_map:
-        out["removal_map"] = stability.removal(build, args.statics_only).to_json()
+        out["removal_map"] = stability.removal(build, args.statics_only, progress=True).to_json()
     if push:
         out["push"] = [r.to_json() for r in stability.push(build, *push)]
     return out
