@@ -196,10 +196,10 @@ def mirrored(res: StaticsResult, g: Symmetry, boxes: Sequence[Box], contacts: li
     ids = {boxes[k].id: boxes[int(g.perm[k])].id for k in rest_j}
     failure = None
     if res.failure_of is not None:
-        _, _, _, duals, load, _ = res.failure_of.args
+        _, _, _, duals, load, _, sides = res.failure_of.args
         rest = [b for k, b in enumerate(boxes) if k != i]
         failure = failure_of(rest, rest_contacts(contacts, n, i), inset, on_rest.duals(duals),
-                             None if load is None else d, mu)
+                             None if load is None else d, mu, sides)
     friction = None if res.friction is None else replace(res.friction, forces=None, farkas=None)
     return replace(res, weakest_direction=d, mechanism=tuple(ids[m] for m in res.mechanism), failure_of=failure,
                    friction=friction)
