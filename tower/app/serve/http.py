@@ -17,7 +17,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from tower.app.serve.connections import Guard
+from tower.app.serve.connections import Feed, Guard
 from tower.app.serve.errors import Refused
 from tower.app.serve.limits import DEFAULT, Bucket
 from tower.app.serve.server import GameServer, Subscriber
@@ -388,7 +388,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
         for key in (client, place):
             feeds[key] = feeds.get(key, 0) + 1
         try:
-            ws = web.WebSocketResponse(heartbeat=20, compress=False)
+            ws = Feed(limits)
             await ws.prepare(request)
 
             async def close() -> None:
@@ -396,13 +396,20 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
 
             sub = await server.subscribe(game_id, token, lambda seat: Subscriber(seat, ws.send_str, close))
             sender = asyncio.create_task(sub.run())
+            watch = asyncio.create_task(ws.watch(request.transport))
             try:
                 async for msg in ws:
-                    if msg.type == WSMsgType.TEXT and msg.data == "ping":
+                    ws.received()
+                    if msg.type == WSMsgType.PING:
+                        await ws.pong(msg.data)
+                    elif msg.type == WSMsgType.TEXT and msg.data == "ping":
+                        if requests.take(client):  # a feed's messages count against the client's requests too
+                            break
                         await ws.send_str('{"type": "pong"}')
             finally:
                 server.unsubscribe(sub)
                 sender.cancel()
+                watch.cancel()
         finally:
             for key in (client, place):
                 if feeds[key] <= 1:

@@ -49,6 +49,8 @@ class Limits:
     header_seconds: float = 10.0
     body_seconds: float = 10.0
     idle_seconds: float = 30.0
+    websocket_message_bytes: int = 1024
+    websocket_frame_seconds: float = 10.0
     # --- the whole server -------------------------------------------------------------------------------------
     games_in_memory: int = 500
     idle_game_seconds: float = 300.0
@@ -120,6 +122,10 @@ DOCS: dict[str, str] = {
     "header_seconds": "seconds a new connection has to send its first request's headers",
     "body_seconds": "seconds a request has to send its body",
     "idle_seconds": "seconds a keep-alive connection may wait for its next request",
+    "websocket_message_bytes": "bytes of one message a page may send on its WebSocket feed (the page sends only "
+                               "the heartbeat's answers; a longer frame closes the feed from its header)",
+    "websocket_frame_seconds": "seconds a WebSocket frame, once begun, has to arrive whole (then the connection is "
+                               "cut)",
     "games_in_memory": "games held in memory; idle ones leave first and come back from the database when asked for",
     "idle_game_seconds": "seconds after which a game nobody asks for (no page open, no AI thinking) leaves memory",
     "game_moves": "moves of one game: a game that reaches it ends as abandoned",
