@@ -298,12 +298,14 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     @routes.get("/api/games/{id}/ghosts")
     async def ghosts(request: web.Request) -> web.Response:
         block = request.query.get("block", "")
-        return web.json_response(await server.ghosts(request.match_info["id"], _token(request), block))
+        return web.json_response(await server.ghosts(request.match_info["id"], _token(request), block,
+                                                     request[CLIENT_KEY]))
 
     @routes.get("/api/games/{id}/placements")
     async def placements(request: web.Request) -> web.Response:
         block = request.query.get("block", "")
-        resp = web.json_response(await server.placements(request.match_info["id"], _token(request), block))
+        resp = web.json_response(await server.placements(request.match_info["id"], _token(request), block,
+                                                         request[CLIENT_KEY]))
         resp.enable_compression()  # hundreds of placements repeat each other's words
         return resp
 
