@@ -53,7 +53,7 @@ class Limits:
     websocket_frame_seconds: float = 10.0
     # --- the whole server -------------------------------------------------------------------------------------
     games_in_memory: int = 500
-    idle_game_seconds: float = 300.0
+    idle_game_seconds: float = 30.0
     game_moves: int = 3000
     ai_seconds_per_game: float = 600.0
     ai_searches_at_once: int = 0  # 0: one per AI worker process
@@ -66,7 +66,7 @@ class Limits:
     server_games_per_minute: float = 120.0
     server_labs_per_minute: float = 120.0
     game_keep_seconds: int = 30 * 24 * 3600
-    construction_cache_bytes: int = 256 << 20
+    construction_cache_bytes: int = 128 << 20
     disk_bytes: int = 1 << 30
     disk_free_bytes: int = 256 << 20
     # --- the lab ----------------------------------------------------------------------------------------------
@@ -151,7 +151,7 @@ DOCS: dict[str, str] = {
     "game_keep_seconds": "seconds a game is kept after its last change (finished, abandoned, or left unfinished "
                          "by everyone): then it leaves the database with its moves and links",
     "construction_cache_bytes": "bytes (estimated) the Climbers games in memory may keep worked out (legal moves, "
-                                "placements): past it the least recently used positions forget theirs",
+                                "placements, snapshots): past it, or 30 s unused, positions forget theirs",
     "disk_bytes": "bytes the database may take on disk; past it new games and labs are refused with 507 "
                   "`disk-budget` (moves of the games going on are still kept)",
     "disk_free_bytes": "bytes that must stay free on the database's disk; below it new games and labs are refused "

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from tower.app.serve import memory
 from tower.app.serve.errors import Refused
 from tower.app.serve.fair import FairLine
 from tower.app.serve.limits import Bucket, Limits
@@ -47,20 +48,22 @@ EXPIRE_EVERY = 600.0
 EXPIRE_BATCH = 500
 
 
-#: The line for the construction games' work in those threads (a Climbers position listing its moves, a big
-#: game created or loaded): one at a time, the games' creators in turn. Many such threads at once left the event
-#: loop a fraction of the interpreter lock (20 addresses' Climbers games: a move's p95 10 -> 663 ms).
-GAME_LINE = FairLine(1, None, 1 << 20, "game's work")
-
-
 async def in_game_thread(fn, *args: Any) -> Any:
     """`fn(*args)` in one of the games' threads (GAME_THREADS)."""
     return await asyncio.get_running_loop().run_in_executor(GAME_THREADS, fn, *args)
 
 
-async def heavy_game_work(client: str, fn, *args: Any) -> Any:
-    """`fn(*args)` in a games' thread, in `client`'s turn of GAME_LINE."""
-    async with GAME_LINE.turn(client):
+def game_line() -> FairLine:
+    """The line of a server's heavy game work in those threads (a Climbers position listing its moves, a big game
+    created or loaded, a take-back checked): one job at a time, the games' creators in turn. Many such threads at
+    once left the event loop a fraction of the interpreter lock (20 addresses' Climbers games: a move's p95
+    10 -> 663 ms)."""
+    return FairLine(1, None, 1 << 20, "game's work")
+
+
+async def heavy_game_work(line: FairLine, client: str, fn, *args: Any) -> Any:
+    """`fn(*args)` in a games' thread, in `client`'s turn of `line`."""
+    async with line.turn(client):
         return await in_game_thread(fn, *args)
 
 
@@ -88,6 +91,17 @@ class CacheBudget:
 
     def drop(self, table: Table) -> None:
         self.total -= self.sizes.pop(table, 0)
+
+    def forget_idle(self, seconds: float) -> int:
+        """The positions nobody asked about for `seconds` forget what they worked out (a game left alone keeps
+        its state, not its moves)."""
+        now = time.monotonic()
+        idle = [t for t in self.sizes if now - t.used > seconds and _idle(t)]
+        for table in idle:
+            self.drop(table)
+            table.forget_caches()
+            self.forgotten += 1
+        return len(idle)
 
 
 @dataclass(eq=False)
@@ -148,7 +162,7 @@ class GameServer:
         # client with twenty all-AI games gets one search in turn, as another client with one game does)
         self.ai_line = FairLine(limits.ai_searches_at_once or self.pool.workers, None, 1 << 20, "AI search")
         self.game_bucket = Bucket(limits.games_per_minute / 60, limits.game_burst)
-        self.server_games = Bucket(limits.server_games_per_minute / 60, limits.server_games_per_minute)
+        self.server_games = Bucket(limits.server_games_per_minute / 60, max(1.0, limits.server_games_per_minute / 6))
         # client key -> its unfinished games (`running_games_per_client`), read from the database: a restart does
         # not give an address room for more
         self.running: dict[str, set[str]] = self.store.running_by_client()
@@ -161,6 +175,7 @@ class GameServer:
         self.ai_pause = ai_pause  # seconds before an AI moves, so people can follow a run of AI moves
         self.tables: dict[str, Table] = {}
         self.budget = CacheBudget(limits.construction_cache_bytes)
+        self.game_line = game_line()
         # The Climbers' placements and ghosts: worked out in a process of their own, clients in turn
         self.placer = WorkerPool(1, nice=5)
         self.place_line = FairLine(1, 2, 1024, "placement list", "placements-running", "placements-busy")
@@ -172,6 +187,7 @@ class GameServer:
     async def start(self) -> None:
         """Start the render worker; resume the unfinished games in the background (an AI seat to move moves
         again without a visit)."""
+        memory.tune()
         self.renderer.start()
         self.hints.start()
         self._spawn(self._resume())
@@ -192,9 +208,11 @@ class GameServer:
         expired = 0.0
         while True:
             await asyncio.sleep(min(every, max(0.05, self.limits.idle_game_seconds / 2)))
-            self._evict()
+            evicted = self._evict()
             for pool in (self.placer, self.heavy_hints, self.replayer):  # the occasional workers give their
                 pool.close_if_idle(POOL_IDLE_SECONDS)  # memory back (a big position's moves: 100 MiB and more)
+            if self.budget.forget_idle(POOL_IDLE_SECONDS) or evicted:
+                memory.give_back()  # what they held goes back to the system
             if time.monotonic() - expired > min(EXPIRE_EVERY, self.limits.game_keep_seconds / 4):
                 expired = time.monotonic()
                 try:
@@ -264,7 +282,8 @@ class GameServer:
                 if row is None:
                     raise Refused(404, "no-game", "no such game on this server")
                 try:
-                    table = await heavy_game_work(row.client or row.id, Table.load, self.store, row, self.judge)
+                    table = await heavy_game_work(self.game_line, row.client or row.id, Table.load, self.store, row,
+                                                  self.judge)
                 except BadInput as exc:  # the operator reads why in the log; a client is never shown a move
                     log.error("game %s cannot be loaded: %s", game_id, exc.what)
                     raise Refused(500, "damaged-game", "this game's stored moves no longer replay; the server's "
@@ -284,15 +303,16 @@ class GameServer:
     def _add(self, table: Table) -> None:
         """Keep `table` live (then drop idle tables beyond the bounds: `_evict`)."""
         table.max_moves = self.limits.game_moves
-        table.budget = self.budget
+        table.budget, table.line = self.budget, self.game_line
         table.used = time.monotonic()
         self.tables[table.id] = table
         self._evict()
 
-    def _evict(self) -> None:
+    def _evict(self) -> int:
         """Idle tables leave memory: finished ones beyond FINISHED_KEPT, any idle one unused for
         `idle_game_seconds`, and the least recently used idle ones beyond `games_in_memory`. A table is idle when
-        no page is open, no AI thinks and no request holds it; it comes back from the database when asked for."""
+        no page is open, no AI thinks and no request holds it; it comes back from the database when asked for.
+        The number of tables dropped."""
         now = time.monotonic()
         idle = sorted((t for t in self.tables.values() if _idle(t)), key=lambda t: t.used)
         finished = [t for t in idle if t.over]
@@ -309,6 +329,7 @@ class GameServer:
             table = self.tables.pop(game_id)
             table.dead = True
             self.budget.drop(table)
+        return len(drop)
 
     async def seat(self, game_id: str, token: str) -> tuple[Table, int | None]:
         """The table and the seat a token opens (None: the spectators' link); 403 for any other token. A game
@@ -366,9 +387,14 @@ class GameServer:
     async def create(self, body: Any, origin: str, client: str = "") -> dict[str, Any]:
         """`POST /api/games`: a new game; the links of its human seats and of its spectators. `client` (the
         address) may create `games_per_minute` and hold `running_games_per_client` unfinished games (429)."""
-        ng = parse_new_game(body, self.limits)
-        self.disk_check()
         key = self.store.client_key(client)
+        options = body.get("options") if isinstance(body, dict) else None
+        if isinstance(options, dict) and any(isinstance(v, (dict, list)) for v in options.values()):
+            # a build sent as an option (The Climbers' start) takes 20 ms and more to check: in the games' line
+            ng = await heavy_game_work(self.game_line, key, parse_new_game, body, self.limits)
+        else:
+            ng = parse_new_game(body, self.limits)
+        self.disk_check()
         mine = self.running.get(key, set())
         if len(mine) >= self.limits.running_games_per_client:
             raise Refused(429, "too-many-games", f"this address already has {len(mine)} unfinished games; finish "
@@ -391,7 +417,7 @@ class GameServer:
 
             # a construction game's start is checked block by block (0.1 s for 200 blocks): in the line of the
             # games' work; a card game is dealt in microseconds, at once
-            state = await heavy_game_work(key, make) if game_class(ng.game).construction else make()
+            state = await heavy_game_work(self.game_line, key, make) if game_class(ng.game).construction else make()
         except BadInput as exc:  # an option of the right type that the game refuses (OpenAPI: 409, not 400)
             raise Refused(409, "option", f"at {exc.where}: {exc.what}") from None
         game_id = new_id(GAME_ID_BYTES)
@@ -478,7 +504,7 @@ class GameServer:
         table, seat = await self.hold(game_id, token)
         try:
             fn, *args = what(table, seat)
-            change = await (heavy_game_work(table.row.client or table.id, fn, *args) if thread
+            change = await (heavy_game_work(self.game_line, table.row.client or table.id, fn, *args) if thread
                             else work(table, fn, *args))
             await self._commit(table, change)
             await self._announce(table, change)
@@ -710,15 +736,19 @@ def _idle(t: Table) -> bool:
 
 async def work(table: Table, fn, *args: Any) -> Any:
     """Game work of a table. A construction game (The Climbers) lists thousands of placements, up to a tenth of
-    a second: that runs in a thread, so other tables are served meanwhile. A card game's work takes
-    microseconds: it runs at once, as a hop to a thread and back would cost more than the work (and would queue
-    behind other threads for the interpreter lock)."""
+    a second: that runs in a thread, one such job at a time in the games' creators' turns (`game_line`), so other
+    tables are served meanwhile and the event loop keeps its share of the interpreter; what the position then
+    keeps worked out is measured for the server's `CacheBudget`. A card game's work takes microseconds: it runs at
+    once, as a hop to a thread and back would cost more than the work (and would queue behind other threads for
+    the interpreter lock)."""
     if table.state.construction:
         def measured() -> tuple[Any, int]:
             out = fn(*args)
             return out, table.cache_bytes()  # measured here, off the event loop
 
-        out, size = await heavy_game_work(table.row.client or table.id, measured)
+        if table.line is None:  # a table of no server (tests)
+            return await in_game_thread(fn, *args)
+        out, size = await heavy_game_work(table.line, table.row.client or table.id, measured)
         if table.budget is not None:
             table.budget.note(table, size)
         return out

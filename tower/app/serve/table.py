@@ -188,6 +188,7 @@ class Table:
         self.ai_seconds = 0.0  # AI thinking this game has used (the server's budget per game)
         self._json: tuple[int, Any] | None = None  # (rev, the state's to_json()) for the placements' worker
         self.budget: Any = None  # the server's `CacheBudget` (a construction game's worked-out positions)
+        self.line: Any = None  # the server's line of heavy game work (`server.game_line`)
         self.said: dict[int, str] = {}  # move index -> the move in words, for its mover's log (moves made here)
         self.names: dict[int, str] = {}  # seat -> the name its player chose (kept while the server runs)
         self.rematch: dict[str, Any] | None = None  # the links of the rematch, once a seat asked for one
@@ -413,8 +414,10 @@ class Table:
 
     def cache_bytes(self) -> int:
         """Bytes (estimated) of what the position keeps worked out: its legal moves, placements, block tables
-        (`state._cache`), and the position as JSON. The server keeps these within `construction_cache_bytes`."""
-        return _nbytes(getattr(self.state, "_cache", None)) + (_nbytes(self._json[1]) if self._json else 0)
+        (`state._cache`), the position as JSON and the pages' snapshots. The server keeps these within
+        `construction_cache_bytes`."""
+        return (_nbytes(getattr(self.state, "_cache", None)) + (_nbytes(self._json[1]) if self._json else 0)
+                + _nbytes(self._snapshots))
 
     def forget_caches(self) -> None:
         """Drop what the position keeps worked out (it is worked out again when next asked for)."""
@@ -422,6 +425,7 @@ class Table:
             self.state._cache = {}  # type: ignore[attr-defined]
         self._legal = None
         self._json = None
+        self._snapshots = {}
 
     # --- changes -------------------------------------------------------------------------------------------
     def require_turn(self, seat: int | None) -> None:
