@@ -216,7 +216,7 @@ class Labs:
             raise Refused(429, "too-many-labs", f"at most {self.limits.labs_per_minute:g} new labs a minute from "
                                                 f"one address (labs_per_minute)", retry_after=wait)
         wait = self.server_rate.take("")
-        if wait and self.rate.used(client) > 2:  # never to a client making one lab now and then
+        if wait and self.rate.used(client) > 1.5:  # never to a client making one lab now and then
             self.rate.give(client)
             raise Refused(429, "server-busy", f"this server makes at most {self.limits.server_labs_per_minute:g} "
                                               f"labs a minute, and many addresses are making labs now; try again "

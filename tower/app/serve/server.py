@@ -404,8 +404,8 @@ class GameServer:
             raise Refused(429, "too-many-games", f"at most {self.limits.games_per_minute:g} new games a minute "
                                                  f"from one address", retry_after=wait)
         wait = self.server_games.take("")
-        if wait and self.game_bucket.used(client) > 2:  # the whole server's rate: refused only to a client that
-            # has created more than two games in the time its own allowance refills one (a newcomer, or a client
+        if wait and self.game_bucket.used(client) > 1.5:  # the whole server's rate: refused only to a client that
+            # has created another game in the time its own allowance refills one (a newcomer, or a client
             # making a game now and then, is never refused for the others)
             self.game_bucket.give(client)
             raise Refused(429, "server-busy", f"this server creates at most {self.limits.server_games_per_minute:g} "
