@@ -122,6 +122,15 @@ def test_websocket_frames_are_capped_at_what_the_page_sends_and_must_finish(serv
         got += chunk
     for sock in (big, slow, honest):
         sock.close()
+    # feeds opened and closed again and again: each costs a snapshot, so one address opens at most
+    # websocket_opens_per_minute (burst websockets_per_client), then 429 before the upgrade
+    churn = fresh()
+    for _ in range(LIMITS.websockets_per_client):
+        _feed(server, game, churn).close()
+    api = Client(server.url, source=churn)
+    token = game["spectator_url"].split("token=")[1]
+    status, doc = api.request("GET", f"/api/games/{game['id']}/ws?token={token}")
+    assert status == 429 and "websocket_opens_per_minute" in doc["error"]
 
 
 # --- 2. refusals ------------------------------------------------------------------------------------------------

@@ -187,6 +187,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     requests = Bucket(limits.requests_per_second, limits.request_burst)
     replaying: dict[str, int] = {}  # client -> replay computations running
     feeds: dict[Any, int] = {}  # client, and (game, seat) -> open WebSocket feeds
+    opens = Bucket(limits.websocket_opens_per_minute / 60, max(1, limits.websockets_per_client))
 
     @web.middleware
     async def per_client(request: web.Request, handler) -> web.StreamResponse:
@@ -387,6 +388,11 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
         if seat is not None and feeds.get(place, 0) >= limits.websockets_per_seat:
             raise Refused(429, "too-many-feeds", f"this seat has {feeds[place]} pages open (websockets_per_seat); "
                                                  f"close one first", retry_after=5)
+        wait = opens.take(client)  # each feed opened costs a snapshot: 250 a second once took the loop's time
+        if wait:
+            raise Refused(429, "too-many-feeds", f"at most {limits.websocket_opens_per_minute:g} pages opened a "
+                                                 f"minute from one address (websocket_opens_per_minute)",
+                          retry_after=wait)
         for key in (client, place):
             feeds[key] = feeds.get(key, 0) + 1
         try:
@@ -401,6 +407,10 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
             watch = asyncio.create_task(ws.watch(request.transport))
             try:
                 async for msg in ws:
+                    if msg.type == WSMsgType.ERROR:  # a frame past the limits: cut now, its rest unread
+                        if request.transport is not None:
+                            request.transport.abort()
+                        break
                     ws.received()
                     if msg.type == WSMsgType.PING:
                         await ws.pong(msg.data)

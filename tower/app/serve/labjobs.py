@@ -79,6 +79,7 @@ class Lane:
         self.idle = idle  # seconds before an idle worker exits (None: it stays)
         self.used: dict[WorkerPool, float] = {}
         self.line: deque[object] = deque()
+        self.owners: dict[object, str] = {}  # a waiting job's ticket -> its client
         self.per_client = per_client
         self.clients: dict[str, int] = {}  # clients with a job running or waiting here, and how many
         self.cond = threading.Condition()
@@ -94,12 +95,14 @@ class Lane:
             if self.clients.get(client, 0) >= self.per_client:
                 raise Refused(429, "lab-busy", f"a {what} of yours is being worked out (one lab job per client at "
                                                f"a time); ask again when it is done", retry_after=2)
-            if len(self.line) >= self.queue:
-                raise Refused(503, "lab-queue-full", f"{len(self.line)} lab jobs are waiting for this server's "
-                                                     f"workers (lab_queue); try again shortly",
+            waiting = len({who for who in self.owners.values()})  # clients, not jobs, waiting in the line
+            if client not in self.owners.values() and waiting >= self.queue:
+                raise Refused(503, "lab-queue-full", f"{waiting} clients' lab jobs are waiting for this "
+                                                     f"server's workers (lab_queue); try again shortly",
                               retry_after=max(1.0, min(60.0, cpu_seconds)))
             ticket = object()
             self.line.append(ticket)
+            self.owners[ticket] = client
             self._hold(client)
             try:
                 while self.line[0] is not ticket or not self.free:
@@ -108,10 +111,12 @@ class Lane:
                         raise ConnectionResetError("the client went away while its job waited")
             except BaseException:
                 self.line.remove(ticket)
+                self.owners.pop(ticket, None)
                 self._let_go(client)
                 self.cond.notify_all()
                 raise
             self.line.popleft()
+            self.owners.pop(ticket, None)
             pool = self.free.pop()
             self.jobs += 1
             self.cond.notify_all()

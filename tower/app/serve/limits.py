@@ -40,6 +40,7 @@ class Limits:
     running_games_per_client: int = 20
     connections_per_client: int = 64
     websockets_per_client: int = 16
+    websocket_opens_per_minute: float = 60.0
     replays_per_client: int = 1
     hints_per_client: int = 1
     labs_per_minute: float = 6.0
@@ -120,6 +121,8 @@ DOCS: dict[str, str] = {
     "running_games_per_client": "unfinished games created by one client (429 until one ends or is abandoned)",
     "connections_per_client": "open connections of one client (more are answered 429 and closed as they open)",
     "websockets_per_client": "open WebSocket feeds of one client (429 before the upgrade)",
+    "websocket_opens_per_minute": "WebSocket feeds a client may open per minute, on average (burst "
+                                  "`websockets_per_client`; 429 before the upgrade)",
     "replays_per_client": "replay computations of one client at a time (429 while one runs)",
     "hints_per_client": "hints of one client thought out at a time (429 while one runs)",
     "labs_per_minute": "labs a client may create per minute, on average (token bucket; 429)",

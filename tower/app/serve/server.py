@@ -605,7 +605,11 @@ class GameServer:
         try:
             snap = await self._snapshot(table, seat)
             table.subscribers.add(sub)
-            sub.push(json.dumps({"type": "snapshot", "event": None, "snapshot": snap}))
+            first = table.first_message(seat)  # kept per position: many pages opening cost one dump
+            if first is None:
+                first = table.keep_first_message(seat, json.dumps({"type": "snapshot", "event": None,
+                                                                   "snapshot": snap}))
+            sub.push(first)
         finally:
             table.lock.release()
         sub.table = table

@@ -177,6 +177,7 @@ class Table:
         self.rev = 0  # bumped by every change: the key of the caches
         self._legal: tuple[int, list[Move]] | None = None
         self._snapshots: dict[int | None, tuple[int, dict[str, Any]]] = {}
+        self._first: dict[int | None, tuple[int, str]] = {}  # seat -> (rev, a new page's first message)
         self.subscribers: set[Any] = set()  # the open WebSockets of this game (the HTTP layer's)
         self.outbox: asyncio.Queue = asyncio.Queue()  # announcements to render and send, in order
         self.sender: asyncio.Task | None = None
@@ -314,6 +315,15 @@ class Table:
     def keep_snapshot(self, seat: int | None, snap: dict[str, Any]) -> None:
         self._snapshots[seat] = (self.rev, snap)
 
+    def first_message(self, seat: int | None) -> str | None:
+        """A new page's first WebSocket message for `seat` (its snapshot as JSON text), if kept for this position."""
+        kept = self._first.get(seat)
+        return kept[1] if kept is not None and kept[0] == self.rev else None
+
+    def keep_first_message(self, seat: int | None, text: str) -> str:
+        self._first[seat] = (self.rev, text)
+        return text
+
     def capture(self, seat: int | None) -> Capture:
         """Everything the page of `seat` needs, read from the state now: the seat's view (the only thing the scene
         is built from), the moves it may choose, the log as it may read it, the players, and the result in words
@@ -417,7 +427,7 @@ class Table:
         (`state._cache`), the position as JSON and the pages' snapshots. The server keeps these within
         `construction_cache_bytes`."""
         return (_nbytes(getattr(self.state, "_cache", None)) + (_nbytes(self._json[1]) if self._json else 0)
-                + _nbytes(self._snapshots))
+                + _nbytes(self._snapshots) + _nbytes(self._first))
 
     def forget_caches(self) -> None:
         """Drop what the position keeps worked out (it is worked out again when next asked for)."""
@@ -426,6 +436,7 @@ class Table:
         self._legal = None
         self._json = None
         self._snapshots = {}
+        self._first = {}
 
     # --- changes -------------------------------------------------------------------------------------------
     def require_turn(self, seat: int | None) -> None:
