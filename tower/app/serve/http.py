@@ -63,7 +63,16 @@ def _retry(seconds: float | None) -> dict[str, str] | None:
 @web.middleware
 async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
     """Refusals, bad input and HTTP errors as one-line JSON; anything unexpected as a 500 (logged), never a
-    crash of the server. A client that went away is noted in one line, not a traceback."""
+    crash of the server. A client that went away is noted in one line, not a traceback. A refused WebSocket
+    upgrade closes its connection: what the client sends next is frames, not a request to read (4 MiB each, once
+    parsed as HTTP)."""
+    resp = await _errors_as_json(request, handler)
+    if resp.status >= 400 and request.headers.get("Upgrade", "").lower() == "websocket":
+        resp.force_close()
+    return resp
+
+
+async def _errors_as_json(request: web.Request, handler) -> web.StreamResponse:
     guard = request.app[GUARD_KEY]
     guard.busy(request.protocol)
     try:

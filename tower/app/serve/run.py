@@ -17,12 +17,18 @@ from tower.app.serve.server import GameServer
 
 
 class _QuietDisconnects(logging.Filter):
-    """aiohttp's own log: a client that hung up mid-request is one line, not a traceback."""
+    """aiohttp's own log: a client that hung up mid-request, or sent bytes that are no HTTP request, is one line at
+    level INFO, not a traceback (a flood of them once wrote 48,000 lines in 30 s)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        from aiohttp.http_exceptions import HttpProcessingError
+
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, (ConnectionError, asyncio.CancelledError)):
             record.msg, record.args, record.exc_info = f"a client went away: {type(exc).__name__}", (), None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        elif isinstance(exc, HttpProcessingError):
+            record.msg, record.args, record.exc_info = f"a malformed request: {str(exc)[:80]}", (), None
             record.levelno, record.levelname = logging.INFO, "INFO"
         return True
 
