@@ -93,6 +93,16 @@ class MoveList(Sequence[ClimbersMove]):
         names = sorted(self._ids)
         return [names[int(r)] for r in np.unique(self._keys >> shift)]
 
+    def of_block(self, block: str) -> list[ClimbersMove]:
+        """The moves of one block, in order: the range of its rank in the sort keys, so that only its own moves
+        are built (a position may have hundreds of thousands, a block a few thousand)."""
+        rank = self._rank.get(block)
+        if rank is None:
+            return []
+        shift = sum(bits for _, bits in _FIELDS) + _PUSH_BITS
+        lo, hi = np.searchsorted(self._keys, [rank << shift, (rank + 1) << shift])
+        return [self._build(k) for k in range(int(lo), int(hi))]
+
     # --- the list protocol -----------------------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self._source)

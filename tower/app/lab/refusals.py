@@ -3,8 +3,9 @@
 Each place of the block in hand that touches the build is checked as its edit would be (`LabController.refusal`),
 but not against the whole build: only the blocks round the place can change their problems, so the check reads
 those (`tower.climbers.legality.Near`), with the same answer. On a 189-block wall (every place of a double in its
-three orientations) that is 0.21 s of CPU instead of 2.4 s, so the server answers it in a lab thread like any other
-rules question.
+three orientations) that is 0.21 s of CPU instead of 2.4 s; the server still asks it of the lab's rules worker
+(`tower/app/serve/labjobs.py`), since twenty of them at once in its own process held the interpreter from every
+other request.
 """
 
 from __future__ import annotations

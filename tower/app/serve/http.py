@@ -17,7 +17,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from tower.app.serve.connections import Guard
+from tower.app.serve.connections import Feed, Guard
 from tower.app.serve.errors import Refused
 from tower.app.serve.limits import DEFAULT, Bucket
 from tower.app.serve.server import GameServer, Subscriber
@@ -64,7 +64,16 @@ def _retry(seconds: float | None) -> dict[str, str] | None:
 @web.middleware
 async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
     """Refusals, bad input and HTTP errors as one-line JSON; anything unexpected as a 500 (logged), never a
-    crash of the server. A client that went away is noted in one line, not a traceback."""
+    crash of the server. A client that went away is noted in one line, not a traceback. A refused WebSocket
+    upgrade closes its connection: what the client sends next is frames, not a request to read (4 MiB each, once
+    parsed as HTTP)."""
+    resp = await _errors_as_json(request, handler)
+    if resp.status >= 400 and request.headers.get("Upgrade", "").lower() == "websocket":
+        resp.force_close()
+    return resp
+
+
+async def _errors_as_json(request: web.Request, handler) -> web.StreamResponse:
     guard = request.app[GUARD_KEY]
     guard.busy(request.protocol)
     try:
@@ -189,6 +198,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     requests = Bucket(limits.requests_per_second, limits.request_burst)
     replaying: dict[str, int] = {}  # client -> replay computations running
     feeds: dict[Any, int] = {}  # client, and (game, seat) -> open WebSocket feeds
+    opens = Bucket(limits.websocket_opens_per_minute / 60, max(1, limits.websockets_per_client))
 
     @web.middleware
     async def per_client(request: web.Request, handler) -> web.StreamResponse:
@@ -300,12 +310,14 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     @routes.get("/api/games/{id}/ghosts")
     async def ghosts(request: web.Request) -> web.Response:
         block = request.query.get("block", "")
-        return web.json_response(await server.ghosts(request.match_info["id"], _token(request), block))
+        return web.json_response(await server.ghosts(request.match_info["id"], _token(request), block,
+                                                     request[CLIENT_KEY]))
 
     @routes.get("/api/games/{id}/placements")
     async def placements(request: web.Request) -> web.Response:
         block = request.query.get("block", "")
-        resp = web.json_response(await server.placements(request.match_info["id"], _token(request), block))
+        resp = web.json_response(await server.placements(request.match_info["id"], _token(request), block,
+                                                         request[CLIENT_KEY]))
         resp.enable_compression()  # hundreds of placements repeat each other's words
         return resp
 
@@ -387,10 +399,15 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
         if seat is not None and feeds.get(place, 0) >= limits.websockets_per_seat:
             raise Refused(429, "too-many-feeds", f"this seat has {feeds[place]} pages open (websockets_per_seat); "
                                                  f"close one first", retry_after=5)
+        wait = opens.take(client)  # each feed opened costs a snapshot: 250 a second once took the loop's time
+        if wait:
+            raise Refused(429, "too-many-feeds", f"at most {limits.websocket_opens_per_minute:g} pages opened a "
+                                                 f"minute from one address (websocket_opens_per_minute)",
+                          retry_after=wait)
         for key in (client, place):
             feeds[key] = feeds.get(key, 0) + 1
         try:
-            ws = web.WebSocketResponse(heartbeat=20, compress=False)
+            ws = Feed(limits)
             await ws.prepare(request)
 
             async def close() -> None:
@@ -398,13 +415,24 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
 
             sub = await server.subscribe(game_id, token, lambda seat: Subscriber(seat, ws.send_str, close))
             sender = asyncio.create_task(sub.run())
+            watch = asyncio.create_task(ws.watch(request.transport))
             try:
                 async for msg in ws:
-                    if msg.type == WSMsgType.TEXT and msg.data == "ping":
+                    if msg.type == WSMsgType.ERROR:  # a frame past the limits: cut now, its rest unread
+                        if request.transport is not None:
+                            request.transport.abort()
+                        break
+                    ws.received()
+                    if msg.type == WSMsgType.PING:
+                        await ws.pong(msg.data)
+                    elif msg.type == WSMsgType.TEXT and msg.data == "ping":
+                        if requests.take(client):  # a feed's messages count against the client's requests too
+                            break
                         await ws.send_str('{"type": "pong"}')
             finally:
                 server.unsubscribe(sub)
                 sender.cancel()
+                watch.cancel()
         finally:
             for key in (client, place):
                 if feeds[key] <= 1:

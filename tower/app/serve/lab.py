@@ -49,11 +49,15 @@ TOUCH_SECONDS = 3600.0
 SWEEP_SECONDS = 5.0
 EXPIRE_SECONDS = 600.0
 SCHEMA = ("CREATE TABLE IF NOT EXISTS labs (id TEXT PRIMARY KEY, build TEXT NOT NULL, rules TEXT NOT NULL, "
-          "created REAL NOT NULL, updated REAL NOT NULL)")
+          "created REAL NOT NULL, updated REAL NOT NULL, client TEXT NOT NULL DEFAULT '')")
 #: Who asks when nobody in particular does (a lab used from Python, not over HTTP).
 NOBODY = Asker("")
 #: What a new lab may start from.
 STARTS = ("empty", "random")
+#: Held by a lab thread while it does work of its own (checking a build, building a scene): one at a time, so the
+#: server's event loop shares the interpreter with one such thread at most (fifty new labs at once once left it a
+#: sliver: a move's p95 14.6 -> 3,432 ms). Waiting for the lab's workers is done without it.
+LAB_CPU = threading.Lock()
 
 
 @dataclass(eq=False)
@@ -63,6 +67,7 @@ class Lab:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     used: float = field(default_factory=time.time)  # when it was last opened or changed
     touched: float = field(default_factory=time.time)  # when its row's `updated` was last written
+    client: str = ""  # its creator (`Store.client_key`): `labs_per_client` counts the database's rows
 
 
 def _log_failed_save(fut: Any) -> None:
@@ -87,8 +92,9 @@ class Labs:
         self.threads = lab_threads(limits)
         self.labs: OrderedDict[str, Lab] = OrderedDict()
         self.rate = Bucket(limits.labs_per_minute / 60, limits.lab_burst)
-        # a client's labs: room for another one each time one of its labs may have expired
-        self.held = Bucket(limits.labs_per_client / max(1.0, limits.lab_idle_seconds), limits.labs_per_client)
+        self.server_rate = Bucket(limits.server_labs_per_minute / 60, max(1.0, limits.server_labs_per_minute / 6))
+        self.making: dict[str, int] = {}  # client key -> its labs being made (not yet in the database)
+        self.disk_check: Any = lambda: None  # the server's storage budget (507), set by `add_lab_routes`
         self._schema = False
         self._schema_lock = threading.Lock()
         self._read: sqlite3.Connection | None = None
@@ -97,8 +103,9 @@ class Labs:
         return await asyncio.get_running_loop().run_in_executor(self.threads, fn, *args)
 
     def _controller(self, build: Any, rules: str, check: bool = True) -> LabController:
-        return LabController(build, rules=rules, max_blocks=self.max_blocks, check=check,
-                             max_history_bytes=self.limits.lab_history_bytes)
+        with LAB_CPU:  # checking a build is the rules' work: one lab thread at a time
+            return LabController(build, rules=rules, max_blocks=self.max_blocks, check=check,
+                                 max_history_bytes=self.limits.lab_history_bytes)
 
     def _serve(self, lab: Lab, asker: Asker) -> LabController:
         """The lab's controller, its physics now working for `asker` (call holding the lab's lock)."""
@@ -110,6 +117,10 @@ class Labs:
         with self._schema_lock:
             if not self._schema:
                 self.store.write([(SCHEMA, ())])
+                have = {r[1] for r in self.store._rows("PRAGMA table_info(labs)")}
+                if "client" not in have:  # a file of an older server: its labs count for nobody
+                    self.store.write([("ALTER TABLE labs ADD COLUMN client TEXT NOT NULL DEFAULT ''", ())])
+                self.store.write([("CREATE INDEX IF NOT EXISTS labs_client ON labs(client, updated)", ())])
                 self._read = sqlite3.connect(self.store.path, check_same_thread=False, timeout=30)
                 self._schema = True
 
@@ -119,9 +130,10 @@ class Labs:
         survive a power cut; a new lab is committed before its link is given out."""
         self._ensure_schema()
         now = lab.touched = time.time()
-        ops = [("INSERT INTO labs VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET build = excluded.build, "
-                "rules = excluded.rules, updated = excluded.updated",
-                (lab.id, json.dumps(build_to_json(lab.ctl.build)), lab.ctl.rules, now, now))]
+        ops = [("INSERT INTO labs (id, build, rules, created, updated, client) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET build = excluded.build, rules = excluded.rules, "
+                "updated = excluded.updated",
+                (lab.id, json.dumps(build_to_json(lab.ctl.build)), lab.ctl.rules, now, now, lab.client))]
         if wait:
             self.store.write(ops)
         else:
@@ -189,17 +201,41 @@ class Labs:
             self._touch(lab)
         return self._keep(lab)
 
-    def _quota(self, client: str) -> None:
-        """A new lab of `client`: within `labs_per_minute` (burst `lab_burst`) and `labs_per_client` (429)."""
-        wait = self.held.take(client)
-        if wait:
+    def held(self, key: str) -> int:
+        """Labs the client (its key) holds: its rows in the database not yet expired (a restart forgets none),
+        and those being made."""
+        self._ensure_schema()
+        rows = self.store._rows("SELECT COUNT(*) FROM labs WHERE client = ? AND updated >= ?",
+                                (key, time.time() - self.limits.lab_idle_seconds)) if key else [(0,)]
+        return rows[0][0] + self.making.get(key, 0)
+
+    async def _quota(self, client: str) -> str:
+        """A new lab of `client`: within `labs_per_minute` (burst `lab_burst`), `labs_per_client` and the server's
+        `server_labs_per_minute` (429); the client's key, its lab counted as being made (`_made` ends that)."""
+        self.disk_check()
+        key = self.store.client_key(client)
+        if await self._thread(self.held, key) >= self.limits.labs_per_client:
             raise Refused(429, "too-many-labs", f"this address holds {self.limits.labs_per_client} labs; another "
-                                                f"one as they expire (labs_per_client)", retry_after=min(wait, 3600))
+                                                f"one as they expire (labs_per_client)", retry_after=3600)
         wait = self.rate.take(client)
         if wait:
-            self.held.give(client)
             raise Refused(429, "too-many-labs", f"at most {self.limits.labs_per_minute:g} new labs a minute from "
                                                 f"one address (labs_per_minute)", retry_after=wait)
+        wait = self.server_rate.take("")
+        if wait and self.rate.used(client) > 1.5:  # never to a client making one lab now and then
+            self.rate.give(client)
+            raise Refused(429, "server-busy", f"this server makes at most {self.limits.server_labs_per_minute:g} "
+                                              f"labs a minute, and many addresses are making labs now; try again "
+                                              f"shortly", retry_after=wait)
+        self.making[key] = self.making.get(key, 0) + 1
+        return key
+
+    def _made(self, key: str) -> None:
+        left = self.making.get(key, 1) - 1
+        if left > 0:
+            self.making[key] = left
+        else:
+            self.making.pop(key, None)
 
     async def create(self, body: Any, asker: Asker = NOBODY) -> dict[str, Any]:
         """A new lab from `{"start": "empty"|"random", "seed", "build", "rules"}` (all optional)."""
@@ -216,30 +252,39 @@ class Labs:
         seed = body.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
             raise BadInput(f"seed must be a whole number from 0 to {MAX_SEED}", "$.seed")
-        if "build" in body:
+        build = None
+        if "build" in body:  # checked before the quotas, as any malformed request is
             try:
-                build = load_build_doc(body["build"])
+                build = await self._thread(load_build_doc, body["build"])
+                ctl = await self._thread(self._controller, build, rules)
             except IllegalMove as exc:
                 raise _refusal(exc) from None
-        else:
-            if start == "random":
-                from tower.climbers.setup import random_start_tower
-
-                build = random_start_tower(seed)
-            else:
-                from tower.climbers.build import Build
-
-                build = Build()
+        key = await self._quota(asker.client)
         try:
-            ctl = self._controller(build, rules)
-        except IllegalMove as exc:
-            raise _refusal(exc) from None
-        self._quota(asker.client)
-        self.warm()
-        lab = Lab(new_id(LAB_ID_BYTES), ctl)
-        async with lab.lock:
-            self._serve(lab, asker)
-            state = await self._thread(self._state_saved, lab)
+            if build is None:
+                if start == "random":  # 30 ms of the rules: in the rules worker, not the server's process
+                    from tower.app.serve.labjobs import start_job
+
+                    build = await self._thread(self.jobs.ask, asker, "random start", start_job, seed) \
+                        if self.jobs is not None else await self._thread(start_job, seed)
+                else:
+                    from tower.climbers.build import Build
+
+                    build = Build()
+                try:
+                    ctl = await self._thread(self._controller, build, rules)
+                except IllegalMove as exc:
+                    raise _refusal(exc) from None
+            self.warm()
+            lab = Lab(new_id(LAB_ID_BYTES), ctl, client=key)
+            async with lab.lock:
+                self._serve(lab, asker)
+                state = await self._thread(self._state_saved, lab)
+        except BaseException:
+            self.rate.give(asker.client)  # nothing was made: the allowance is not spent
+            raise
+        finally:
+            self._made(key)
         self._keep(lab)
         return state
 
@@ -261,17 +306,8 @@ class Labs:
             def run() -> dict[str, Any]:
                 before = (list(ctl.history), ctl.cursor, ctl.selected, ctl.rules)
                 try:
-                    if what == "edit":
-                        words = ctl.edit(body)
-                    elif what == "undo":
-                        words = ctl.undo()
-                    elif what == "redo":
-                        words = ctl.redo()
-                    else:
-                        if not isinstance(body, dict) or set(body) != {"rules"}:
-                            raise BadInput('expected {"rules": "strict" | "flag" | "free"}', "$")
-                        ctl.set_rules(body["rules"])
-                        words = f"rules: {ctl.rules}"
+                    with LAB_CPU:  # the edit's rules check is this thread's own work
+                        words = _changed(ctl, what, body)
                 except IllegalMove as exc:
                     raise _refusal(exc) from None
                 try:
@@ -284,24 +320,26 @@ class Labs:
 
             return await self._thread(run)
 
-    async def refusals(self, lab_id: str, body: Any) -> dict[str, Any]:
+    async def refusals(self, lab_id: str, body: Any, asker: Asker = NOBODY) -> dict[str, Any]:
         """Where the rules would refuse the block in hand (`LabController.refusals`), so the page's ghost says so
         before the click: `{"block": "new" | ID, "kind", "shapes": [{"size", "top", "faces"}], "area": [x0, y0,
         x1, y1]}` -> `{"edits", "refused": {placement text: "rule: words"}, "elsewhere": ["rule: words" | null per
         shape]}`: the placements that touch something one by one, those that touch nothing once per shape (so the
         answer and the work are bounded by the build, not by the area)."""
-        from viewer.placement import Shape
+        from tower.app.serve.labjobs import refusals_job
 
         lab = await self.get(lab_id)
         shapes, area, block, kind = _hand(body)
         async with lab.lock:  # the build as it is now; the question is answered outside the lock
-            ctl, edits = lab.ctl.snapshot(), lab.ctl.cursor
+            build, rules, edits = lab.ctl.build, lab.ctl.rules, lab.ctl.cursor
 
         def run() -> dict[str, Any]:
-            if block == "new" and kind not in ctl.kinds():
-                raise BadInput(f"unknown kind {kind!r}"[:100], "$.kind")
             try:
-                return {"edits": edits, **ctl.refusals(block, [Shape(*s) for s in shapes], area, kind)}
+                if self.jobs is None:
+                    return {"edits": edits, **refusals_job(build, rules, self.max_blocks, block, shapes, area, kind)}
+                # 0.2 s of CPU over a big build: in the rules worker, so no move waits for the interpreter
+                return {"edits": edits, **self.jobs.ask(asker, "check of the block in hand", refusals_job, build,
+                                                        rules, self.max_blocks, block, shapes, area, kind)}
             except IllegalMove as exc:  # a block the build does not have
                 raise _refusal(exc) from None
         return await self._thread(run)
@@ -381,6 +419,21 @@ class Labs:
         return dumps_build(lab.ctl.build)
 
 
+def _changed(ctl: LabController, what: str, body: Any) -> str:
+    """Apply an edit ("edit", body: the edit), "undo", "redo" or "rules" (body {"rules"}) to the lab's controller;
+    its words. IllegalMove (nothing changed) for an edit the rules refuse."""
+    if what == "edit":
+        return ctl.edit(body)
+    if what == "undo":
+        return ctl.undo()
+    if what == "redo":
+        return ctl.redo()
+    if not isinstance(body, dict) or set(body) != {"rules"}:
+        raise BadInput('expected {"rules": "strict" | "flag" | "free"}', "$")
+    ctl.set_rules(body["rules"])
+    return f"rules: {ctl.rules}"
+
+
 def _hand(body: Any) -> tuple[list[tuple[tuple[int, ...], str, tuple[str, ...]]], tuple[int, ...], str, str]:
     """The block in hand of a `refusals` request, checked: (shapes as (size, top, faces), area, block, kind)."""
     from tower.climbers.blocks import COLOUR_INDEX
@@ -425,13 +478,14 @@ def state_json(lab: Lab) -> dict[str, Any]:
     from viewer.scene_json import scene_to_json
 
     ctl = lab.ctl
-    analysis = ctl.analysis()
-    return {"id": lab.id, "url": f"/lab/{lab.id}", "rules": ctl.rules, "edits": ctl.cursor,
-            "can_undo": ctl.can_undo, "can_redo": ctl.can_redo,
-            "undo": ctl.history[ctl.cursor].words if ctl.can_undo else None,
-            "redo": ctl.history[ctl.cursor + 1].words if ctl.can_redo else None,
-            "max_blocks": ctl.max_blocks, "build": build_to_json(ctl.build), "analysis": analysis,
-            "scene": scene_to_json(ctl.scene(title="tower lab"))}
+    analysis = ctl.analysis()  # the verdict waits for the lab's workers; what follows is this thread's own work
+    with LAB_CPU:
+        return {"id": lab.id, "url": f"/lab/{lab.id}", "rules": ctl.rules, "edits": ctl.cursor,
+                "can_undo": ctl.can_undo, "can_redo": ctl.can_redo,
+                "undo": ctl.history[ctl.cursor].words if ctl.can_undo else None,
+                "redo": ctl.history[ctl.cursor + 1].words if ctl.can_redo else None,
+                "max_blocks": ctl.max_blocks, "build": build_to_json(ctl.build), "analysis": analysis,
+                "scene": scene_to_json(ctl.scene(title="tower lab"))}
 
 
 LABS_KEY = web.AppKey("labs", Labs)
@@ -444,6 +498,7 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
     a form from another site would be,
     `client_of(request)` is the client a request counts for)."""
     labs = Labs(server.store, server.limits, LabJobs(server.limits))
+    labs.disk_check = server.disk_check
     app[LABS_KEY] = labs
 
     def asker(request: web.Request) -> Asker:
@@ -492,7 +547,7 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
     async def lab_refusals(request: web.Request) -> web.Response:
         lab_id = request.match_info["id"]
         await labs.get(lab_id)
-        resp = web.json_response(await labs.refusals(lab_id, await read_json(request)))
+        resp = web.json_response(await labs.refusals(lab_id, await read_json(request), asker(request)))
         resp.enable_compression()
         return resp
 

@@ -2,7 +2,7 @@
 
 A removal map of a 200-block build takes minutes; in the server's process it held the interpreter and the
 threads every other request needs. Here every physics call of the lab (`LabPhysics`, what the lab's controller
-is given as its `physics`) is a job in a worker process, in one of two lanes:
+is given as its `physics`) is a job in a worker process, in one of three lanes:
 
 - `quick`: one worker at the server's priority for the statics verdicts of builds of at most `lab_quick_blocks`
   blocks, which every edit of an ordinary build asks for (tens of milliseconds), their push tests (as quick: 40 ms
@@ -11,11 +11,16 @@ is given as its `physics`) is a job in a worker process, in one of two lanes:
   through each of those judges as it starts (`warm_up`), so a fresh server's first answers cost what later
   ones do;
 - `heavy`: `lab_workers` workers at the lowest priority (nice 19) for everything else: verdicts of bigger builds,
-  removal maps, drops, forces and pushes of bigger builds.
+  removal maps, drops, forces and pushes of bigger builds;
+- `rules`: one worker at nice 10 for the rules' long questions: where the block in hand would be refused
+  (`refusals`: 0.2 s of CPU over a 190-block wall) and random start towers (30 ms each). In the server's process
+  twenty of them at once held the interpreter from every move (a move's p95 11.9 -> 999 ms).
 
-In a lane, jobs wait in one line, first come first served, at most `lab_queue` of them (another one: 503 with
-`Retry-After`), and a client has at most one job in a lane at a time (another one: 429 with `Retry-After`), so a
-client's job waits behind at most one job of each other client. Each job may use `lab_cpu_seconds` of CPU time
+In a lane, a client has at most one job at a time (another one: 429 with `Retry-After`) and jobs wait in one line,
+first come first served: with one job a client that is round-robin by client, so a client's job waits behind at
+most one job of each other client. At most `lab_queue` clients wait in a lane (then 503 with `Retry-After`): a
+bound on threads and memory, far above the clients of a busy server, so a newcomer is not refused while others
+each have a job waiting. Each job may use `lab_cpu_seconds` of CPU time
 (the kernel's RLIMIT_CPU in the worker, `workers.WorkerPool.call`); past it the worker is stopped and the client
 told that the build is too big for this server (413, rule `lab-cpu-seconds`), and the same job on the same build
 is refused at once from then on. A heavy worker idle for IDLE_SECONDS exits, giving its memory back; the next
@@ -38,6 +43,7 @@ from typing import Any
 from tower.app.serve.errors import Refused
 from tower.app.serve.limits import Limits
 from tower.app.serve.workers import OverBudget, WorkerPool
+from tower.games.errors import BadInput
 
 #: Seconds a heavy worker may stay idle before it exits (its memory goes back to the system).
 IDLE_SECONDS = 30.0
@@ -59,7 +65,7 @@ WHAT = {"judge_build": "verdict", "fall": "drop", "forces": "contact forces", "r
 def lab_threads(limits: Limits) -> ThreadPoolExecutor:
     """The threads the lab's requests run in: enough for every job the lanes admit (running or waiting) and a
     few requests that need no physics, so a lab request never waits for a thread behind an admitted job."""
-    return ThreadPoolExecutor(1 + limits.lab_workers + 2 * limits.lab_queue + 4, thread_name_prefix="tower-lab")
+    return ThreadPoolExecutor(2 + limits.lab_workers + 3 * limits.lab_queue + 4, thread_name_prefix="tower-lab")
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,7 @@ class Lane:
     """Worker processes of one kind and the line of jobs waiting for them."""
 
     def __init__(self, name: str, workers: int, nice: int, queue: int, idle: float | None,
-                 modules: tuple[str, ...] = MODULES) -> None:
+                 per_client: int = 1, modules: tuple[str, ...] = MODULES) -> None:
         self.name = name
         self.pools = [WorkerPool(1, nice=nice, modules=modules) for _ in range(max(1, workers))]
         self.free = list(self.pools)
@@ -83,7 +89,9 @@ class Lane:
         self.idle = idle  # seconds before an idle worker exits (None: it stays)
         self.used: dict[WorkerPool, float] = {}
         self.line: deque[object] = deque()
-        self.clients: set[str] = set()  # clients with a job running or waiting here
+        self.owners: dict[object, str] = {}  # a waiting job's ticket -> its client
+        self.per_client = per_client
+        self.clients: dict[str, int] = {}  # clients with a job running or waiting here, and how many
         self.cond = threading.Condition()
         self.jobs = 0  # jobs run (for tests and figures)
 
@@ -94,16 +102,18 @@ class Lane:
         leaves the line, or is stopped (ConnectionResetError)."""
         client = asker.client
         with self.cond:
-            if client in self.clients:
+            if self.clients.get(client, 0) >= self.per_client:
                 raise Refused(429, "lab-busy", f"a {what} of yours is being worked out (one lab job per client at "
                                                f"a time); ask again when it is done", retry_after=2)
-            if len(self.line) >= self.queue:
-                raise Refused(503, "lab-queue-full", f"{len(self.line)} lab jobs are waiting for this server's "
-                                                     f"workers (lab_queue); try again shortly",
+            waiting = len({who for who in self.owners.values()})  # clients, not jobs, waiting in the line
+            if client not in self.owners.values() and waiting >= self.queue:
+                raise Refused(503, "lab-queue-full", f"{waiting} clients' lab jobs are waiting for this "
+                                                     f"server's workers (lab_queue); try again shortly",
                               retry_after=max(1.0, min(60.0, cpu_seconds)))
             ticket = object()
             self.line.append(ticket)
-            self.clients.add(client)
+            self.owners[ticket] = client
+            self._hold(client)
             try:
                 while self.line[0] is not ticket or not self.free:
                     self.cond.wait(0.5)
@@ -111,10 +121,12 @@ class Lane:
                         raise ConnectionResetError("the client went away while its job waited")
             except BaseException:
                 self.line.remove(ticket)
-                self.clients.discard(client)
+                self.owners.pop(ticket, None)
+                self._let_go(client)
                 self.cond.notify_all()
                 raise
             self.line.popleft()
+            self.owners.pop(ticket, None)
             pool = self.free.pop()
             self.jobs += 1
             self.cond.notify_all()
@@ -125,8 +137,18 @@ class Lane:
             with self.cond:
                 self.used[pool] = time.monotonic()
                 self.free.append(pool)
-                self.clients.discard(client)
+                self._let_go(client)
                 self.cond.notify_all()
+
+    def _hold(self, client: str) -> None:
+        self.clients[client] = self.clients.get(client, 0) + 1
+
+    def _let_go(self, client: str) -> None:
+        left = self.clients.get(client, 1) - 1
+        if left > 0:
+            self.clients[client] = left
+        else:
+            self.clients.pop(client, None)
 
     def sweep(self) -> None:
         """Stop the workers idle for longer than `idle` seconds."""
@@ -158,6 +180,9 @@ class LabJobs:
         self.limits = limits
         self.quick = Lane("quick", 1, 0, limits.lab_queue, None, QUICK_MODULES)
         self.heavy = Lane("heavy", limits.lab_workers, 19, limits.lab_queue, IDLE_SECONDS)
+        # two per client: the page asks again as soon as the block in hand changes
+        self.rules = Lane("rules", 1, 10, limits.lab_queue, IDLE_SECONDS, per_client=2,
+                          modules=("tower.app.lab.controller", "viewer.placement", "tower.climbers.setup"))
         self._too_big: OrderedDict[Any, str] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -191,8 +216,22 @@ class LabJobs:
                     self._too_big.popitem(last=False)
             raise Refused(413, "lab-cpu-seconds", message) from None
 
+    def ask(self, asker: Asker, what: str, fn: Callable, *args: Any) -> Any:
+        """A rules question `fn(*args)` of `asker` in the rules lane (`what`: its name in a refusal's words);
+        the IllegalMove or BadInput it raises in the worker is raised here."""
+        seconds = self.limits.lab_cpu_seconds
+        try:
+            out = self.rules.run(asker, what, _asked, (fn, args), seconds)
+        except OverBudget:
+            raise Refused(413, "lab-cpu-seconds", f"this build is too big for this server: its {what} needs more "
+                                                  f"than {seconds:g} CPU seconds (lab_cpu_seconds)") from None
+        if isinstance(out, _Failed):
+            raise out.error()
+        return out
+
     def sweep(self) -> None:
         self.heavy.sweep()
+        self.rules.sweep()
 
     def start(self) -> None:
         """Start the quick lane's worker if it is not running (as the server starts, and again on a lab page's
@@ -204,6 +243,53 @@ class LabJobs:
     def close(self) -> None:
         self.quick.close()
         self.heavy.close()
+        self.rules.close()
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """A rules question's refusal, carried back from the worker as plain fields (exceptions with their own
+    arguments do not always survive the pipe)."""
+
+    kind: str  # "illegal" or "bad"
+    first: str
+    second: str
+
+    def error(self) -> Exception:
+        from tower.games.errors import BadInput, IllegalMove
+
+        return IllegalMove(self.first, self.second) if self.kind == "illegal" else BadInput(self.first, self.second)
+
+
+def _asked(fn: Callable, args: tuple) -> Any:
+    """In the rules worker: `fn(*args)`, its IllegalMove or BadInput as a `_Failed`."""
+    from tower.games.errors import BadInput, IllegalMove
+
+    try:
+        return fn(*args)
+    except IllegalMove as exc:
+        return _Failed("illegal", exc.rule, exc.message)
+    except BadInput as exc:
+        return _Failed("bad", exc.what, exc.where)
+
+
+def refusals_job(build: Any, rules: str, max_blocks: int, block: str, shapes: list[tuple], area: tuple,
+                 kind: str) -> dict[str, Any]:
+    """The lab's `refusals` of the block in hand over `build` (docs/lab.md), worked out in the rules worker."""
+    from tower.app.lab.controller import LabController
+    from viewer.placement import Shape
+
+    ctl = LabController(build, rules=rules, max_blocks=max_blocks, check=False)
+    if block == "new" and kind not in ctl.kinds():
+        raise BadInput(f"unknown kind {kind!r}"[:100], "$.kind")
+    return ctl.refusals(block, [Shape(*s) for s in shapes], area, kind)
+
+
+def start_job(seed: int) -> Any:
+    """A random start tower of The Climbers (`tower new`), built in the rules worker."""
+    from tower.climbers.setup import random_start_tower
+
+    return random_start_tower(seed)
 
 
 class Done:

@@ -40,6 +40,7 @@ class Limits:
     running_games_per_client: int = 20
     connections_per_client: int = 64
     websockets_per_client: int = 16
+    websocket_opens_per_minute: float = 60.0
     replays_per_client: int = 1
     hints_per_client: int = 1
     labs_per_minute: float = 6.0
@@ -49,9 +50,11 @@ class Limits:
     header_seconds: float = 10.0
     body_seconds: float = 10.0
     idle_seconds: float = 30.0
+    websocket_message_bytes: int = 1024
+    websocket_frame_seconds: float = 10.0
     # --- the whole server -------------------------------------------------------------------------------------
     games_in_memory: int = 500
-    idle_game_seconds: float = 300.0
+    idle_game_seconds: float = 30.0
     game_moves: int = 3000
     ai_seconds_per_game: float = 600.0
     ai_searches_at_once: int = 0  # 0: one per AI worker process
@@ -60,11 +63,17 @@ class Limits:
     replay_cache: int = 64
     db_lock_seconds: float = 3.0
     websockets_per_seat: int = 8
-    hints_waiting: int = 8
+    hints_waiting: int = 256
+    server_games_per_minute: float = 120.0
+    server_labs_per_minute: float = 120.0
+    game_keep_seconds: int = 30 * 24 * 3600
+    construction_cache_bytes: int = 128 << 20
+    disk_bytes: int = 1 << 30
+    disk_free_bytes: int = 256 << 20
     # --- the lab ----------------------------------------------------------------------------------------------
     lab_cpu_seconds: float = 20.0
     lab_workers: int = 1
-    lab_queue: int = 8
+    lab_queue: int = 64
     lab_quick_blocks: int = 60
     lab_history_bytes: int = 1024 * 1024
     lab_idle_seconds: int = 30 * 24 * 3600
@@ -112,6 +121,8 @@ DOCS: dict[str, str] = {
     "running_games_per_client": "unfinished games created by one client (429 until one ends or is abandoned)",
     "connections_per_client": "open connections of one client (more are answered 429 and closed as they open)",
     "websockets_per_client": "open WebSocket feeds of one client (429 before the upgrade)",
+    "websocket_opens_per_minute": "WebSocket feeds a client may open per minute, on average (burst "
+                                  "`websockets_per_client`; 429 before the upgrade)",
     "replays_per_client": "replay computations of one client at a time (429 while one runs)",
     "hints_per_client": "hints of one client thought out at a time (429 while one runs)",
     "labs_per_minute": "labs a client may create per minute, on average (token bucket; 429)",
@@ -120,6 +131,10 @@ DOCS: dict[str, str] = {
     "header_seconds": "seconds a new connection has to send its first request's headers",
     "body_seconds": "seconds a request has to send its body",
     "idle_seconds": "seconds a keep-alive connection may wait for its next request",
+    "websocket_message_bytes": "bytes of one message a page may send on its WebSocket feed (the page sends only "
+                               "the heartbeat's answers; a longer frame closes the feed from its header)",
+    "websocket_frame_seconds": "seconds a WebSocket frame, once begun, has to arrive whole (then the connection is "
+                               "cut)",
     "games_in_memory": "games held in memory; idle ones leave first and come back from the database when asked for",
     "idle_game_seconds": "seconds after which a game nobody asks for (no page open, no AI thinking) leaves memory",
     "game_moves": "moves of one game: a game that reaches it ends as abandoned",
@@ -130,13 +145,26 @@ DOCS: dict[str, str] = {
     "replay_cache": "replay answers of finished games kept for the next asker",
     "db_lock_seconds": "seconds a write waits for the database lock before it is answered with 503",
     "websockets_per_seat": "open WebSocket feeds of one seat of a game (429 before the upgrade)",
-    "hints_waiting": "hints asked for at once on the whole server, the one thought out included (then 503 with "
-                     "`Retry-After`)",
+    "hints_waiting": "clients whose hints wait at once for the hints' worker, in a line served round-robin by "
+                     "client (then 503 with `Retry-After`); a memory bound, far above the clients of a busy server",
+    "server_games_per_minute": "games the whole server creates per minute beside the per-address rate (429 "
+                               "`server-busy`, never to a client's first game in a while)",
+    "server_labs_per_minute": "labs the whole server creates per minute beside the per-address rate (429 "
+                              "`server-busy`, never to a client's first lab in a while)",
+    "game_keep_seconds": "seconds a game is kept after its last change (finished, abandoned, or left unfinished "
+                         "by everyone): then it leaves the database with its moves and links",
+    "construction_cache_bytes": "bytes (estimated) the Climbers games in memory may keep worked out (legal moves, "
+                                "placements, snapshots): past it, or 30 s unused, positions forget theirs",
+    "disk_bytes": "bytes the database may take on disk; past it new games and labs are refused with 507 "
+                  "`disk-budget` (moves of the games going on are still kept)",
+    "disk_free_bytes": "bytes that must stay free on the database's disk; below it new games and labs are refused "
+                       "with 507 `disk-budget`",
     "lab_cpu_seconds": "CPU seconds one physics job of the lab may use (a verdict, removal map, push, drop, forces); "
                        "over it: 413 `lab-cpu-seconds`, the build is too big for this server",
     "lab_workers": "worker processes (nice 19) for the lab's heavy physics: removal maps, pushes, drops, forces, "
                    "verdicts of big builds",
-    "lab_queue": "physics jobs of the lab waiting for a worker, in each lane (then 503 with `Retry-After`)",
+    "lab_queue": "clients whose lab jobs wait for a worker at once, in each lane (one job each: round-robin by "
+                 "client; then 503 with `Retry-After`)",
     "lab_quick_blocks": "blocks of a build whose statics verdict and push tests run in the lab's quick lane (a "
                         "worker at the server's priority); a bigger build's are heavy work",
     "lab_history_bytes": "bytes of one lab's undo history in memory (estimated); the oldest edits are forgotten",
@@ -163,6 +191,12 @@ class Bucket:
             return 0.0
         self._state[key] = (tokens, now)
         return (1 - tokens) / self.rate if self.rate > 0 else 3600.0
+
+    def used(self, key: str, now: float | None = None) -> float:
+        """Tokens `key` has taken and not yet got back (0 for a key never seen or full again)."""
+        now = time.monotonic() if now is None else now
+        tokens, when = self._state.get(key, (self.burst, now))
+        return max(0.0, self.burst - min(self.burst, tokens + (now - when) * self.rate))
 
     def give(self, key: str) -> None:
         """Give back a token taken by `take` (the request it was taken for was refused by another limit)."""

@@ -43,6 +43,9 @@ ERRORS: dict[int, tuple[str, str]] = {
                      "again"),
     503: ("Unavailable", "the database refused the write (locked past `db_lock_seconds`): nothing was changed; or "
                          "the lab's or the hints' line is full (`Retry-After`)"),
+    507: ("StorageFull", "the server's storage is full (`disk_bytes` used, or less than `disk_free_bytes` free on "
+                         "its disk): no new game or lab until old ones expire (`game_keep_seconds`); the games going "
+                         "on still record their moves"),
 }
 
 
@@ -192,7 +195,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
     p["/api/games"] = {"post": _op(
         "createGame", "games", "create a game: a link and token for each human seat",
         _json(_ref("NewGameAnswer"), "the game's id, its seats' links and tokens, the spectators' link"),
-        (400, 408, 409, 413, 415, 429, 503), body=_body("NewGame"), ok_status=201)}
+        (400, 408, 409, 413, 415, 429, 503, 507), body=_body("NewGame"), ok_status=201)}
     p["/api/games/{id}"] = {"get": _op(
         "getGame", "games", "the seat's view, whose turn, the legal moves",
         _json(_ref("GameAnswer"), "what the seat may see"), game_reads, [GAME_ID, TOKEN])}
@@ -212,7 +215,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
     p["/api/games/{id}/rematch"] = {"post": _op(
         "rematch", "games", "the same table again (game, seats, options; a new deal), once; each seat gets its new "
                             "link", _json(_ref("Rematch"), "the new game and the asking seat's link to it"),
-        (400, 403, 404, 408, 409, 413, 415, 429, 503), [GAME_ID, TOKEN], _body("NoBody"), ok_status=201)}
+        (400, 403, 404, 408, 409, 413, 415, 429, 503, 507), [GAME_ID, TOKEN], _body("NoBody"), ok_status=201)}
     p["/api/games/{id}/placements"] = {"get": _op(
         "placements", "games", "The Climbers: every legal placement of one block, for aiming it on the page",
         _json(_ref("BlockPlacements"), "the placements, their shapes and words"), (400, 403, 404, 409, 429, 503),
@@ -244,7 +247,7 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         "get": _op("labPalette", "lab", "the kinds of block and their orientations",
                    _json(_ref("LabPalette"), "the palette"), (429,)),
         "post": _op("createLab", "lab", "a new lab (empty, a start tower, or a build)",
-                    _json(_ref("LabState"), "the lab"), (400, 408, 409, 413, 415, 429, 503),
+                    _json(_ref("LabState"), "the lab"), (400, 408, 409, 413, 415, 429, 503, 507),
                     body=_body("NewLab"), ok_status=201)}
     p["/api/lab/{id}"] = {"get": _op("getLab", "lab", "the lab: its build, analysis and scene",
                                      _json(_ref("LabState"), "the lab"), (404, 413, 429, 503), [LAB_ID])}

@@ -19,14 +19,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from tower.app.serve import memory
 from tower.app.serve.errors import Refused
+from tower.app.serve.fair import FairLine
 from tower.app.serve.limits import Bucket, Limits
 from tower.app.serve.lobby import parse_new_game
 from tower.app.serve.store import GameRow, Store, StoreError, new_id, token_hash
-from tower.app.serve.table import Change, Table, render, render_messages
+from tower.app.serve.table import Change, Table, placements_job, render, render_messages
 from tower.app.serve.workers import HINT_AI, WorkerPool
 from tower.games.errors import BadInput
-from tower.games.registry import new_game
+from tower.games.registry import game_class, new_game
 
 log = logging.getLogger("tower.serve")
 
@@ -39,11 +41,67 @@ FINISHED_KEPT = 64
 #: The threads of the games' work (a Climbers position listing its moves, a game loaded, a take-back checked): an
 #: executor of its own, so no game waits for a thread behind other work of the server (the lab has its own).
 GAME_THREADS = ThreadPoolExecutor(4, thread_name_prefix="tower-game")
+#: Seconds an occasional worker (placements, construction hints, replays) stays without a job before it exits.
+POOL_IDLE_SECONDS = 30.0
+#: Seconds between two expiries of old games (`game_keep_seconds`), and games deleted in one write.
+EXPIRE_EVERY = 600.0
+EXPIRE_BATCH = 500
 
 
 async def in_game_thread(fn, *args: Any) -> Any:
     """`fn(*args)` in one of the games' threads (GAME_THREADS)."""
     return await asyncio.get_running_loop().run_in_executor(GAME_THREADS, fn, *args)
+
+
+def game_line() -> FairLine:
+    """The line of a server's heavy game work in those threads (a Climbers position listing its moves, a big game
+    created or loaded, a take-back checked): one job at a time, the games' creators in turn. Many such threads at
+    once left the event loop a fraction of the interpreter lock (20 addresses' Climbers games: a move's p95
+    10 -> 663 ms)."""
+    return FairLine(1, None, 1 << 20, "game's work")
+
+
+async def heavy_game_work(line: FairLine, client: str, fn, *args: Any) -> Any:
+    """`fn(*args)` in a games' thread, in `client`'s turn of `line`."""
+    async with line.turn(client):
+        return await in_game_thread(fn, *args)
+
+
+class CacheBudget:
+    """What the construction games in memory keep worked out (`Table.cache_bytes`), within `limit` bytes: past
+    it the least recently used positions forget theirs (`Table.forget_caches`) and work it out again when asked."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.sizes: OrderedDict[Table, int] = OrderedDict()
+        self.total = 0
+        self.forgotten = 0  # positions made to forget (for tests and figures)
+
+    def note(self, table: Table, size: int) -> None:
+        self.total += size - self.sizes.pop(table, 0)
+        self.sizes[table] = size
+        for other in list(self.sizes):
+            if self.total <= self.limit:
+                break
+            if other is table or other.lock.locked():
+                continue
+            self.total -= self.sizes.pop(other)
+            other.forget_caches()
+            self.forgotten += 1
+
+    def drop(self, table: Table) -> None:
+        self.total -= self.sizes.pop(table, 0)
+
+    def forget_idle(self, seconds: float) -> int:
+        """The positions nobody asked about for `seconds` forget what they worked out (a game left alone keeps
+        its state, not its moves)."""
+        now = time.monotonic()
+        idle = [t for t in self.sizes if now - t.used > seconds and _idle(t)]
+        for table in idle:
+            self.drop(table)
+            table.forget_caches()
+            self.forgotten += 1
+        return len(idle)
 
 
 @dataclass(eq=False)
@@ -92,12 +150,22 @@ class GameServer:
         self.pool = WorkerPool(workers, nice=19)  # AI seats: searches use what the answers leave of the cores
         # hints: a worker of their own, so a hint never waits behind the AI seats' searches
         self.hints = WorkerPool(1)
-        self.hinting: dict[str, int] = {}  # client -> its hints being thought out (`hints_per_client`)
-        self.hints_queued = 0  # hints asked for and not yet answered (`hints_waiting` of them wait at most)
-        # AI searches wait their turn here: at most one per AI worker at a time, first come first served
-        self.ai_queue = asyncio.Semaphore(limits.ai_searches_at_once or self.pool.workers)
+        # one line for the hints' worker, served round-robin by client (`hints_per_client`, `hints_waiting`); a
+        # construction game's hint (seconds over a big build) has a worker and a line of its own, so it never
+        # holds up a card game's (milliseconds)
+        self.hint_line = FairLine(1, max(1, limits.hints_per_client), limits.hints_waiting, "hint", "hint-running",
+                                  "hints-busy")
+        self.heavy_hints = WorkerPool(1, nice=10)
+        self.heavy_hint_line = FairLine(1, max(1, limits.hints_per_client), limits.hints_waiting, "hint",
+                                        "hint-running", "hints-busy")
+        # AI searches wait their turn here: at most one per AI worker at a time, the games' creators in turn (a
+        # client with twenty all-AI games gets one search in turn, as another client with one game does)
+        self.ai_line = FairLine(limits.ai_searches_at_once or self.pool.workers, None, 1 << 20, "AI search")
         self.game_bucket = Bucket(limits.games_per_minute / 60, limits.game_burst)
-        self.running: dict[str, set[str]] = {}  # client -> its unfinished games (`running_games_per_client`)
+        self.server_games = Bucket(limits.server_games_per_minute / 60, max(1.0, limits.server_games_per_minute / 6))
+        # client key -> its unfinished games (`running_games_per_client`), read from the database: a restart does
+        # not give an address room for more
+        self.running: dict[str, set[str]] = self.store.running_by_client()
         # replays: computed page by page in a worker of their own, a few at a time; finished games' pages kept
         self.replayer = WorkerPool(1, nice=19)
         self.replay_queue = asyncio.Semaphore(max(1, limits.replays_at_once))
@@ -106,6 +174,11 @@ class GameServer:
         self.renderer = WorkerPool(1)
         self.ai_pause = ai_pause  # seconds before an AI moves, so people can follow a run of AI moves
         self.tables: dict[str, Table] = {}
+        self.budget = CacheBudget(limits.construction_cache_bytes)
+        self.game_line = game_line()
+        # The Climbers' placements and ghosts: worked out in a process of their own, clients in turn
+        self.placer = WorkerPool(1, nice=5)
+        self.place_line = FairLine(1, 2, 1024, "placement list", "placements-running", "placements-busy")
         self._loading: dict[str, asyncio.Future] = {}
         self.rng = random.Random(secrets.randbits(64))  # re-deals of the take-back check
         self._tasks: set[asyncio.Task] = set()
@@ -114,6 +187,7 @@ class GameServer:
     async def start(self) -> None:
         """Start the render worker; resume the unfinished games in the background (an AI seat to move moves
         again without a visit)."""
+        memory.tune()
         self.renderer.start()
         self.hints.start()
         self._spawn(self._resume())
@@ -129,10 +203,44 @@ class GameServer:
                 log.error("cannot resume game %s: %s", game_id, exc)
 
     async def _sweep(self, every: float = 5.0) -> None:
-        """Now and then: idle games leave memory (`idle_game_seconds`)."""
+        """Now and then: idle games leave memory (`idle_game_seconds`); games unchanged for `game_keep_seconds`
+        leave the database (`expire`)."""
+        expired = 0.0
         while True:
             await asyncio.sleep(min(every, max(0.05, self.limits.idle_game_seconds / 2)))
-            self._evict()
+            evicted = self._evict()
+            for pool in (self.placer, self.heavy_hints, self.replayer):  # the occasional workers give their
+                pool.close_if_idle(POOL_IDLE_SECONDS)  # memory back (a big position's moves: 100 MiB and more)
+            if self.budget.forget_idle(POOL_IDLE_SECONDS) or evicted:
+                memory.give_back()  # what they held goes back to the system
+            if time.monotonic() - expired > min(EXPIRE_EVERY, self.limits.game_keep_seconds / 4):
+                expired = time.monotonic()
+                try:
+                    await self.expire()
+                except Refused as exc:  # the database was busy: next round
+                    log.warning("old games were not expired: %s", exc.message)
+
+    async def expire(self) -> int:
+        """Games unchanged for `game_keep_seconds` (finished, abandoned, or left by everyone unfinished) leave the
+        database with their moves and tokens, a batch at a time; the games in memory stay. The number left."""
+        before = time.time() - self.limits.game_keep_seconds
+        gone = 0
+        while True:
+            ids = await asyncio.to_thread(self.store.expired, before, EXPIRE_BATCH)
+            ids = [i for i in ids if i not in self.tables]
+            if not ids:
+                return gone
+            try:
+                await asyncio.wrap_future(self.store.submit(Store.delete_many_ops(ids)))
+            except StoreError as exc:
+                raise Refused(503, "not-saved", str(exc)) from None
+            gone += len(ids)
+            for client, games in list(self.running.items()):
+                games.difference_update(ids)
+                if not games:
+                    del self.running[client]
+            if len(ids) < EXPIRE_BATCH:
+                return gone
 
     async def close_pages(self) -> None:
         """Close every open page's WebSocket (the server is stopping; the pages will reconnect)."""
@@ -147,8 +255,10 @@ class GameServer:
                 table.ai_task.cancel()
         self.pool.close()
         self.hints.close()
+        self.heavy_hints.close()
         self.replayer.close()
         self.renderer.close()
+        self.placer.close()
         await asyncio.to_thread(self.store.close)
 
     def _spawn(self, coro) -> asyncio.Task:
@@ -172,7 +282,8 @@ class GameServer:
                 if row is None:
                     raise Refused(404, "no-game", "no such game on this server")
                 try:
-                    table = await in_game_thread(Table.load, self.store, row, self.judge)
+                    table = await heavy_game_work(self.game_line, row.client or row.id, Table.load, self.store, row,
+                                                  self.judge)
                 except BadInput as exc:  # the operator reads why in the log; a client is never shown a move
                     log.error("game %s cannot be loaded: %s", game_id, exc.what)
                     raise Refused(500, "damaged-game", "this game's stored moves no longer replay; the server's "
@@ -192,14 +303,16 @@ class GameServer:
     def _add(self, table: Table) -> None:
         """Keep `table` live (then drop idle tables beyond the bounds: `_evict`)."""
         table.max_moves = self.limits.game_moves
+        table.budget, table.line = self.budget, self.game_line
         table.used = time.monotonic()
         self.tables[table.id] = table
         self._evict()
 
-    def _evict(self) -> None:
+    def _evict(self) -> int:
         """Idle tables leave memory: finished ones beyond FINISHED_KEPT, any idle one unused for
         `idle_game_seconds`, and the least recently used idle ones beyond `games_in_memory`. A table is idle when
-        no page is open, no AI thinks and no request holds it; it comes back from the database when asked for."""
+        no page is open, no AI thinks and no request holds it; it comes back from the database when asked for.
+        The number of tables dropped."""
         now = time.monotonic()
         idle = sorted((t for t in self.tables.values() if _idle(t)), key=lambda t: t.used)
         finished = [t for t in idle if t.over]
@@ -213,7 +326,10 @@ class GameServer:
                 drop.add(t.id)
                 over -= 1
         for game_id in drop:
-            self.tables.pop(game_id).dead = True
+            table = self.tables.pop(game_id)
+            table.dead = True
+            self.budget.drop(table)
+        return len(drop)
 
     async def seat(self, game_id: str, token: str) -> tuple[Table, int | None]:
         """The table and the seat a token opens (None: the spectators' link); 403 for any other token. A game
@@ -250,6 +366,7 @@ class GameServer:
             if self.tables.get(table.id) is table:
                 del self.tables[table.id]
             table.dead = True
+            self.budget.drop(table)
             for sub in list(table.subscribers):
                 sub.push(None)
             log.warning("a write of game %s failed: %s", table.id, exc)
@@ -260,17 +377,25 @@ class GameServer:
 
     def _ended(self, table: Table) -> None:
         """A game ended (by the rules, abandoned, or deleted): it no longer counts for its creator."""
-        for client, games in list(self.running.items()):
+        games = self.running.get(table.row.client)
+        if games is not None:
             games.discard(table.id)
             if not games:
-                del self.running[client]
+                del self.running[table.row.client]
 
     # --- requests ------------------------------------------------------------------------------------------
     async def create(self, body: Any, origin: str, client: str = "") -> dict[str, Any]:
         """`POST /api/games`: a new game; the links of its human seats and of its spectators. `client` (the
         address) may create `games_per_minute` and hold `running_games_per_client` unfinished games (429)."""
-        ng = parse_new_game(body, self.limits)
-        mine = self.running.get(client, set())
+        key = self.store.client_key(client)
+        options = body.get("options") if isinstance(body, dict) else None
+        if isinstance(options, dict) and any(isinstance(v, (dict, list)) for v in options.values()):
+            # a build sent as an option (The Climbers' start) takes 20 ms and more to check: in the games' line
+            ng = await heavy_game_work(self.game_line, key, parse_new_game, body, self.limits)
+        else:
+            ng = parse_new_game(body, self.limits)
+        self.disk_check()
+        mine = self.running.get(key, set())
         if len(mine) >= self.limits.running_games_per_client:
             raise Refused(429, "too-many-games", f"this address already has {len(mine)} unfinished games; finish "
                                                  f"or abandon one first", retry_after=60)
@@ -278,15 +403,27 @@ class GameServer:
         if wait:
             raise Refused(429, "too-many-games", f"at most {self.limits.games_per_minute:g} new games a minute "
                                                  f"from one address", retry_after=wait)
+        wait = self.server_games.take("")
+        if wait and self.game_bucket.used(client) > 1.5:  # the whole server's rate: refused only to a client that
+            # has created another game in the time its own allowance refills one (a newcomer, or a client
+            # making a game now and then, is never refused for the others)
+            self.game_bucket.give(client)
+            raise Refused(429, "server-busy", f"this server creates at most {self.limits.server_games_per_minute:g} "
+                                              f"games a minute, and many addresses are creating games now; try "
+                                              f"again shortly", retry_after=wait)
         try:
-            state = await in_game_thread(lambda: new_game(ng.game, ng.players, ng.seed, ng.options,
-                                                          judge=self.judge))
+            def make() -> Any:
+                return new_game(ng.game, ng.players, ng.seed, ng.options, judge=self.judge)
+
+            # a construction game's start is checked block by block (0.1 s for 200 blocks): in the line of the
+            # games' work; a card game is dealt in microseconds, at once
+            state = await heavy_game_work(self.game_line, key, make) if game_class(ng.game).construction else make()
         except BadInput as exc:  # an option of the right type that the game refuses (OpenAPI: 409, not 400)
             raise Refused(409, "option", f"at {exc.where}: {exc.what}") from None
         game_id = new_id(GAME_ID_BYTES)
         seat_tokens = {p: secrets.token_urlsafe(TOKEN_BYTES) for p, kind in enumerate(ng.seats) if kind == "human"}
         watch = secrets.token_urlsafe(TOKEN_BYTES)
-        row = GameRow(game_id, ng.game, ng.players, ng.seed, ng.options, ng.seats, time.time(), False)
+        row = GameRow(game_id, ng.game, ng.players, ng.seed, ng.options, ng.seats, time.time(), False, client=key)
         tokens: dict[str, int | None] = {t: p for p, t in seat_tokens.items()}
         tokens[watch] = None
         try:
@@ -296,7 +433,7 @@ class GameServer:
             raise Refused(503, "not-saved", "the database is busy or refused the write; no game was created, "
                                             "try again") from None
         table = Table(row, state, [], {token_hash(t): p for t, p in tokens.items()})
-        self.running.setdefault(client, set()).add(game_id)
+        self.running.setdefault(key, set()).add(game_id)
         self._add(table)
         self.kick(table)
         return {
@@ -305,6 +442,16 @@ class GameServer:
                       for p, t in seat_tokens.items()],
             "spectator_url": f"{origin}/play/{game_id}?token={watch}",
         }
+
+    def disk_check(self) -> None:
+        """A new game or lab is refused (507) once the database holds `disk_bytes`, or its file system has less
+        than `disk_free_bytes` free: before the disk fills, while every move of the games going on still fits."""
+        used, free = self.store.bytes_used(), self.store.free_bytes()
+        if used >= self.limits.disk_bytes or free < self.limits.disk_free_bytes:
+            raise Refused(507, "disk-budget", f"this server's storage is full ({used // 2**20} MiB used of "
+                                              f"{self.limits.disk_bytes // 2**20} MiB, {free // 2**20} MiB free on "
+                                              f"its disk): no new games or labs until old ones expire",
+                          retry_after=3600)
 
     async def answer(self, game_id: str, token: str) -> dict[str, Any]:
         table, seat = await self.hold(game_id, token)
@@ -357,7 +504,8 @@ class GameServer:
         table, seat = await self.hold(game_id, token)
         try:
             fn, *args = what(table, seat)
-            change = await (in_game_thread(fn, *args) if thread else work(table, fn, *args))
+            change = await (heavy_game_work(self.game_line, table.row.client or table.id, fn, *args) if thread
+                            else work(table, fn, *args))
             await self._commit(table, change)
             await self._announce(table, change)
             out = await work(table, table.api_answer, seat)
@@ -397,7 +545,8 @@ class GameServer:
 
     async def hint(self, game_id: str, token: str, client: str = "") -> dict[str, Any]:
         """A move suggested for the seat to move, by an AI that sees only what that seat sees. A client has one
-        hint thought out at a time (`hints_per_client`, 429); at most `hints_waiting` wait for the worker (503)."""
+        hint thought out at a time (`hints_per_client`, 429); the hints wait for the worker in a line served
+        round-robin by client (`fair.FairLine`), at most `hints_waiting` clients' hints at once (503)."""
         table, seat = await self.hold(game_id, token)
         try:
             table.require_turn(seat)
@@ -405,7 +554,7 @@ class GameServer:
             args = await work(table, self._think_args, table, HINT_AI, seat)
         finally:
             table.lock.release()
-        text = await self._hint(client, args)
+        text = await self._hint(client, args, table.state.construction)
         table, seat = await self.hold(game_id, token)
         try:
             if table.rev != rev:
@@ -415,41 +564,33 @@ class GameServer:
             table.lock.release()
         return {"move": text if text in legal else legal[0], "n": table.n}
 
-    async def _hint(self, client: str, args: tuple) -> str:
-        if self.hinting.get(client, 0) >= max(1, self.limits.hints_per_client):
-            raise Refused(429, "hint-running", "a hint of yours is being thought out; ask again when it is done",
-                          retry_after=1)
-        if self.hints_queued >= max(1, self.limits.hints_waiting):
-            raise Refused(503, "hints-busy", f"{self.hints_queued} hints are waiting for the hints' worker; try "
-                                             f"again shortly", retry_after=2)
-        self.hinting[client] = self.hinting.get(client, 0) + 1
-        self.hints_queued += 1
-        try:
-            return await self.hints.choose(*args)
-        finally:
-            self.hints_queued -= 1
-            if self.hinting[client] <= 1:
-                del self.hinting[client]
-            else:
-                self.hinting[client] -= 1
+    async def _hint(self, client: str, args: tuple, heavy: bool = False) -> str:
+        line, pool = (self.heavy_hint_line, self.heavy_hints) if heavy else (self.hint_line, self.hints)
+        async with line.turn(client):
+            return await pool.choose(*args)
 
-    async def ghosts(self, game_id: str, token: str, block: str) -> dict[str, Any]:
+    async def ghosts(self, game_id: str, token: str, block: str, client: str = "") -> dict[str, Any]:
+        return await self._placements(game_id, token, block, client, True)
+
+    async def placements(self, game_id: str, token: str, block: str, client: str = "") -> dict[str, Any]:
+        return await self._placements(game_id, token, block, client, False)
+
+    async def _placements(self, game_id: str, token: str, block: str, client: str, ghosts: bool) -> dict[str, Any]:
+        """One block's placements (grouped for pointing, or as ghosts), worked out in the placements' worker, in
+        the client's turn of its line (`place_line`: two of a client's at a time, 429 beyond)."""
         if len(block) > 16:
             raise BadInput("block must be a block's id", "$.block")
         table, seat = await self.hold(game_id, token)
         try:
-            return await work(table, table.ghosts, seat, block)
+            args = await work(table, table.placement_args, seat, block, ghosts)
+            n = table.n
         finally:
             table.lock.release()
-
-    async def placements(self, game_id: str, token: str, block: str) -> dict[str, Any]:
-        if len(block) > 16:
-            raise BadInput("block must be a block's id", "$.block")
-        table, seat = await self.hold(game_id, token)
-        try:
-            return await work(table, table.placements, seat, block)
-        finally:
-            table.lock.release()
+        async with self.place_line.turn(client):
+            out = await self.placer.run(placements_job, *args)
+        if out is None:
+            raise Refused(409, "block-cannot-move", f"block {block} cannot move now")
+        return {"n": n, **out} if not ghosts else {"block": block, "n": n, "ghosts": out["ghosts"]}
 
     async def record(self, game_id: str) -> dict[str, Any]:
         table = await self.table(game_id)
@@ -464,7 +605,11 @@ class GameServer:
         try:
             snap = await self._snapshot(table, seat)
             table.subscribers.add(sub)
-            sub.push(json.dumps({"type": "snapshot", "event": None, "snapshot": snap}))
+            first = table.first_message(seat)  # kept per position: many pages opening cost one dump
+            if first is None:
+                first = table.keep_first_message(seat, json.dumps({"type": "snapshot", "event": None,
+                                                                   "snapshot": snap}))
+            sub.push(first)
         finally:
             table.lock.release()
         sub.table = table
@@ -530,7 +675,7 @@ class GameServer:
             text = None
             if spec != "ai:random":
                 try:
-                    async with self.ai_queue:  # one search per AI worker at a time, in the order asked
+                    async with self.ai_line.turn(table.row.client):  # one search per worker, creators in turn
                         began = time.monotonic()
                         try:
                             text = await self.pool.choose(*args)
@@ -595,11 +740,22 @@ def _idle(t: Table) -> bool:
 
 async def work(table: Table, fn, *args: Any) -> Any:
     """Game work of a table. A construction game (The Climbers) lists thousands of placements, up to a tenth of
-    a second: that runs in a thread, so other tables are served meanwhile. A card game's work takes
-    microseconds: it runs at once, as a hop to a thread and back would cost more than the work (and would queue
-    behind other threads for the interpreter lock)."""
+    a second: that runs in a thread, one such job at a time in the games' creators' turns (`game_line`), so other
+    tables are served meanwhile and the event loop keeps its share of the interpreter; what the position then
+    keeps worked out is measured for the server's `CacheBudget`. A card game's work takes microseconds: it runs at
+    once, as a hop to a thread and back would cost more than the work (and would queue behind other threads for
+    the interpreter lock)."""
     if table.state.construction:
-        return await in_game_thread(fn, *args)
+        def measured() -> tuple[Any, int]:
+            out = fn(*args)
+            return out, table.cache_bytes()  # measured here, off the event loop
+
+        if table.line is None:  # a table of no server (tests)
+            return await in_game_thread(fn, *args)
+        out, size = await heavy_game_work(table.line, table.row.client or table.id, measured)
+        if table.budget is not None:
+            table.budget.note(table, size)
+        return out
     return fn(*args)
 
 

@@ -71,6 +71,7 @@ class GameRow:
     created: float
     over: bool
     abandoned: bool = False
+    client: str = ""  # its creator, as `Store.client_key` keeps it
 
 
 class StoreError(RuntimeError):
@@ -96,11 +97,34 @@ class Store:
         version = self._read.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
         if version != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path}: database schema {version}, this server knows {SCHEMA_VERSION}")
+        self._add_columns()
         self._queue: queue.Queue[tuple[list[Op], Future] | None] = queue.Queue()
         self._writer = threading.Thread(target=self._write_loop, name="tower-serve-db", daemon=True)
         self._writer.start()
         #: transactions committed and statements they held (for the benchmark's figures)
         self.commits = 0
+
+    def _add_columns(self) -> None:
+        """Columns added since schema 1 (a file of an older server gains them, its games kept): each game's client
+        (a hash of its creator's address, for the quotas that must survive a restart) and when it last changed
+        (what `game_keep_seconds` counts from)."""
+        have = {r[1] for r in self._read.execute("PRAGMA table_info(games)").fetchall()}
+        if "client" not in have:
+            self._read.execute("ALTER TABLE games ADD COLUMN client TEXT NOT NULL DEFAULT ''")
+        if "updated" not in have:
+            self._read.execute("ALTER TABLE games ADD COLUMN updated REAL")
+            self._read.execute("UPDATE games SET updated = created")
+        self._read.execute("CREATE INDEX IF NOT EXISTS games_updated ON games(updated)")
+        self._read.execute("CREATE INDEX IF NOT EXISTS games_client ON games(client, over)")
+        self._read.execute("CREATE INDEX IF NOT EXISTS tokens_game ON tokens(game_id)")
+        salt = secrets.token_hex(16)
+        self._read.execute("INSERT OR IGNORE INTO meta VALUES ('client_salt', ?)", (salt,))
+        self.salt = self._read.execute("SELECT value FROM meta WHERE key = 'client_salt'").fetchone()[0]
+
+    def client_key(self, client: str) -> str:
+        """How a client (an address) is kept in the database: a salted hash, so the file lists no addresses."""
+        return hashlib.sha256(f"{self.salt}:{client}".encode("utf-8", "surrogatepass")).hexdigest()[:32] if client \
+            else ""
 
     def quick_check(self) -> None:
         """`PRAGMA quick_check`: a damaged file is refused with one line before the server announces anything."""
@@ -186,9 +210,10 @@ class Store:
     @staticmethod
     def create_ops(row: GameRow, tokens: dict[str, int | None]) -> list[Op]:
         """A new game and its tokens (token -> seat, None for the spectators)."""
-        ops: list[Op] = [("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+        ops: list[Op] = [("INSERT INTO games (id, game, players, seed, options, seats, created, over, client, updated) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
                           (row.id, row.game, row.players, row.seed, json.dumps(row.options), json.dumps(row.seats),
-                           row.created))]
+                           row.created, row.client, row.created))]
         ops += [("INSERT INTO tokens VALUES (?, ?, ?)", (token_hash(t), row.id, seat)) for t, seat in tokens.items()]
         return ops
 
@@ -196,7 +221,7 @@ class Store:
     def move_ops(game_id: str, n: int, player: int, text: str, over: bool) -> list[Op]:
         """Move number `n` (0-based) of a game, and whether it ended the game."""
         return [("INSERT INTO moves VALUES (?, ?, ?, ?, ?)", (game_id, n, player, text, time.time())),
-                ("UPDATE games SET over = ? WHERE id = ?", (int(over), game_id))]
+                ("UPDATE games SET over = ?, updated = ? WHERE id = ?", (int(over), time.time(), game_id))]
 
     @staticmethod
     def truncate_ops(game_id: str, keep: int) -> list[Op]:
@@ -207,13 +232,45 @@ class Store:
     @staticmethod
     def end_ops(game_id: str) -> list[Op]:
         """End a game as abandoned (`over` = 2): its seats left it, or it reached the server's length cap."""
-        return [("UPDATE games SET over = 2 WHERE id = ?", (game_id,))]
+        return [("UPDATE games SET over = 2, updated = ? WHERE id = ?", (time.time(), game_id))]
 
     @staticmethod
     def delete_ops(game_id: str) -> list[Op]:
         """Remove a game with its moves and tokens (the operator's `tower serve --delete-game`)."""
         return [("DELETE FROM moves WHERE game_id = ?", (game_id,)), ("DELETE FROM tokens WHERE game_id = ?", (game_id,)),
                 ("DELETE FROM games WHERE id = ?", (game_id,))]
+
+    @staticmethod
+    def delete_many_ops(ids: list[str]) -> list[Op]:
+        """Remove games with their moves and tokens (expiry: `Store.expired`)."""
+        marks = ",".join("?" * len(ids))
+        return [(f"DELETE FROM moves WHERE game_id IN ({marks})", tuple(ids)),
+                (f"DELETE FROM tokens WHERE game_id IN ({marks})", tuple(ids)),
+                (f"DELETE FROM games WHERE id IN ({marks})", tuple(ids))]
+
+    def expired(self, before: float, limit: int) -> list[str]:
+        """Ids of up to `limit` games unchanged since `before`, the oldest first (`game_keep_seconds`)."""
+        return [r[0] for r in self._rows("SELECT id FROM games WHERE updated < ? ORDER BY updated LIMIT ?",
+                                         (before, limit))]
+
+    def bytes_used(self) -> int:
+        """Bytes of the database on disk: the file and its write-ahead log."""
+        total = 0
+        for suffix in ("", "-wal"):
+            try:
+                total += Path(self.path + suffix).stat().st_size
+            except OSError:
+                pass
+        return total
+
+    def free_bytes(self) -> int:
+        """Bytes free on the database's file system."""
+        import shutil
+
+        try:
+            return shutil.disk_usage(Path(self.path).resolve().parent).free
+        except OSError:
+            return 1 << 62
 
     # --- reads ---------------------------------------------------------------------------------------------
     def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple]:
@@ -234,6 +291,13 @@ class Store:
         rows = self._rows("SELECT id FROM games WHERE over = 0 AND seats LIKE '%\"ai:%' ORDER BY created DESC "
                           "LIMIT ?", (limit,))
         return [r[0] for r in reversed(rows)]
+
+    def running_by_client(self) -> dict[str, set[str]]:
+        """client key -> ids of its unfinished games (`running_games_per_client`, kept across restarts)."""
+        out: dict[str, set[str]] = {}
+        for client, game_id in self._rows("SELECT client, id FROM games WHERE over = 0 AND client != ''"):
+            out.setdefault(client, set()).add(game_id)
+        return out
 
     def listing(self) -> list[tuple[str, str, int, float, str]]:
         """(id, game, moves, created, state) of every game, oldest first (the operator's `--list-games`)."""
@@ -261,4 +325,5 @@ class Store:
 
 
 def _game_row(r: tuple) -> GameRow:
-    return GameRow(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]), r[6], bool(r[7]), r[7] == 2)
+    return GameRow(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]), r[6], bool(r[7]), r[7] == 2,
+                   r[8] if len(r) > 8 else "")

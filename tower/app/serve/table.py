@@ -88,6 +88,76 @@ def render_messages(items: list[tuple[int | None, Capture, dict[str, Any] | None
             for seat, capture, event in items}
 
 
+_position: tuple[Any, GameState] | None = None  # in the placements' worker: the last position asked about
+
+
+def placements_job(key: Any, game: str, state_json: Any, block: str, ghosts: bool) -> dict[str, Any] | None:
+    """In a worker process: the legal placements of `block` in a position (`state_json` of game `game`; `key`
+    names the position, so a second block of it is not rebuilt), grouped for pointing as `Table.placements`
+    answers, or as ghost blocks (`ghosts`); None if the block cannot move. Only the block's own moves are built
+    (`MoveList.of_block`)."""
+    global _position
+    from tower.app.stability import statics_stands
+    from tower.games.registry import game_class
+
+    if _position is None or _position[0] != key:
+        _position = None  # the last position's moves go before the next one's are built
+        state = game_class(game).from_json(state_json)
+        state.judge = statics_stands
+        _position = (key, state)
+    st = _position[1]
+    legal = st.legal_moves()
+    of_block = getattr(legal, "of_block", None)
+    mine = of_block(block) if callable(of_block) else [m for m in legal if _placement(m) and m.block == block]
+    if not mine:
+        return None
+    build = st.to_build()
+    if ghosts:
+        from viewer.scene import ghost_from_move
+        from viewer.scene_json import _item
+
+        return {"block": block, "ghosts": [_item(ghost_from_move(m, build)) for m in mine]}
+    from viewer.placement import BlockPlacements, explainer
+
+    ps = BlockPlacements.from_moves(block, mine, build, words=st.move_words)
+    ps.explain_with(explainer(st))
+    return ps.to_json()
+
+
+def _nbytes(obj: Any) -> int:
+    """Bytes an object holds, estimated: arrays by their `nbytes`, containers from a sample of their items (at most
+    a few thousand objects are looked at, so the estimate costs well under a millisecond)."""
+    seen: set[int] = set()
+    budget = [800]
+
+    def size(o: Any, depth: int) -> float:
+        budget[0] -= 1
+        n = getattr(o, "nbytes", None)
+        if isinstance(n, int):
+            return n
+        if o is None or isinstance(o, (int, float, bool)):
+            return 16
+        if isinstance(o, (str, bytes)):
+            return 48 + len(o)
+        if depth > 4 or budget[0] <= 0 or id(o) in seen:
+            return 64
+        seen.add(id(o))
+        if isinstance(o, dict):
+            o = [*o.keys(), *o.values()]
+        if isinstance(o, (list, tuple, set, frozenset)):
+            items = o if isinstance(o, (list, tuple)) else list(o)
+            count = min(16, len(items))
+            sample = [items[k * len(items) // count] for k in range(count)]
+            each = sum(size(x, depth + 1) for x in sample) / max(1, len(sample))
+            return 56 + len(items) * (8 + each)
+        fields = getattr(o, "__dict__", None)
+        if fields is None:
+            fields = {name: getattr(o, name, None) for cls in type(o).__mro__ for name in getattr(cls, "__slots__", ())}
+        return 64 + sum(size(v, depth + 1) for v in fields.values())
+
+    return int(size(obj, 0))
+
+
 def _placement(move: Move) -> bool:
     """A construction game's block placement (listed per block: `Table.placements`)."""
     return getattr(move, "kind", None) == "block"
@@ -107,6 +177,7 @@ class Table:
         self.rev = 0  # bumped by every change: the key of the caches
         self._legal: tuple[int, list[Move]] | None = None
         self._snapshots: dict[int | None, tuple[int, dict[str, Any]]] = {}
+        self._first: dict[int | None, tuple[int, str]] = {}  # seat -> (rev, a new page's first message)
         self.subscribers: set[Any] = set()  # the open WebSockets of this game (the HTTP layer's)
         self.outbox: asyncio.Queue = asyncio.Queue()  # announcements to render and send, in order
         self.sender: asyncio.Task | None = None
@@ -116,7 +187,9 @@ class Table:
         self.max_moves: int | None = None  # the server's cap on the game's length (`limits.game_moves`)
         self.used = 0.0  # when it was last asked for (monotonic clock; the server's memory bound)
         self.ai_seconds = 0.0  # AI thinking this game has used (the server's budget per game)
-        self._placements: dict[str, tuple[int, dict[str, Any]]] = {}  # block -> (rev, its placements)
+        self._json: tuple[int, Any] | None = None  # (rev, the state's to_json()) for the placements' worker
+        self.budget: Any = None  # the server's `CacheBudget` (a construction game's worked-out positions)
+        self.line: Any = None  # the server's line of heavy game work (`server.game_line`)
         self.said: dict[int, str] = {}  # move index -> the move in words, for its mover's log (moves made here)
         self.names: dict[int, str] = {}  # seat -> the name its player chose (kept while the server runs)
         self.rematch: dict[str, Any] | None = None  # the links of the rematch, once a seat asked for one
@@ -242,6 +315,15 @@ class Table:
     def keep_snapshot(self, seat: int | None, snap: dict[str, Any]) -> None:
         self._snapshots[seat] = (self.rev, snap)
 
+    def first_message(self, seat: int | None) -> str | None:
+        """A new page's first WebSocket message for `seat` (its snapshot as JSON text), if kept for this position."""
+        kept = self._first.get(seat)
+        return kept[1] if kept is not None and kept[0] == self.rev else None
+
+    def keep_first_message(self, seat: int | None, text: str) -> str:
+        self._first[seat] = (self.rev, text)
+        return text
+
     def capture(self, seat: int | None) -> Capture:
         """Everything the page of `seat` needs, read from the state now: the seat's view (the only thing the scene
         is built from), the moves it may choose, the log as it may read it, the players, and the result in words
@@ -332,39 +414,32 @@ class Table:
             raise Refused(409, "game-running", "a rematch is offered once the game is over")
         return {"game": self.row.game, "seats": list(self.seats), "options": dict(self.row.options)}
 
-    def placements(self, seat: int | None, block: str) -> dict[str, Any]:
-        """The legal placements of one block, grouped for pointing (`viewer.placement`), with "why not here" in
-        the game's words for the columns around the tower: the page aims with them without asking again."""
-        from viewer.placement import BlockPlacements, explainer
-
+    def placement_args(self, seat: int | None, block: str, ghosts: bool) -> tuple:
+        """The arguments of `placements_job` for one block of this position (checked: the seat to move, a
+        construction game): the placements are worked out in a worker process, so the hundreds of thousands of
+        moves of a big position are never built in the server's (they once held 135 MiB a game)."""
         self.require_turn(seat)
         if not self.state.construction:
             raise Refused(409, "no-blocks", f"{self.state.name} has no blocks to place")
-        cached = self._placements.get(block)
-        if cached is not None and cached[0] == self.rev:
-            return cached[1]
-        st = self.state
-        mine = [m for m in self.legal() if _placement(m) and m.block == block]
-        if not mine:
-            raise Refused(409, "block-cannot-move", f"block {block} cannot move now")
-        ps = BlockPlacements.from_moves(block, mine, st.to_build(), words=st.move_words)
-        ps.explain_with(explainer(st))
-        out = {"n": self.n, **ps.to_json()}
-        self._placements = {block: (self.rev, out)}
-        return out
+        if self._json is None or self._json[0] != self.rev:
+            self._json = (self.rev, self.state.to_json())
+        return ((self.id, self.rev), self.state.name, self._json[1], block, ghosts)
 
-    def ghosts(self, seat: int | None, block: str) -> dict[str, Any]:
-        """The legal placements of one block as ghost blocks (the page shows them when the block is clicked)."""
-        from viewer.scene import ghost_from_move
-        from viewer.scene_json import _item
+    def cache_bytes(self) -> int:
+        """Bytes (estimated) of what the position keeps worked out: its legal moves, placements, block tables
+        (`state._cache`), the position as JSON and the pages' snapshots. The server keeps these within
+        `construction_cache_bytes`."""
+        return (_nbytes(getattr(self.state, "_cache", None)) + (_nbytes(self._json[1]) if self._json else 0)
+                + _nbytes(self._snapshots) + _nbytes(self._first))
 
-        self.require_turn(seat)
-        if not self.state.construction:
-            raise Refused(409, "no-blocks", f"{self.state.name} has no blocks to place")
-        mine = [m for m in self.legal() if _placement(m) and m.block == block]
-        build = self.state.to_build()
-        return {"block": block, "n": self.n,
-                "ghosts": [_item(ghost_from_move(m, build)) for m in mine]}
+    def forget_caches(self) -> None:
+        """Drop what the position keeps worked out (it is worked out again when next asked for)."""
+        if isinstance(getattr(self.state, "_cache", None), dict):
+            self.state._cache = {}  # type: ignore[attr-defined]
+        self._legal = None
+        self._json = None
+        self._snapshots = {}
+        self._first = {}
 
     # --- changes -------------------------------------------------------------------------------------------
     def require_turn(self, seat: int | None) -> None:

@@ -12,6 +12,7 @@ import os
 import random
 import re
 import signal
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -163,6 +164,16 @@ class WorkerPool:
         self.nice = nice
         self.modules = modules
         self._pool: ProcessPoolExecutor | None = None
+        self.busy = 0  # jobs of `run` in flight
+        self.last = 0.0  # when the last job of `run` ended (monotonic clock)
+
+    def close_if_idle(self, seconds: float) -> bool:
+        """Stop the workers if no job ran for `seconds` (their memory goes back to the system; the next job starts
+        them again, in about a second). Whether they were stopped."""
+        if self._pool is None or self.busy or time.monotonic() - self.last < seconds:
+            return False
+        self.close()
+        return True
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -183,14 +194,19 @@ class WorkerPool:
         import asyncio
 
         loop = asyncio.get_running_loop()
-        for attempt in range(2):
-            try:
-                return await loop.run_in_executor(self._executor(), fn, *args)
-            except BrokenProcessPool:
-                self._pool = None
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
+        self.busy += 1
+        try:
+            for attempt in range(2):
+                try:
+                    return await loop.run_in_executor(self._executor(), fn, *args)
+                except BrokenProcessPool:
+                    self._pool = None
+                    if attempt:
+                        raise
+            raise AssertionError("unreachable")
+        finally:
+            self.busy -= 1
+            self.last = time.monotonic()
 
     def call(self, fn, *args: Any, cpu_seconds: float, gone: Any = None) -> Any:
         """`fn(*args)` in the worker of a one-worker pool, waited for in the calling thread, with `cpu_seconds` of
