@@ -178,7 +178,7 @@ class LabJobs:
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
-        self.quick = Lane("quick", 1, 0, limits.lab_queue, None, QUICK_MODULES)
+        self.quick = Lane("quick", 1, 0, limits.lab_queue, None, modules=QUICK_MODULES)
         self.heavy = Lane("heavy", limits.lab_workers, 19, limits.lab_queue, IDLE_SECONDS)
         # two per client: the page asks again as soon as the block in hand changes
         self.rules = Lane("rules", 1, 10, limits.lab_queue, IDLE_SECONDS, per_client=2,
