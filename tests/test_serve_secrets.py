@@ -22,7 +22,7 @@ from tower.app.serve.client import Client  # noqa: E402
 from tower.app.serve.run import ServerThread  # noqa: E402
 from tower.games import load_record  # noqa: E402
 
-SEED = 9_876_543_210_123_457  # long enough never to appear in a JSON answer by chance
+SEED = 2_079_813_467  # ten digits (seeds are 0..2^31-1): long enough never to appear in a JSON answer by chance
 #: the draw pile as a game stores it -> the cards as views name them (tests may know the games)
 DECK_NAMES = {
     "diabolo": lambda cards: [__import__("cardgames.diabolo", fromlist=["card_text"]).card_text(k) for k in cards],
