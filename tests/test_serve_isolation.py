@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import sys
 import threading
@@ -108,7 +109,9 @@ def test_removal_maps_of_one_address_run_one_at_a_time_in_a_budgeted_worker_and_
     block = start["blocks"][-1]
     times = []
     deadline = time.monotonic() + 60
-    while running.is_alive() and time.monotonic() < deadline:
+    # a bounded number of rounds: on a loaded machine the nice-19 map runs longer, and more edits would fill the
+    # lab's history (lab_history_bytes) before it ends
+    while running.is_alive() and time.monotonic() < deadline and len(times) < 40:
         x, y, z = block["origin"]
         (status, _), seconds = timed(honest.request, "POST", f"/api/lab/{mine['id']}/edits",
                                      {"op": "move", "block": block["id"], "origin": [x + len(times) % 2, y, z]})
@@ -163,11 +166,26 @@ def test_a_job_whose_client_went_away_is_stopped(server):
     assert heavy.clients and pids  # the map is being worked out
     sock.close()  # the client hangs up: nobody waits for the map any more
     hung_up = time.monotonic()
-    while any(Path(f"/proc/{p}").exists() for p in pids) and time.monotonic() < hung_up + 10:
+    used = 0.0  # the CPU seconds the workers had used when last seen
+    while time.monotonic() < hung_up + 30:
+        alive = [s for s in map(_cpu_seconds, pids) if s is not None]
+        if not alive:
+            break
+        used = max(used, *alive)
         time.sleep(0.05)
     assert not any(Path(f"/proc/{p}").exists() for p in pids) and not heavy.clients
-    # stopped for the hang-up, not at its budget (2 CPU seconds at nice 19 take longer)
-    assert time.monotonic() - hung_up < LIMITS.lab_cpu_seconds, time.monotonic() - hung_up
+    # stopped for the hang-up, not at its budget: it had used less CPU than the budget allows (CPU time, not the
+    # wall clock, which a loaded machine stretches)
+    assert used < 0.9 * LIMITS.lab_cpu_seconds, used
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The user and system CPU seconds a live process has used, or None once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _labs_key():
