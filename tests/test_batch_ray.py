@@ -26,16 +26,26 @@ CLIMBERS = GameBatch("climbers", ("ai:greedy", "ai:greedy", "ai:random"), 4)
 DIABOLO = GameBatch("diabolo", ("ai:greedy", "ai:random", "ai:greedy"), 11)
 
 
+#: Every process this test process starts inherits this mark in its environment, Ray's servers and workers too,
+#: so that Ray processes of other runs on the machine (another pytest worker, someone's benchmark) are not ours.
+MARK = f"TOWER_TEST_RAY={os.getpid()}-{time.time_ns()}"
+os.environ["TOWER_TEST_RAY"] = MARK.partition("=")[2]
+
+
 def ray_processes() -> set[int]:
-    """Every Ray process on the machine: its servers (run from the ray package) and its workers (`ray::...`)."""
+    """Every Ray process started from this test process: its servers (run from the ray package) and its workers
+    (`ray::...`), known by the mark in their environment."""
     found = set()
     for pid in os.listdir("/proc"):
         if pid.isdigit():
             try:
                 cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+                if not (cmd.startswith(b"ray::") or b"/site-packages/ray/" in cmd):
+                    continue
+                env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
             except OSError:
                 continue
-            if cmd.startswith(b"ray::") or b"/site-packages/ray/" in cmd:
+            if MARK.encode() in env:
                 found.add(int(pid))
     return found
 

@@ -163,7 +163,7 @@ def test_the_same_turns_in_a_real_x_window_under_xvfb(tmp_path) -> None:
     env["TOWER_WINDOW_ON_SCREEN"] = "1"
     env.setdefault("TOWER_WINDOW_SHOTS", str(tmp_path))
     proc = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x900x24", sys.executable, "-m", "pytest", "-q",
-                           "-s", "-p", "no:cacheprovider",
+                           "-s", "-n0", "-p", "no:cacheprovider",
                            f"{__file__}::test_the_climbers_by_pointing_and_keys_in_the_play_window"],
                           capture_output=True, text=True, timeout=300, env=env, cwd=Path(__file__).parents[1])
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]

@@ -130,7 +130,9 @@ def test_removal_maps_of_one_address_run_one_at_a_time_in_a_budgeted_worker_and_
         time.sleep(0.2)
     running.join(60)
     assert not running.is_alive()
-    assert len(times) >= 8 and max(times) < 2.0, times  # before: no answer within 120 s
+    # before: no answer within 120 s (a loaded machine, or the other test workers, stretch a quick answer to
+    # a second or two)
+    assert len(times) >= 8 and max(times) < 5.0, times
     statuses = [status for status, _ in answers]
     # one map at a time per client (429); the one run is stopped at its budget (413 naming the limit); of the other
     # addresses' maps one waits (lab_queue 1) and is stopped at its budget in turn, the other is told to come back
