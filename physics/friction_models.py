@@ -21,7 +21,7 @@ way: the inner pyramid's least coefficient is an upper bound of the cone's, cos(
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -172,6 +172,18 @@ class LeastMu:
                 "sides": self.sides}
 
 
+def _bisect(lo: float, hi: float, width: float, holds: Callable[[float], bool]) -> tuple[float, float]:
+    """Narrow [lo, hi] to `width` around the least coefficient at which `holds` is true (false at lo, true at
+    hi)."""
+    while hi - lo > width:
+        mid = (lo + hi) / 2
+        if holds(mid):
+            hi = mid
+        else:
+            lo = mid
+    return lo, hi
+
+
 def least_mu(boxes: Sequence[Box], inset: float, contacts: list[Contact] | None = None, tol: float = MU_TOL,
              sides: Sequence[int] = (8, 16, 32, 64, 128)) -> LeastMu:
     """Bracket the least friction coefficient at which the build stands (LeastMu) to within `tol`: bisection on
@@ -194,24 +206,12 @@ def least_mu(boxes: Sequence[Box], inset: float, contacts: list[Contact] | None 
     for n in sides:
         # the inner pyramid's least coefficient (an upper bound of the cone's): each pyramid's vertices are among
         # the next one's, so a finer one holds the build wherever the coarser one does and hi stays valid
-        lo_n = lo
-        while hi - lo_n > tol / 4:
-            mid = (lo_n + hi) / 2
-            if holds(mid, n, False):
-                hi = mid
-            else:
-                lo_n = mid
+        _, hi = _bisect(lo, hi, tol / 4, lambda m, n=n: holds(m, n, False))
         # the outer pyramid's (a lower bound): the largest coefficient found at which it cannot hold the build
-        hi_n = hi
         if not holds(max(hi - tol / 2, 0.0), n, True):
             lo = max(lo, hi - tol / 2)
         else:
-            while hi_n - lo > tol / 4:
-                mid = (lo + hi_n) / 2
-                if holds(mid, n, True):
-                    hi_n = mid
-                else:
-                    lo = mid
+            lo, _ = _bisect(lo, hi, tol / 4, lambda m, n=n: holds(m, n, True))
         if hi - lo <= tol:
             return LeastMu(lo, hi, n, lps)
     return LeastMu(lo, hi, sides[-1], lps)
