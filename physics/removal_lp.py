@@ -25,6 +25,7 @@ import queue
 import resource
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -218,7 +219,8 @@ def default_processes() -> int:
 
 class OneByOne:
     """judge_statics of the build without box i, for each i submitted, on a pool of forked processes (the build
-    reaches them through fork, the answers come back pickled) or, with one process, here at submission. `next()`
+    reaches them through fork, the answers come back pickled) or, with one process, here, one at each `next()`
+    (so a caller hears of each answer as it is found: the lab draws the map block by block). `next()`
     gives (i, answer) in the order they are found. Use it as a context manager: the pool is closed, and its
     workers waited for, whatever happens (no process is left behind)."""
 
@@ -228,17 +230,13 @@ class OneByOne:
         self.processes = default_processes() if processes is None else max(1, processes)
         self.pool: Any = None
         self.done: queue.Queue = queue.Queue()
+        self.todo: deque[int] = deque()  # with one process: submitted, not yet judged
         self.pending = 0
 
     def submit(self, i: int) -> None:
         self.pending += 1
-        if self.processes == 1:
-            global _build
-            saved, _build = _build, self.build
-            try:
-                self.done.put(_judge_without(i))
-            finally:
-                _build = saved
+        if self.processes == 1:  # judged when its answer is asked for (`next`): answers come one by one
+            self.todo.append(i)
             return
         if self.pool is None:
             self.pool = multiprocessing.get_context("fork").Pool(self.processes, initializer=_start_worker,
@@ -246,6 +244,13 @@ class OneByOne:
         self.pool.apply_async(_judge_without, (i,), callback=self.done.put, error_callback=self.done.put)
 
     def next(self) -> tuple[int, StaticsResult]:
+        if self.processes == 1:
+            global _build
+            saved, _build = _build, self.build
+            try:
+                self.done.put(_judge_without(self.todo.popleft()))
+            finally:
+                _build = saved
         out = self.done.get()
         self.pending -= 1
         if isinstance(out, BaseException):
