@@ -55,6 +55,10 @@ WARM_OPTIONS: dict[str, object] = {"simplex_scale_strategy": 0}
 #: its own, the 189-block wall's 11 times (issue 44). Smaller builds keep them, degenerate ones too: the 46-block
 #: Jenga tower's warm map took 68 start-tower verdicts, judged one by one 174 (bench_removal_map.py).
 COLD_MIN_BOXES = IPM_MIN_ROWS // 6
+#: The warm re-solves answer this many removals at a time (their rays, then their margins) before starting the
+#: next ones, so that the first answers come within a second or two (the lab draws the map as they come) rather
+#: than all at the end.
+ANSWER_PART = 6
 #: The removals judged on their own run on this many forked processes at most (1: here, in order).
 PROCESSES = 2
 #: Judge one removal of each pair (or four) that a symmetry of the build maps onto each other, and mirror its
@@ -339,9 +343,9 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
     rays: dict[int, dict[float, float | None]] = {i: {} for i in todo}
     falling: set[int] = set()  # a ray found no equilibrium: judge_without would hand it to the judge
 
-    def run(chunk: Sequence[float]) -> None:
+    def run(chunk: Sequence[float], part: Sequence[int]) -> None:
         for phi in chunk:  # direction outside, removals inside: consecutive solves differ only in bounds
-            for i in todo:
+            for i in part:
                 if i in falling:
                     continue
                 r = warm.ray_without(phi, i)
@@ -349,17 +353,23 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
                 if r is None or r < -tilt.STABLE_TOL:
                     falling.add(i)  # a set's add is atomic: the other thread at worst solves one ray more
 
-    if todo and tilt.PARALLEL_RAYS and cpus() > 1:
-        # the directions' models share nothing: half of them on a worker thread (HiGHS releases the GIL)
-        side_by_side(lambda: run(phis[1::2]), lambda: run(phis[0::2]), "removal-rays")
-    else:
-        run(phis)
-    for i in todo:  # the falling ones first: their PyBullet runs are the long ones
-        if i in falling:
-            cold_judge(i, *rest_of(i))
-    for i in [i for i in todo if i not in falling]:
-        res = warm.judge_without(i, rays[i])
-        assert res is not None  # it hands a removal to the judge only for the rays `falling` caught
-        judged(i, res)
+    # a few removals at a time, each answered before the next few are started (the lab draws the map as it comes);
+    # every initial ray starts from the whole build's basis (RESET_BASIS) and the refinements come in the same
+    # order, so the answers do not depend on the parts
+    for start in range(0, len(todo), ANSWER_PART):
+        part = todo[start:start + ANSWER_PART]
+        if tilt.PARALLEL_RAYS and cpus() > 1:
+            # the directions' models share nothing: half of them on a worker thread (HiGHS releases the GIL)
+            side_by_side(lambda part=part: run(phis[1::2], part), lambda part=part: run(phis[0::2], part),
+                         "removal-rays")
+        else:
+            run(phis, part)
+        for i in part:  # the falling ones first: their PyBullet runs are the long ones
+            if i in falling:
+                cold_judge(i, *rest_of(i))
+        for i in [i for i in part if i not in falling]:
+            res = warm.judge_without(i, rays[i])
+            assert res is not None  # it hands a removal to the judge only for the rays `falling` caught
+            judged(i, res)
     return out, {"warm_lps": 0 if warm is None else warm.lps, "warm": len(todo) - len(falling),
                  "cold": len(which) - len(todo) + len(falling), "ms": (time.perf_counter() - t0) * 1000}
