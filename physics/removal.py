@@ -32,7 +32,7 @@ from physics.contacts import Contact, find_contacts
 from physics.dynamics import DynamicsResult
 from physics.model import Box
 from physics.moving_part import held_still
-from physics.removal_lp import rest_contacts, statics_without_each
+from physics.removal_lp import ANSWER_PART, rest_contacts, statics_without_each
 from physics.removal_sim import Runs
 from physics.statics import COM_INSET_M, StaticsResult
 from physics.units import DEFAULT_MU
@@ -174,7 +174,7 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
     ts = time.perf_counter()
     if dynamics == "none":
         statics, lp_info = statics_without_each(boxes, contacts, mu, com_inset, wanted, answered=told,
-                                                processes=processes)
+                                                processes=processes, part_size=ANSWER_PART)
         statics_s, dyn_s = time.perf_counter() - ts, 0.0
         sims: dict = {}
     else:

@@ -55,9 +55,10 @@ WARM_OPTIONS: dict[str, object] = {"simplex_scale_strategy": 0}
 #: its own, the 189-block wall's 11 times (issue 44). Smaller builds keep them, degenerate ones too: the 46-block
 #: Jenga tower's warm map took 68 start-tower verdicts, judged one by one 174 (bench_removal_map.py).
 COLD_MIN_BOXES = IPM_MIN_ROWS // 6
-#: The warm re-solves answer this many removals at a time (their rays, then their margins) before starting the
-#: next ones, so that the first answers come within a second or two (the lab draws the map as they come) rather
-#: than all at the end.
+#: A statics-only map's warm re-solves answer this many removals at a time (their rays, then their margins)
+#: before starting the next ones, so that the first answers come within a second or two (the lab draws the map as
+#: they come) rather than all at the end. (A map with PyBullet runs takes every falling removal first instead:
+#: their runs are the long ones.)
 ANSWER_PART = 6
 #: The removals judged on their own run on this many forked processes at most (1: here, in order).
 PROCESSES = 2
@@ -276,13 +277,16 @@ class OneByOne:
 
 def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: float, inset: float,
                          which: Sequence[int], answered: Callable[[int, StaticsResult], None] | None = None,
-                         processes: int | None = None) -> tuple[dict[int, StaticsResult], dict]:
+                         processes: int | None = None,
+                         part_size: int | None = None) -> tuple[dict[int, StaticsResult], dict]:
     """For each box index in `which`: the statics answer of the build without it. Warm-started ray LPs where the
     rest stands; `judge_statics` itself where it falls (a virtual-work test already proves that, or one of its
     rays does: its other rays are then not solved). `answered(i, result)` is called in this thread as soon as a
     removal's answer is known (the removal map starts its PyBullet run then); the falling ones come first.
     Large builds (COLD_MIN_BOXES) are judged one removal at a time on `processes` processes
-    (judged_one_by_one), each answer handed over as it comes."""
+    (judged_one_by_one), each answer handed over as it comes. `part_size`: the warm re-solves answer that many
+    removals at a time (ANSWER_PART: the first answers come at once; the falling ones first within each part)
+    rather than all together (None: every falling one before every standing one)."""
     t0 = time.perf_counter()
     boxes = list(boxes)
     n = len(boxes)
@@ -353,11 +357,12 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
                 if r is None or r < -tilt.STABLE_TOL:
                     falling.add(i)  # a set's add is atomic: the other thread at worst solves one ray more
 
-    # a few removals at a time, each answered before the next few are started (the lab draws the map as it comes);
-    # every initial ray starts from the whole build's basis (RESET_BASIS) and the refinements come in the same
-    # order, so the answers do not depend on the parts
-    for start in range(0, len(todo), ANSWER_PART):
-        part = todo[start:start + ANSWER_PART]
+    # `part_size` removals at a time, each answered before the next are started (the lab draws the map as it
+    # comes); every initial ray starts from the whole build's basis (RESET_BASIS) and the refinements come in the
+    # same order, so the answers do not depend on the parts
+    step = max(1, len(todo) if part_size is None else part_size)
+    for start in range(0, len(todo), step):
+        part = todo[start:start + step]
         if tilt.PARALLEL_RAYS and cpus() > 1:
             # the directions' models share nothing: half of them on a worker thread (HiGHS releases the GIL)
             side_by_side(lambda part=part: run(phis[1::2], part), lambda part=part: run(phis[0::2], part),

@@ -198,11 +198,13 @@ class LabJobs:
         return LabPhysics(self, asker, watch, edits)
 
     def run(self, asker: Asker, name: str, build: Any, fn: Callable, *args: Any, quick: bool = False,
-            watch: MapProgress | None = None) -> Any:
+            watch: MapProgress | None = None, edits: int = 0) -> Any:
         """The job `fn(build, *args)` of `asker` (`name`: which of the judges it is, for the words), in its lane;
         Refused with 413 if it is over `lab_cpu_seconds` (now or before), in words that say how to raise it.
         `watch`: a removal map's progress (`fn` then also takes the file its worker writes each block's entry to);
-        what it found before the budget stopped it is kept there, and counted in the refusal."""
+        what it found before the budget stopped it is kept there, and counted in the refusal; `edits`: the edit
+        of the lab's build it is of. A map refused at once (over budget before) leaves the watch as that one left
+        it: what it found stays on the page."""
         what = WHAT.get(name, name)
         key = (name, tuple(build.blocks), tuple(build.figures), args)
 
@@ -216,9 +218,17 @@ class LabJobs:
         lane = self.quick if quick else self.heavy
         seconds = self.limits.lab_cpu_seconds
         if watch is not None:
-            args = (*args, watch.begin(self._progress_file(), len(build.blocks)))
+            path = self._progress_file()
+            watch.queued(edits, len(build.blocks), path)
+            args = (*args, path)
+
+        def ready() -> None:
+            known()
+            if watch is not None:
+                watch.working()
+
         try:
-            out = lane.run(asker, what, fn, (build, *args), seconds, known)
+            out = lane.run(asker, what, fn, (build, *args), seconds, ready)
         except OverBudget:
             message = too_big(what, seconds)
             if watch is not None:
@@ -311,11 +321,11 @@ class MapProgress:
         self.message = ""
         self._lock = threading.Lock()
 
-    def queued(self, edits: int, total: int) -> None:
-        """A map of the lab's build after `edits` edits is asked for (it may wait for a worker): the last one's
-        entries are dropped."""
+    def queued(self, edits: int, total: int, path: str) -> None:
+        """A map of the lab's build after `edits` edits is asked for (it may wait for a worker), its worker to
+        write to `path`: the last one's entries are dropped."""
         with self._lock:
-            old, self.path, self.total, self.edits, self.state, self.message = self.path, "", total, edits, \
+            old, self.path, self.total, self.edits, self.state, self.message = self.path, path, total, edits, \
                 "waiting", ""
         if old:
             try:
@@ -323,11 +333,9 @@ class MapProgress:
             except OSError:
                 pass
 
-    def begin(self, path: str, total: int) -> str:
-        """Its worker starts, writing to `path`."""
-        with self._lock:
-            self.path, self.total, self.state = path, total, "working"
-        return path
+    def working(self) -> None:
+        """Its worker starts."""
+        self.state = "working"
 
     def finished(self) -> None:
         self.state = "done"
@@ -495,9 +503,8 @@ class LabPhysics:
         return self.jobs.run(self.asker, "forces", build, _forces, quick=self._size(build) <= QUICK_FORCES_BLOCKS)
 
     def removal(self, build: Any, statics_only: bool = False) -> Done:
-        if self.watch is not None:
-            self.watch.queued(self.edits, len(build.blocks))
-        return self.jobs.run(self.asker, "removal", build, _removal, statics_only, watch=self.watch)
+        return self.jobs.run(self.asker, "removal", build, _removal, statics_only, watch=self.watch,
+                             edits=self.edits)
 
     def push(self, build: Any, block: str, directions: tuple[str, ...]) -> list[Done]:
         return self.jobs.run(self.asker, "push", build, _push, block, tuple(directions),
