@@ -235,8 +235,9 @@ class LabJobs:
                 found = len(watch.entries())
                 # at the pace it went, about what the whole map needs (with a fifth to spare)
                 need = math.ceil(1.2 * seconds * watch.total / found) if found else None
-                message = (f"the {what} stopped after {found} of {watch.total} blocks: it needs more than "
-                           f"{seconds:g} CPU seconds ({how_to_raise(seconds, need)})")
+                message = (f"this build is too big for this server: the {what} stopped after {found} of "
+                           f"{watch.total} blocks, it needs more than {seconds:g} CPU seconds "
+                           f"({how_to_raise(seconds, need)})")
                 watch.stopped(message)
             with self._lock:
                 self._too_big[key] = message
