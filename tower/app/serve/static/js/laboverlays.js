@@ -44,7 +44,8 @@ export async function explain() {
     if (watching) watching.stop();
     working(-1);
   }
-  if (!answer.ok && watching && answer.status === 413 && answer.data.rule === 'lab-cpu-seconds') {
+  if (!answer.ok && watching && answer.status === 413 && answer.data.rule === 'lab-cpu-seconds'
+      && /removal map/.test(answer.data.error)) {
     // over the CPU budget: the blocks found are kept on screen, the words say which limit stopped the map and
     // how to raise it, and the box is unticked (ticking it again would only be refused again)
     const p = await progress();
