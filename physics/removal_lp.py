@@ -361,8 +361,12 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
     # comes); every initial ray starts from the whole build's basis (RESET_BASIS) and the refinements come in the
     # same order, so the answers do not depend on the parts
     step = max(1, len(todo) if part_size is None else part_size)
-    for start in range(0, len(todo), step):
-        part = todo[start:start + step]
+    # (with parts, the first is one removal: its answer comes once the whole build's models are set up)
+    bounds = [0, *range(1 if part_size else step, len(todo), step), len(todo)]
+    for start, stop in zip(bounds, bounds[1:], strict=False):
+        part = todo[start:stop]
+        if not part:
+            continue
         if tilt.PARALLEL_RAYS and cpus() > 1:
             # the directions' models share nothing: half of them on a worker thread (HiGHS releases the GIL)
             side_by_side(lambda part=part: run(phis[1::2], part), lambda part=part: run(phis[0::2], part),
