@@ -32,7 +32,7 @@ from physics.contacts import Contact, find_contacts
 from physics.dynamics import DynamicsResult
 from physics.model import Box
 from physics.moving_part import held_still
-from physics.removal_lp import rest_contacts, statics_without_each
+from physics.removal_lp import ANSWER_PART, rest_contacts, statics_without_each
 from physics.removal_sim import Runs
 from physics.statics import COM_INSET_M, StaticsResult
 from physics.units import DEFAULT_MU
@@ -114,16 +114,34 @@ def fixed_part(boxes: Sequence[Box], contacts: Sequence[Contact], drop: int, res
     return held_still(rest, rest_contacts(contacts, len(boxes), drop), seeds)
 
 
+def _entry(block: str, res: StaticsResult, dyn: DynamicsResult | None) -> RemovalEntry:
+    """The map's entry for the build without `block`, from its statics answer and its PyBullet run (if any)."""
+    verdict = combine(res, dyn)
+    if verdict == STABLE:
+        falls: tuple[str, ...] = ()
+    elif dyn is not None and dyn.collapsed:
+        falls = dyn.moved
+    elif not res.stable:
+        falls = res.mechanism
+    else:
+        falls = ()
+    return RemovalEntry(block, VERDICT_WORDS[verdict], CLASSES[verdict], res.tilt_margin_deg, falls, res, dyn,
+                        "statics" if dyn is None else "statics+dynamics")
+
+
 def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float = COM_INSET_M,
                 dynamics: str = "doubtful", seconds: float = 2.0,
                 only: Sequence[str] | None = None, simulation: str = "whole",
                 processes: int | None = None,
-                progress: Callable[[int, int], None] | None = None) -> RemovalMap:
+                progress: Callable[[int, int], None] | None = None,
+                found: Callable[[RemovalEntry], None] | None = None) -> RemovalMap:
     """Per box, the verdict of the build without it (module docstring); entries in the build's order.
     `only`: the ids to map (e.g. the blocks but not the figures); all boxes when None. `simulation`: one of
     SIMULATIONS. `processes`: how many processes run the simulations (physics.removal_sim.Runs) and, on large
     builds, judge the removals (physics.removal_lp.judged_one_by_one); default 2 where there are 2 CPUs.
-    `progress(done, total)`: called in this thread each time a removal's statics answer is known."""
+    `progress(done, total)`: called in this thread each time a removal's statics answer is known. `found(entry)`:
+    called in this thread with each block's entry as soon as it is known (with dynamics="none" as its statics answer
+    comes, the lab's map drawn block by block; otherwise once its PyBullet run, if any, is in)."""
     if dynamics not in DYNAMICS_MODES:
         raise ValueError(f"dynamics={dynamics!r}: use one of {', '.join(DYNAMICS_MODES)}")
     if simulation not in SIMULATIONS:
@@ -138,6 +156,8 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
 
     def told(i: int, res: StaticsResult) -> None:
         done[0] += 1
+        if found is not None and dynamics == "none":
+            found(_entry(boxes[i].id, res, None))
         if progress is not None:
             progress(done[0], len(wanted))
 
@@ -154,7 +174,7 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
     ts = time.perf_counter()
     if dynamics == "none":
         statics, lp_info = statics_without_each(boxes, contacts, mu, com_inset, wanted, answered=told,
-                                                processes=processes)
+                                                processes=processes, part_size=ANSWER_PART)
         statics_s, dyn_s = time.perf_counter() - ts, 0.0
         sims: dict = {}
     else:
@@ -175,20 +195,10 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
             dyn_s = time.perf_counter() - td
     results = [(i, statics[i], sims.get(i)) for i in wanted]
     runs_made = sum(dyn is not None for _, _, dyn in results)
-    entries = []
-    for i, res, dyn in results:
-        verdict = combine(res, dyn)
-        how = "statics" if dyn is None else "statics+dynamics"
-        if verdict == STABLE:
-            falls: tuple[str, ...] = ()
-        elif dyn is not None and dyn.collapsed:
-            falls = dyn.moved
-        elif not res.stable:
-            falls = res.mechanism
-        else:
-            falls = ()
-        entries.append(RemovalEntry(boxes[i].id, VERDICT_WORDS[verdict], CLASSES[verdict], res.tilt_margin_deg,
-                                    falls, res, dyn, how))
+    entries = [_entry(boxes[i].id, res, dyn) for i, res, dyn in results]
+    if found is not None and dynamics != "none":
+        for e in entries:
+            found(e)
     return RemovalMap(tuple(entries), dynamics, (time.perf_counter() - t0) * 1000, statics_s * 1000, dyn_s * 1000,
                       lp_info["cold"], runs_made, {"warm_lps": lp_info["warm_lps"], "warm": lp_info["warm"],
                                               "simulation": simulation,

@@ -25,6 +25,7 @@ import queue
 import resource
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -54,6 +55,11 @@ WARM_OPTIONS: dict[str, object] = {"simplex_scale_strategy": 0}
 #: its own, the 189-block wall's 11 times (issue 44). Smaller builds keep them, degenerate ones too: the 46-block
 #: Jenga tower's warm map took 68 start-tower verdicts, judged one by one 174 (bench_removal_map.py).
 COLD_MIN_BOXES = IPM_MIN_ROWS // 6
+#: A statics-only map's warm re-solves answer this many removals at a time (their rays, then their margins)
+#: before starting the next ones, so that the first answers come within a second or two (the lab draws the map as
+#: they come) rather than all at the end. (A map with PyBullet runs takes every falling removal first instead:
+#: their runs are the long ones.)
+ANSWER_PART = 6
 #: The removals judged on their own run on this many forked processes at most (1: here, in order).
 PROCESSES = 2
 #: Judge one removal of each pair (or four) that a symmetry of the build maps onto each other, and mirror its
@@ -218,7 +224,8 @@ def default_processes() -> int:
 
 class OneByOne:
     """judge_statics of the build without box i, for each i submitted, on a pool of forked processes (the build
-    reaches them through fork, the answers come back pickled) or, with one process, here at submission. `next()`
+    reaches them through fork, the answers come back pickled) or, with one process, here, one at each `next()`
+    (so a caller hears of each answer as it is found: the lab draws the map block by block). `next()`
     gives (i, answer) in the order they are found. Use it as a context manager: the pool is closed, and its
     workers waited for, whatever happens (no process is left behind)."""
 
@@ -228,17 +235,13 @@ class OneByOne:
         self.processes = default_processes() if processes is None else max(1, processes)
         self.pool: Any = None
         self.done: queue.Queue = queue.Queue()
+        self.todo: deque[int] = deque()  # with one process: submitted, not yet judged
         self.pending = 0
 
     def submit(self, i: int) -> None:
         self.pending += 1
-        if self.processes == 1:
-            global _build
-            saved, _build = _build, self.build
-            try:
-                self.done.put(_judge_without(i))
-            finally:
-                _build = saved
+        if self.processes == 1:  # judged when its answer is asked for (`next`): answers come one by one
+            self.todo.append(i)
             return
         if self.pool is None:
             self.pool = multiprocessing.get_context("fork").Pool(self.processes, initializer=_start_worker,
@@ -246,6 +249,13 @@ class OneByOne:
         self.pool.apply_async(_judge_without, (i,), callback=self.done.put, error_callback=self.done.put)
 
     def next(self) -> tuple[int, StaticsResult]:
+        if self.processes == 1:
+            global _build
+            saved, _build = _build, self.build
+            try:
+                self.done.put(_judge_without(self.todo.popleft()))
+            finally:
+                _build = saved
         out = self.done.get()
         self.pending -= 1
         if isinstance(out, BaseException):
@@ -267,13 +277,16 @@ class OneByOne:
 
 def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: float, inset: float,
                          which: Sequence[int], answered: Callable[[int, StaticsResult], None] | None = None,
-                         processes: int | None = None) -> tuple[dict[int, StaticsResult], dict]:
+                         processes: int | None = None,
+                         part_size: int | None = None) -> tuple[dict[int, StaticsResult], dict]:
     """For each box index in `which`: the statics answer of the build without it. Warm-started ray LPs where the
     rest stands; `judge_statics` itself where it falls (a virtual-work test already proves that, or one of its
     rays does: its other rays are then not solved). `answered(i, result)` is called in this thread as soon as a
     removal's answer is known (the removal map starts its PyBullet run then); the falling ones come first.
     Large builds (COLD_MIN_BOXES) are judged one removal at a time on `processes` processes
-    (judged_one_by_one), each answer handed over as it comes."""
+    (judged_one_by_one), each answer handed over as it comes. `part_size`: the warm re-solves answer that many
+    removals at a time (ANSWER_PART: the first answers come at once; the falling ones first within each part)
+    rather than all together (None: every falling one before every standing one)."""
     t0 = time.perf_counter()
     boxes = list(boxes)
     n = len(boxes)
@@ -334,9 +347,9 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
     rays: dict[int, dict[float, float | None]] = {i: {} for i in todo}
     falling: set[int] = set()  # a ray found no equilibrium: judge_without would hand it to the judge
 
-    def run(chunk: Sequence[float]) -> None:
+    def run(chunk: Sequence[float], part: Sequence[int]) -> None:
         for phi in chunk:  # direction outside, removals inside: consecutive solves differ only in bounds
-            for i in todo:
+            for i in part:
                 if i in falling:
                     continue
                 r = warm.ray_without(phi, i)
@@ -344,17 +357,28 @@ def statics_without_each(boxes: Sequence[Box], contacts: list[Contact], mu: floa
                 if r is None or r < -tilt.STABLE_TOL:
                     falling.add(i)  # a set's add is atomic: the other thread at worst solves one ray more
 
-    if todo and tilt.PARALLEL_RAYS and cpus() > 1:
-        # the directions' models share nothing: half of them on a worker thread (HiGHS releases the GIL)
-        side_by_side(lambda: run(phis[1::2]), lambda: run(phis[0::2]), "removal-rays")
-    else:
-        run(phis)
-    for i in todo:  # the falling ones first: their PyBullet runs are the long ones
-        if i in falling:
-            cold_judge(i, *rest_of(i))
-    for i in [i for i in todo if i not in falling]:
-        res = warm.judge_without(i, rays[i])
-        assert res is not None  # it hands a removal to the judge only for the rays `falling` caught
-        judged(i, res)
+    # `part_size` removals at a time, each answered before the next are started (the lab draws the map as it
+    # comes); every initial ray starts from the whole build's basis (RESET_BASIS) and the refinements come in the
+    # same order, so the answers do not depend on the parts
+    step = max(1, len(todo) if part_size is None else part_size)
+    # (with parts, the first is one removal: its answer comes once the whole build's models are set up)
+    bounds = [0, *range(1 if part_size else step, len(todo), step), len(todo)]
+    for start, stop in zip(bounds, bounds[1:], strict=False):
+        part = todo[start:stop]
+        if not part:
+            continue
+        if tilt.PARALLEL_RAYS and cpus() > 1:
+            # the directions' models share nothing: half of them on a worker thread (HiGHS releases the GIL)
+            side_by_side(lambda part=part: run(phis[1::2], part), lambda part=part: run(phis[0::2], part),
+                         "removal-rays")
+        else:
+            run(phis, part)
+        for i in part:  # the falling ones first: their PyBullet runs are the long ones
+            if i in falling:
+                cold_judge(i, *rest_of(i))
+        for i in [i for i in part if i not in falling]:
+            res = warm.judge_without(i, rays[i])
+            assert res is not None  # it hands a removal to the judge only for the rays `falling` caught
+            judged(i, res)
     return out, {"warm_lps": 0 if warm is None else warm.lps, "warm": len(todo) - len(falling),
                  "cold": len(which) - len(todo) + len(falling), "ms": (time.perf_counter() - t0) * 1000}

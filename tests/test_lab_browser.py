@@ -419,3 +419,50 @@ def test_the_ghost_says_a_refusal_before_the_click_a_block_is_dragged_and_quick_
     gone.click("#new-empty")
     wait_until(lambda: gone.is_enabled("#drop") and body(gone, "blocks") == "0", 30, "a new lab")
     context.close()
+
+
+def _grid_wall(courses: int) -> dict:
+    """physics.builds.running_bond_wall as a tower-build/1 file (grid units): 95 blocks for 10 courses."""
+    out = []
+    for z in range(courses):
+        short = int(courses > 1 and (courses - 1 - z) % 2 == 0)
+        out += [{"id": f"w{z}_{i}", "origin": [2 * short + 4 * i, 0, 2 * z], "size": [4, 2, 2]}
+                for i in range(courses - short)]
+    return {"format": "tower-build/1", "blocks": out}
+
+
+def test_the_removal_map_is_drawn_as_found_and_kept_when_the_budget_stops_it(browser, tmp_path):
+    """A 95-block wall's removal map on a server whose lab jobs get 2 CPU seconds: the page says how far it is
+    ("removal map: k of 95 blocks") and tints the blocks found; stopped by the budget, it keeps them, says which
+    limit stopped it and how to raise it, and unticks the box."""
+    from dataclasses import replace
+
+    from tower.app.serve.client import Client
+
+    with ServerThread(str(tmp_path / "games.sqlite"), ai_pause=0, workers=1,
+                      limits=replace(ROOMY, lab_cpu_seconds=2)) as srv:
+        status, lab = Client(srv.url).request("POST", "/api/lab", {"build": _grid_wall(10), "rules": "free"})
+        assert status == 201, lab
+        page = open_lab(browser, srv.url + lab["url"])
+        page.evaluate("""() => { window.seenWorking = new Set();
+          new MutationObserver(() => window.seenWorking.add(document.querySelector('#working').textContent))
+            .observe(document.querySelector('#working'), {childList: true, characterData: true, subtree: true}); }""")
+        page.click("#show-removal")
+        wait_until(lambda: body(page, "removal-stopped") is not None, 120, "the removal map stopped by its budget")
+        seen = page.evaluate("() => [...window.seenWorking]")
+        counts = [int(t.split()[2]) for t in seen if t.startswith("removal map: ") and t.endswith(" of 95 blocks")]
+        assert counts and max(counts) >= 1, seen  # the progress line, with blocks found while it worked
+        kept = int(body(page, "removal-stopped"))
+        assert 1 <= kept < 95
+        tints = page.evaluate("() => window.towerLab.overlay.scene.blocks.filter((b) => b.tint).map((b) => b.tint)")
+        assert len(tints) == kept and set(tints) <= {"safe", "risky", "brings-down"}
+        said = body(page, "message")
+        assert f"too big for this server: the removal map stopped after {kept} of 95 blocks" in said, said
+        assert "lab_cpu_seconds" in said and "tower serve --limit lab_cpu_seconds=" in said
+        assert "tower lab --limit lab_cpu_seconds=" in said
+        assert not page.is_checked("#show-removal") and page.is_hidden("#working")
+        assert "stopped after" in page.text_content("#explain")
+        page.mouse.move(*AWAY)
+        shot(page, "removal-stopped", tmp_path)
+        assert not page.errors, page.errors
+        page.close()

@@ -173,6 +173,9 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rules", choices=("strict", "flag", "free"), default="strict",
                    help="strict: refuse edits the game's rules forbid; flag: allow them, outlined; free: physics only")
     s.add_argument("--no-browser", action="store_true", help="print the address only")
+    s.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                   help="change one of the server's limits (docs/serve.md, Limits), e.g. lab_cpu_seconds=60 for "
+                        "the removal map of a big build")
 
     s = sub.add_parser("replay", help="step through a game record")
     s.add_argument("record")

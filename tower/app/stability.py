@@ -72,14 +72,15 @@ def forces(build: Build) -> Any:
     return physics.contact_forces(build_boxes(build), bounds=True)
 
 
-def removal(build: Build, statics_only: bool = False, progress: bool = False) -> Any:
+def removal(build: Build, statics_only: bool = False, progress: bool = False, found: Any = None) -> Any:
     """The removal map (`physics.RemovalMap`) of a build's blocks (figures stay where they are). `progress`: a bar
-    on stderr, one step per removal whose statics answer is known, shown only when stderr is a terminal (tqdm)."""
+    on stderr, one step per removal whose statics answer is known, shown only when stderr is a terminal (tqdm).
+    `found(entry)`: each block's `physics.RemovalEntry` as soon as it is known (the lab draws the map with it)."""
     import physics
 
     if not progress:
         return physics.removal_map(build_boxes(build), dynamics="none" if statics_only else "doubtful",
-                                   only=[b.id for b in build.blocks])
+                                   only=[b.id for b in build.blocks], found=found)
     from tqdm import tqdm
 
     bar = tqdm(total=len(build.blocks), desc="removal map", unit="block", file=sys.stderr, disable=None,
@@ -92,7 +93,7 @@ def removal(build: Build, statics_only: bool = False, progress: bool = False) ->
 
     try:
         return physics.removal_map(build_boxes(build), dynamics="none" if statics_only else "doubtful",
-                                   only=[b.id for b in build.blocks], progress=step)
+                                   only=[b.id for b in build.blocks], progress=step, found=found)
     finally:
         bar.close()
 

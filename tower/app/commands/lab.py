@@ -41,6 +41,7 @@ def _open_lab(url: str, build: Any, rules: str, open_browser: bool) -> None:
 
 
 def run(args) -> int:
+    from tower.app.serve.limits import Limits
     from tower.app.serve.run import run_server
     from tower.climbers.build import read_build
 
@@ -57,6 +58,7 @@ def run(args) -> int:
             raise BadInput(f"the lab refuses it ({args.rules} rules): {exc.rule}: {exc.message}", "",
                            args.file) from None
         build = build_to_json(found)
+    limits = Limits().with_changes(getattr(args, "limit", []))  # a bad NAME=VALUE: one line, exit 2
     if not 0 <= args.port <= 65535:
         raise BadInput(f"--port must be 0 to 65535, got {args.port}", "")
 
@@ -64,7 +66,7 @@ def run(args) -> int:
         threading.Thread(target=_open_lab, args=(url, build, args.rules, not args.no_browser), daemon=True).start()
 
     try:
-        run_server(args.db, "127.0.0.1", args.port, ready=ready, workers=1, ai_pause=0.4)
+        run_server(args.db, "127.0.0.1", args.port, ready=ready, workers=1, ai_pause=0.4, limits=limits)
     except OSError as exc:
         raise BadInput(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", "") from None
     print("tower lab: stopped", file=sys.stderr)

@@ -438,6 +438,16 @@ def components(limits: Limits, games: list[str]) -> dict[str, Any]:
                                         "metres and the edit it is of",
                          "properties": {"forces": ANY_OBJECT, "removal": ANY_OBJECT, "push": ANY_OBJECT,
                                         "words": STRINGS, "unit_m": {"type": "number"}, "edits": {"type": "integer"}}},
+        "LabRemovalProgress": {
+            "type": "object", "required": ["state", "done", "total", "edits", "blocks", "message", "palette"],
+            "properties": {"state": {"enum": ["idle", "waiting", "working", "done", "stopped"]},
+                           "done": {"type": "integer"}, "total": {"type": "integer"}, "edits": {"type": "integer"},
+                           "blocks": {"type": "array", "items": {
+                               "type": "object", "required": ["block", "class", "verdict"],
+                               "properties": {"block": {"type": "string"},
+                                              "class": {"enum": ["safe", "risky", "brings-down"]},
+                                              "verdict": {"enum": ["stands", "marginal", "falls"]}}}},
+                           "message": {"type": "string"}, "palette": ANY_OBJECT}},
         "LabDrop": {"type": "object", "required": ["scene", "moved", "collapsed", "stability", "words"],
                     "description": "PyBullet's run of the build: the scene with the animation's frames (`frames`: "
                                    "poses a frame, grid units) and the blocks it moves",

@@ -29,7 +29,7 @@ from aiohttp import web
 
 from tower.app.lab.controller import LabController, kind_sizes, load_build_doc, top_colours
 from tower.app.serve.errors import Refused
-from tower.app.serve.labjobs import Asker, LabJobs, lab_threads
+from tower.app.serve.labjobs import Asker, LabJobs, MapProgress, lab_threads
 from tower.app.serve.limits import Bucket, Limits
 from tower.app.serve.store import new_id
 from tower.climbers.blocks import KINDS
@@ -68,6 +68,7 @@ class Lab:
     used: float = field(default_factory=time.time)  # when it was last opened or changed
     touched: float = field(default_factory=time.time)  # when its row's `updated` was last written
     client: str = ""  # its creator (`Store.client_key`): `labs_per_client` counts the database's rows
+    removal: MapProgress = field(default_factory=MapProgress)  # its removal map as it is worked out
 
 
 def _log_failed_save(fut: Any) -> None:
@@ -109,7 +110,7 @@ class Labs:
 
     def _serve(self, lab: Lab, asker: Asker) -> LabController:
         """The lab's controller, its physics now working for `asker` (call holding the lab's lock)."""
-        lab.ctl.physics = self.jobs.physics(asker) if self.jobs is not None else None
+        lab.ctl.physics = self.jobs.physics(asker, lab.removal, lab.ctl.cursor) if self.jobs is not None else None
         return lab.ctl
 
     # --- the database --------------------------------------------------------------------------------------------
@@ -565,6 +566,12 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
     @routes.get("/api/lab/{id}/removal")
     async def lab_removal(request: web.Request) -> web.Response:
         return web.json_response(await labs.explain(request.match_info["id"], "removal", asker=asker(request)))
+
+    @routes.get("/api/lab/{id}/removal/progress")
+    async def lab_removal_progress(request: web.Request) -> web.Response:
+        # not behind the lab's lock: it is read while the map's own request holds it
+        lab = await labs.get(request.match_info["id"])
+        return web.json_response(await labs._thread(lab.removal.to_json))
 
     @routes.post("/api/lab/{id}/push")
     async def lab_push(request: web.Request) -> web.Response:

@@ -32,6 +32,11 @@ and every other request never wait for them.
 
 from __future__ import annotations
 
+import json
+import math
+import os
+import shutil
+import tempfile
 import threading
 import time
 from collections import OrderedDict, deque
@@ -185,14 +190,21 @@ class LabJobs:
                           modules=("tower.app.lab.controller", "viewer.placement", "tower.climbers.setup"))
         self._too_big: OrderedDict[Any, str] = OrderedDict()
         self._lock = threading.Lock()
+        self._folder: str | None = None  # where removal maps' workers write what they found (`_progress_file`)
 
-    def physics(self, asker: Asker) -> LabPhysics:
-        """The physics a lab's controller uses while it serves a request of `asker`."""
-        return LabPhysics(self, asker)
+    def physics(self, asker: Asker, watch: MapProgress | None = None, edits: int = 0) -> LabPhysics:
+        """The physics a lab's controller uses while it serves a request of `asker`; `watch`: where its removal
+        maps tell how far they are (the lab's, read by its progress answer), of its build after `edits` edits."""
+        return LabPhysics(self, asker, watch, edits)
 
-    def run(self, asker: Asker, name: str, build: Any, fn: Callable, *args: Any, quick: bool = False) -> Any:
+    def run(self, asker: Asker, name: str, build: Any, fn: Callable, *args: Any, quick: bool = False,
+            watch: MapProgress | None = None, edits: int = 0) -> Any:
         """The job `fn(build, *args)` of `asker` (`name`: which of the judges it is, for the words), in its lane;
-        Refused with 413 if it is over `lab_cpu_seconds` (now or before)."""
+        Refused with 413 if it is over `lab_cpu_seconds` (now or before), in words that say how to raise it.
+        `watch`: a removal map's progress (`fn` then also takes the file its worker writes each block's entry to);
+        what it found before the budget stopped it is kept there, and counted in the refusal; `edits`: the edit
+        of the lab's build it is of. A map refused at once (over budget before) leaves the watch as that one left
+        it: what it found stays on the page."""
         what = WHAT.get(name, name)
         key = (name, tuple(build.blocks), tuple(build.figures), args)
 
@@ -205,16 +217,50 @@ class LabJobs:
         known()
         lane = self.quick if quick else self.heavy
         seconds = self.limits.lab_cpu_seconds
+        if watch is not None:
+            path = self._progress_file()
+            watch.queued(edits, len(build.blocks), path)
+            args = (*args, path)
+
+        def ready() -> None:
+            known()
+            if watch is not None:
+                watch.working()
+
         try:
-            return lane.run(asker, what, fn, (build, *args), seconds, known)
+            out = lane.run(asker, what, fn, (build, *args), seconds, ready)
         except OverBudget:
-            message = (f"this build is too big for this server: its {what} needs more than {seconds:g} CPU seconds "
-                       f"(the server's limit lab_cpu_seconds)")
+            message = too_big(what, seconds)
+            if watch is not None:
+                found = len(watch.entries())
+                # at the pace it went, about what the whole map needs (with a fifth to spare)
+                need = math.ceil(1.2 * seconds * watch.total / found) if found else None
+                message = (f"this build is too big for this server: the {what} stopped after {found} of "
+                           f"{watch.total} blocks, it needs more than {seconds:g} CPU seconds "
+                           f"({how_to_raise(seconds, need)})")
+                watch.stopped(message)
             with self._lock:
                 self._too_big[key] = message
                 while len(self._too_big) > TOO_BIG_KEPT:
                     self._too_big.popitem(last=False)
             raise Refused(413, "lab-cpu-seconds", message) from None
+        except BaseException:
+            if watch is not None:
+                watch.stopped("")
+            raise
+        if watch is not None:
+            watch.finished()
+        return out
+
+    def _progress_file(self) -> str:
+        """A new file for a removal map's worker to write its entries to (in the lab's own temporary folder,
+        removed with it: `close`)."""
+        with self._lock:
+            if self._folder is None:
+                self._folder = tempfile.mkdtemp(prefix="tower-lab-maps-")
+            fd, path = tempfile.mkstemp(suffix=".jsonl", dir=self._folder)
+        os.close(fd)
+        return path
 
     def ask(self, asker: Asker, what: str, fn: Callable, *args: Any) -> Any:
         """A rules question `fn(*args)` of `asker` in the rules lane (`what`: its name in a refusal's words);
@@ -223,8 +269,7 @@ class LabJobs:
         try:
             out = self.rules.run(asker, what, _asked, (fn, args), seconds)
         except OverBudget:
-            raise Refused(413, "lab-cpu-seconds", f"this build is too big for this server: its {what} needs more "
-                                                  f"than {seconds:g} CPU seconds (lab_cpu_seconds)") from None
+            raise Refused(413, "lab-cpu-seconds", too_big(what, seconds)) from None
         if isinstance(out, _Failed):
             raise out.error()
         return out
@@ -244,6 +289,86 @@ class LabJobs:
         self.quick.close()
         self.heavy.close()
         self.rules.close()
+        with self._lock:
+            folder, self._folder = self._folder, None
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def too_big(what: str, seconds: float) -> str:
+    """The words of a lab job over its CPU budget: which limit stopped it, and how to raise it."""
+    return (f"this build is too big for this server: its {what} needs more than {seconds:g} CPU seconds "
+            f"({how_to_raise(seconds)})")
+
+
+def how_to_raise(seconds: float, need: float | None = None) -> str:
+    """Which limit it is and how to raise it, to `need` seconds if known (else twice the limit)."""
+    more = need if need is not None else 2 * seconds
+    return (f"the server's limit lab_cpu_seconds; raise it with tower serve --limit lab_cpu_seconds={more:g}, "
+            f"or tower lab --limit lab_cpu_seconds={more:g}")
+
+
+class MapProgress:
+    """A lab's removal map being worked out, or its last one: the worker appends each block's entry to a file as
+    a line of JSON as soon as it is found (`_removal`), and the lab's progress answer reads that file, so the page
+    draws the map block by block. A worker stopped at its CPU budget leaves the file as it was: what it found is
+    kept (`state` "stopped", with the refusal's words)."""
+
+    def __init__(self) -> None:
+        self.path = ""
+        self.total = 0
+        self.edits = 0  # the lab's edits when the map was asked for (the page's answers are counted alike)
+        self.state = "idle"  # "working", "done", "stopped"
+        self.message = ""
+        self._lock = threading.Lock()
+
+    def queued(self, edits: int, total: int, path: str) -> None:
+        """A map of the lab's build after `edits` edits is asked for (it may wait for a worker), its worker to
+        write to `path`: the last one's entries are dropped."""
+        with self._lock:
+            old, self.path, self.total, self.edits, self.state, self.message = self.path, path, total, edits, \
+                "waiting", ""
+        if old:
+            try:
+                os.unlink(old)
+            except OSError:
+                pass
+
+    def working(self) -> None:
+        """Its worker starts."""
+        self.state = "working"
+
+    def finished(self) -> None:
+        self.state = "done"
+
+    def stopped(self, message: str) -> None:
+        self.state, self.message = "stopped", message
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The entries found so far (a line still being written is left for the next read)."""
+        if not self.path:
+            return []
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError:
+            return []
+        out = []
+        for line in text.split("\n")[:-1]:  # (the last piece has no newline yet)
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                break
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """How far the map is: the blocks found with their classes, of how many, and the classes' colours."""
+        from viewer.scene import ALL_RGB
+
+        found = [{"block": e["block"], "class": e["class"], "verdict": e["verdict"]} for e in self.entries()]
+        return {"state": self.state, "done": len(found), "total": self.total, "edits": self.edits,
+                "blocks": found, "message": self.message,
+                "palette": {k: list(ALL_RGB[k]) for k in ("safe", "risky", "brings-down")}}
 
 
 @dataclass(frozen=True)
@@ -330,10 +455,18 @@ def _forces(build: Any) -> Done:
     return Done(stability.forces(build).to_json())
 
 
-def _removal(build: Any, statics_only: bool) -> Done:
+def _removal(build: Any, statics_only: bool, path: str | None = None) -> Done:
+    """The removal map; with `path`, each block's entry also appended to that file as it is found (MapProgress)."""
     from tower.app import stability
 
-    return Done(stability.removal(build, statics_only=statics_only).to_json())
+    if path is None:
+        return Done(stability.removal(build, statics_only=statics_only).to_json())
+    with open(path, "a", encoding="utf-8") as out:
+        def found(entry: Any) -> None:
+            out.write(json.dumps(entry.to_json()) + "\n")
+            out.flush()  # a worker stopped at its budget leaves every line written so far
+
+        return Done(stability.removal(build, statics_only=statics_only, found=found).to_json())
 
 
 def _push(build: Any, block: str, directions: tuple[str, ...]) -> list[Done]:
@@ -353,9 +486,11 @@ class LabPhysics:
     the same answers (`Done`, as JSON), computed in the lab's workers (a statics verdict of a small build in the
     quick lane)."""
 
-    def __init__(self, jobs: LabJobs, asker: Asker) -> None:
+    def __init__(self, jobs: LabJobs, asker: Asker, watch: MapProgress | None = None, edits: int = 0) -> None:
         self.jobs = jobs
         self.asker = asker
+        self.watch = watch
+        self.edits = edits  # the lab's edits so far: which build its removal map's progress is of
 
     def judge_build(self, build: Any, statics_only: bool = False, engine: str = "pybullet") -> Done:
         small = self._size(build) <= self.jobs.limits.lab_quick_blocks
@@ -369,7 +504,8 @@ class LabPhysics:
         return self.jobs.run(self.asker, "forces", build, _forces, quick=self._size(build) <= QUICK_FORCES_BLOCKS)
 
     def removal(self, build: Any, statics_only: bool = False) -> Done:
-        return self.jobs.run(self.asker, "removal", build, _removal, statics_only)
+        return self.jobs.run(self.asker, "removal", build, _removal, statics_only, watch=self.watch,
+                             edits=self.edits)
 
     def push(self, build: Any, block: str, directions: tuple[str, ...]) -> list[Done]:
         return self.jobs.run(self.asker, "push", build, _push, block, tuple(directions),

@@ -275,6 +275,13 @@ def openapi_document(limits: Limits = DEFAULT) -> dict[str, Any]:
         p[f"/api/lab/{{id}}/{name}"] = {"get": _op(
             f"lab{name.title()}", "lab", what, _json(_ref("LabExplained"), what), (404, 409, 413, 429, 503),
             [LAB_ID])}
+    p["/api/lab/{id}/removal/progress"] = {"get": _op(
+        "labRemovalProgress", "lab", "how far the lab's removal map is: the blocks found so far, of how many",
+        _json(_ref("LabRemovalProgress"), "the map's progress"), (404, 429, 503), [LAB_ID],
+        description="Asked while the removal map (`/removal`, `/overlays?show=removal`) is worked out: the page "
+                    "draws it block by block. `state` is `waiting` (for a worker), `working`, `done`, or `stopped` "
+                    "(over `lab_cpu_seconds`: the blocks found are kept, `message` says which limit stopped it "
+                    "and how to raise it); `edits` the edit of the build it is of.")}
     p["/api/lab/{id}/push"] = {"post": _op(
         "labPush", "lab", "the push a block takes before it moves", _json(_ref("LabExplained"), "the push"),
         lab_changes, [LAB_ID], _body("LabPush"))}

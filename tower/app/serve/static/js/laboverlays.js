@@ -29,6 +29,7 @@ export async function explain() {
   }
   const q = new URLSearchParams({ show: show.join(','), push });
   working(1, show, push);
+  const watching = show.includes('removal') ? watchRemoval(asked) : null;
   let answer;
   try {
     answer = await call('GET', lab.api(`/overlays?${q}`));
@@ -40,13 +41,62 @@ export async function explain() {
       answer = await call('GET', lab.api(`/overlays?${q}`));
     }
   } finally {
+    if (watching) watching.stop();
     working(-1);
+  }
+  if (!answer.ok && watching && answer.status === 413 && answer.data.rule === 'lab-cpu-seconds'
+      && /removal map/.test(answer.data.error)) {
+    // over the CPU budget: the blocks found are kept on screen, the words say which limit stopped the map and
+    // how to raise it, and the box is unticked (ticking it again would only be refused again)
+    const p = await progress();
+    if (p) partial(p, asked);
+    el('show-removal').checked = false;
+    legend([errorText(answer)]);
+    document.body.dataset.removalStopped = p ? String(p.done) : '0';
+    lab.say(errorText(answer));
+    return;
   }
   if (!answer.ok) { lab.say(errorText(answer)); return; }
   if (lab.page.edits !== asked) return;  // an edit came meanwhile: its own request asks again
   lab.page.overlay = { edits: asked, scene: answer.data.scene };
   legend(answer.data.words);
   document.body.dataset.overlays = [...show, push ? 'push' : ''].filter(Boolean).join(',');
+  lab.draw();
+}
+
+// The removal map of a large build takes a while (one statics judgement per block): while its request is on its
+// way the page asks how far it is (GET /api/lab/ID/removal/progress), says so ("removal map: 37 of 95 blocks") and
+// tints the blocks found so far.
+const PROGRESS_MS = 400;
+function watchRemoval(asked) {
+  let stopped = false;
+  const tick = async () => {
+    if (stopped) return;
+    const p = await progress();
+    if (stopped) return;
+    if (p) partial(p, asked);
+    setTimeout(tick, PROGRESS_MS);
+  };
+  setTimeout(tick, PROGRESS_MS / 2);
+  return { stop: () => { stopped = true; } };
+}
+
+async function progress() {
+  const answer = await call('GET', lab.api('/removal/progress'));
+  return answer.ok ? answer.data : null;
+}
+
+// the blocks found so far tinted by class, over the build's own scene (the whole map's answer replaces it)
+function partial(p, asked) {
+  const st = lab.page.state;
+  if (lab.page.edits !== asked || !st || p.edits !== st.edits || !['working', 'done', 'stopped'].includes(p.state)) return;
+  el('working').textContent = `removal map: ${p.done} of ${p.total} blocks`;
+  document.body.dataset.removalDone = String(p.done);
+  const scene = structuredClone(st.scene);
+  const found = new Map(p.blocks.map((b) => [b.block, b.class]));
+  for (const b of scene.blocks) if (found.has(b.id)) b.tint = found.get(b.id);
+  Object.assign(scene.palette, p.palette);
+  lab.page.overlay = { edits: asked, scene, partial: true };
   lab.draw();
 }
 
