@@ -231,7 +231,8 @@ class Labs:
         lab = self.labs.get(lab_id)
         if lab is not None and self.shared and not lab.lock.locked() \
                 and await self._thread(self.store.lab_version, lab_id) != lab.version:
-            lab = None  # changed by another process: its build comes from the database (without this one's history)
+            # changed by another process: its build comes from the database (without this one's history)
+            lab = self.labs.pop(lab_id, None) and None
         if lab is None:
             plausible = 0 < len(lab_id) <= 32 and all(c.isalnum() or c in "-_" for c in lab_id)
             lab = await self._thread(self._load, lab_id) if plausible else None
