@@ -123,6 +123,23 @@ def test_moves_posted_to_either_process_reach_the_feeds_of_both_in_order(pair):
     assert final[0] == final[1] and final[0]["view"] == json.loads(json.dumps(truth.view(0)))
 
 
+def race(apis: tuple[Client, ...], path: str, body: dict) -> list:
+    """The same POST sent to each server at the same instant (a barrier); the answers."""
+    gate = threading.Barrier(len(apis))
+    answers: list = [None] * len(apis)
+
+    def send(k: int) -> None:
+        gate.wait()
+        answers[k] = apis[k].request("POST", path, body)
+
+    threads = [threading.Thread(target=send, args=(k,)) for k in range(len(apis))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return answers
+
+
 def test_identical_moves_sent_to_both_processes_at_once_are_applied_once(pair):
     (a, b), _urls = pair
     pairs, applied, refused = 0, 0, 0
@@ -141,18 +158,7 @@ def test_identical_moves_sent_to_both_processes_at_once_are_applied_once(pair):
             # without `n` where the same request cannot be legal twice (the seat to move changes); with it
             # otherwise, as a client retrying does
             body: dict = {"move": move} | ({"n": len(accepted)} if after.current_player == p else {})
-            gate = threading.Barrier(2)
-            answers: list = [None, None]
-
-            def send(k: int, api: Client) -> None:
-                gate.wait()
-                answers[k] = api.request("POST", f"/api/games/{gid}/moves?token={tokens[p]}", body)
-
-            threads = [threading.Thread(target=send, args=(k, api)) for k, api in enumerate((a, b))]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(30)
+            answers = race((a, b), f"/api/games/{gid}/moves?token={tokens[p]}", body)
             codes = sorted(code for code, _data in answers)
             assert codes == [200, 409], answers
             applied += 1
