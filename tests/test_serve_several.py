@@ -231,3 +231,23 @@ def test_a_lab_opened_on_one_process_is_edited_on_the_other(pair):
     for api in (a, b):
         code, now = api.request("GET", path)
         assert code == 200 and now["build"] == s["build"]
+
+
+def test_the_rates_of_new_games_hold_across_processes(pg_cluster):
+    """A client's allowance of new games (and the server-wide one) is one bucket in the database, whichever
+    process it asks."""
+    from tower.app.serve.pgstore import PgStore
+
+    db = pg_cluster.database()
+    stores = [PgStore(db), PgStore(db)]
+    try:
+        buckets = [store.bucket("games", 1 / 3600, 3) for store in stores]
+        waits = [buckets[k % 2].take("client") for k in range(5)]
+        assert [w == 0 for w in waits] == [True, True, True, False, False] and waits[-1] > 3000
+        assert buckets[1].used("client") == pytest.approx(3, abs=0.01)
+        assert buckets[1].take("another client") == 0
+        buckets[0].give("client")  # a refused creation gives its token back, for every process
+        assert buckets[1].take("client") == 0
+    finally:
+        for store in stores:
+            store.close()

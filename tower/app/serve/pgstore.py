@@ -45,6 +45,10 @@ SCHEMA_VERSION = 1
 CHANNEL = "tower_games"
 #: The database's clock in seconds (leases and buckets use it, so processes on machines whose clocks differ agree).
 NOW = "extract(epoch from clock_timestamp())"
+#: A lease's owner is gone: its time is up, or none of its connections is open (a process killed on this or another
+#: machine: its connections close with it, at once where the kernel says so, else when TCP gives up).
+GONE = (f"(leases.until < {NOW} OR leases.owner NOT IN (SELECT application_name FROM pg_stat_activity "
+        f"WHERE application_name IS NOT NULL))")
 #: Statements that bring a database from schema version i to i + 1 (MIGRATIONS[0]: an empty database).
 MIGRATIONS: list[list[str]] = [[
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -92,7 +96,9 @@ class PgStore(Store):
         # `normal`: a commit is answered before its WAL reaches the disk (a killed server loses nothing, a
         # crash of PostgreSQL itself may lose the last commits); `full`: after (the default)
         self.synchronous = "on" if synchronous == "full" else "off"
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        # who this process is: its leases' owner, and every one of its connections' `application_name`, so a
+        # process whose connections are all gone (killed: the kernel closes them) is known to be gone at once
+        self.owner = f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
         self._reads: queue.Queue[psycopg.Connection] = queue.Queue()
         self._made = 0
         self._made_lock = threading.Lock()
@@ -129,7 +135,7 @@ class PgStore(Store):
                          (secrets.token_hex(16),))
 
     def _connect(self) -> psycopg.Connection:
-        conn = psycopg.connect(self.path, autocommit=True, connect_timeout=10)
+        conn = psycopg.connect(self.path, autocommit=True, connect_timeout=10, application_name=self.owner)
         conn.execute(f"SET synchronous_commit = {self.synchronous}")
         conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{int(self.lock_seconds * 1000)}ms",))
         conn.execute("SET statement_timeout = '30s'")
@@ -274,7 +280,8 @@ class PgStore(Store):
             if self._pool_made < ASYNC_CONNECTIONS:
                 self._pool_made += 1
                 try:
-                    conn = await psycopg.AsyncConnection.connect(self.path, autocommit=True, connect_timeout=10)
+                    conn = await psycopg.AsyncConnection.connect(self.path, autocommit=True, connect_timeout=10,
+                                                                 application_name=self.owner)
                     await conn.execute(f"SET synchronous_commit = {self.synchronous}")
                     await conn.execute("SELECT set_config('lock_timeout', %s, false)",
                                        (f"{int(self.lock_seconds * 1000)}ms",))
@@ -336,8 +343,8 @@ class PgStore(Store):
         """Take (or keep) the lease of a game's AI seats: True if this process holds it now."""
         rows = await self._fetch(
             f"INSERT INTO leases VALUES (%s, %s, {NOW} + %s) ON CONFLICT (game_id) DO UPDATE SET owner = "
-            f"excluded.owner, until = excluded.until WHERE leases.owner = excluded.owner OR leases.until < {NOW} "
-            f"RETURNING owner", (game_id, self.owner, seconds))
+            f"excluded.owner, until = excluded.until WHERE leases.owner = excluded.owner OR {GONE} RETURNING owner",
+            (game_id, self.owner, seconds))
         return bool(rows)
 
     async def release(self, game_id: str) -> None:
@@ -352,13 +359,15 @@ class PgStore(Store):
             await conn.execute(f"INSERT INTO processes VALUES (%s, {NOW}) ON CONFLICT (id) DO UPDATE SET seen = "
                                f"excluded.seen", (self.owner,))
             await conn.execute(f"DELETE FROM processes WHERE seen < {NOW} - %s", (seconds * 3,))
-            cur = await conn.execute("SELECT COUNT(*) FROM processes")
+            # alive: heard from lately, and with a connection open (a killed process's close with it)
+            cur = await conn.execute("SELECT COUNT(*) FROM processes WHERE id IN (SELECT application_name FROM "
+                                     "pg_stat_activity WHERE application_name IS NOT NULL)")
             return int((await cur.fetchone())[0])
 
     async def lapsed(self, limit: int = 50) -> list[str]:
         """Unfinished games whose AI lease lapsed (its process is gone): another process takes them over."""
-        rows = await self._fetch(f"SELECT l.game_id FROM leases l JOIN games g ON g.id = l.game_id WHERE l.until < "
-                                 f"{NOW} AND g.over = 0 ORDER BY l.until LIMIT %s", (limit,))
+        rows = await self._fetch(f"SELECT leases.game_id FROM leases JOIN games g ON g.id = leases.game_id WHERE "
+                                 f"{GONE} AND g.over = 0 ORDER BY leases.until LIMIT %s", (limit,))
         return [r[0] for r in rows]
 
     async def leave(self) -> None:
@@ -373,8 +382,8 @@ class PgStore(Store):
         None)` after each (re)connection (notes may have been missed meanwhile). Runs until cancelled."""
         while True:
             try:
-                async with await psycopg.AsyncConnection.connect(self.path, autocommit=True,
-                                                                 connect_timeout=10) as conn:
+                async with await psycopg.AsyncConnection.connect(self.path, autocommit=True, connect_timeout=10,
+                                                                 application_name=self.owner) as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     on_note(None, None, None)
                     async for note in conn.notifies():
