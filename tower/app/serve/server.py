@@ -733,6 +733,9 @@ class GameServer:
     async def record(self, game_id: str) -> dict[str, Any]:
         table = await self.table(game_id)
         table.used = time.monotonic()
+        if self.store.shared and not table.over:  # another process may have ended it (a finished one is final)
+            async with table.lock:
+                await self._refresh(table)
         return table.record()
 
     # --- the pages -----------------------------------------------------------------------------------------
