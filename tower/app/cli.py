@@ -157,6 +157,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="change one of the server's limits (docs/serve.md, Limits), e.g. games_per_minute=20")
     s.add_argument("--trust-proxy", action="store_true",
                    help="behind a reverse proxy: a client's address is the last X-Forwarded-For entry")
+    s.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="the lab's heavy physics (removal maps, forces and verdicts of big builds) as tasks on the "
+                        "Ray cluster at ADDRESS, or on a local Ray started for the server")
     s.add_argument("--list-games", action="store_true", help="list the database's games and exit (operator)")
     s.add_argument("--delete-game", action="append", default=[], metavar="ID",
                    help="delete a game with its moves and links from the database and exit (operator)")

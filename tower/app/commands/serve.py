@@ -57,7 +57,7 @@ def run(args) -> int:
 
     try:
         run_server(args.db, args.host, args.port, ready=ready, workers=args.workers, ai_pause=args.ai_pause,
-                   synchronous=args.sync, limits=limits, trust_proxy=args.trust_proxy)
+                   synchronous=args.sync, limits=limits, trust_proxy=args.trust_proxy, ray=args.ray)
     except OSError as exc:
         raise BadInput(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "") from None
     except Exception as exc:

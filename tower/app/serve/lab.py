@@ -539,7 +539,7 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
     `await no_body(request)` refuses a body other than none or `{}`, and a POST that is not `application/json`, as
     a form from another site would be,
     `client_of(request)` is the client a request counts for)."""
-    labs = Labs(server.store, server.limits, LabJobs(server.limits))
+    labs = Labs(server.store, server.limits, LabJobs(server.limits, server.ray))
     labs.disk_check = server.disk_check
     app[LABS_KEY] = labs
 

@@ -176,10 +176,15 @@ class Lane:
 class LabJobs:
     """The lab's physics lanes of one server (see the module's docstring)."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, ray: Any = None) -> None:
+        """`ray`: a `raylab.RayLab`, whose tasks run the heavy lane's jobs (one place per CPU of the cluster)."""
         self.limits = limits
         self.quick = Lane("quick", 1, 0, limits.lab_queue, None, modules=QUICK_MODULES)
         self.heavy = Lane("heavy", limits.lab_workers, 19, limits.lab_queue, IDLE_SECONDS)
+        self.ray = ray
+        if ray is not None:  # the line stays here, in the server; only the execution goes to Ray
+            self.heavy.pools = ray.pools(limits.lab_workers)
+            self.heavy.free = list(self.heavy.pools)
         # two per client: the page asks again as soon as the block in hand changes
         self.rules = Lane("rules", 1, 10, limits.lab_queue, IDLE_SECONDS, per_client=2,
                           modules=("tower.app.lab.controller", "viewer.placement", "tower.climbers.setup"))
@@ -244,6 +249,8 @@ class LabJobs:
         self.quick.close()
         self.heavy.close()
         self.rules.close()
+        if self.ray is not None:
+            self.ray.close()
 
 
 @dataclass(frozen=True)

@@ -139,12 +139,17 @@ class GameServer:
     """All tables of one database. Use from one asyncio event loop."""
 
     def __init__(self, db: str, *, workers: int | None = None, ai_pause: float = 0.4, judge: Any = None,
-                 synchronous: str = "full", limits: Limits | None = None) -> None:
+                 synchronous: str = "full", limits: Limits | None = None, ray: str | None = None) -> None:
         if judge is None:
             from tower.app.stability import statics_stands
 
             judge = statics_stands
         self.limits = limits = limits or Limits()
+        self.ray: Any = None  # `tower serve --ray ADDRESS`: the lab's heavy physics as Ray tasks (`raylab`)
+        if ray is not None:
+            from tower.app.serve.raylab import RayLab
+
+            self.ray = RayLab(ray)
         self.store = open_store(db, synchronous, lock_seconds=limits.db_lock_seconds)
         self.judge = judge
         self.pool = WorkerPool(workers, nice=19)  # AI seats: searches use what the answers leave of the cores
