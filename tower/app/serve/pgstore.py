@@ -429,15 +429,17 @@ class GameTx:
         """Write the change, bump the version, tell the other processes (on commit), and take the lease of the AI
         seats if one is to move now (released otherwise): the process that made the position drives its AI."""
         conn, gid, owner = self.conn, self.game_id, self.store.owner
-        for sql, params in ops:
-            await conn.execute(pg_sql(sql), params)
-        await conn.execute("UPDATE games SET version = version + 1 WHERE id = %s", (gid,))
-        if ai_next:
-            await conn.execute(f"INSERT INTO leases VALUES (%s, %s, {NOW} + %s) ON CONFLICT (game_id) DO UPDATE "
-                               f"SET owner = excluded.owner, until = excluded.until", (gid, owner, lease_seconds))
-        else:
-            await conn.execute("DELETE FROM leases WHERE game_id = %s", (gid,))
-        await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{owner} {gid} {self.version + 1}"))
+        async with conn.pipeline():  # the statements go out together: one round trip, not six
+            for sql, params in ops:
+                await conn.execute(pg_sql(sql), params)
+            await conn.execute("UPDATE games SET version = version + 1 WHERE id = %s", (gid,))
+            if ai_next:
+                await conn.execute(f"INSERT INTO leases VALUES (%s, %s, {NOW} + %s) ON CONFLICT (game_id) DO "
+                                   f"UPDATE SET owner = excluded.owner, until = excluded.until",
+                                   (gid, owner, lease_seconds))
+            else:
+                await conn.execute("DELETE FROM leases WHERE game_id = %s", (gid,))
+            await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{owner} {gid} {self.version + 1}"))
 
 
 class SharedBucket:
