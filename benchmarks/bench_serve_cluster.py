@@ -11,7 +11,8 @@ against the moves the bots were told were played), moves per second, the move an
 the feed's delay: from a move's answer to its event on each open page (p50/p95, pages on the other process
 only). Bounded: --timeout seconds a run.
 
-    python benchmarks/bench_serve_cluster.py [--games 50] [--pages 10] [--think 0] [--runs 1] [--db URL]
+    python benchmarks/bench_serve_cluster.py [--games 50] [--pages 10] [--think 0] [--runs 1] [--route request]
+                                             [--db URL]
 
 Without --db a throwaway PostgreSQL cluster is started (tests/pg_support.py: initdb in a temporary folder, a Unix
 socket; Debian's postgresql) and removed at the end. Prints the machine's load average (other jobs share the
@@ -53,16 +54,20 @@ def start(db: str, log: Path) -> tuple[subprocess.Popen, str]:
 class ClusterRun(Run):
     """bench_serve's run, its requests sent to the processes in turn; the feeds' delays noted."""
 
-    def __init__(self, urls: list[str], timeout: float, think: float) -> None:
+    def __init__(self, urls: list[str], timeout: float, think: float, route: str = "request") -> None:
         super().__init__(urls[0], timeout, think)
-        self.urls = urls
+        self.urls, self.route = urls, route
         self._next = itertools.cycle(range(len(urls)))
         self._pages = itertools.cycle(range(len(urls)))
         self.answered: dict[tuple[str, int], tuple[float, int]] = {}  # (game, n) -> (when answered, process)
         self.seen: list[tuple[str, int, float, int]] = []  # (game, n, when a page got it, the page's process)
 
     async def request(self, session, method: str, path: str, body=None):
-        k = next(self._next)
+        parts = path.split("?")[0].split("/")
+        if self.route == "game" and len(parts) > 3:  # a balancer routing by game: each game to one process
+            k = int(parts[3].encode().hex(), 16) % len(self.urls)
+        else:
+            k = next(self._next)
         async with session.request(method, self.urls[k] + path, json=body) as resp:
             data = await resp.json(content_type=None)
             if resp.status not in (200, 201):
@@ -82,7 +87,7 @@ class ClusterRun(Run):
 
 
 async def one_run(urls: list[str], args) -> ClusterRun:
-    run = ClusterRun(urls, args.timeout, args.think)
+    run = ClusterRun(urls, args.timeout, args.think, args.route)
     kinds = [bench_serve.CARD_GAMES[i % len(bench_serve.CARD_GAMES)] for i in range(args.games)]
     began = time.perf_counter()
     await asyncio.gather(*(run.game(g, n, opts, args.seed + i, i < args.pages, f"127.0.{i // 240}.{10 + i % 240}")
@@ -124,6 +129,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--route", choices=("request", "game"), default="request",
+                    help="request: each request to the next process (round robin, the default); game: each game's "
+                         "requests to one process (a balancer hashing the game's id), its pages still alternating")
     ap.add_argument("--db", help="a PostgreSQL URL to use (its games are added to); default: a throwaway cluster")
     args = ap.parse_args()
     cluster = None
@@ -145,7 +153,7 @@ def main() -> None:
             cluster.stop()
     ref = statistics.median(r["moves_per_s"] for r in rows["1 process, SQLite"])
     print(f"\n{args.games} card games at once ({args.pages} with every seat's page open), bots thinking "
-          f"{args.think:g} s; medians of {args.runs} run(s); the reference is 1 process on SQLite:")
+          f"{args.think:g} s, requests routed by {args.route}; medians of {args.runs} run(s); the reference is 1 process on SQLite:")
     for label, rs in rows.items():
         med = {k: statistics.median(r[k] for r in rs) for k in ("moves_per_s", "p95", "feed_p95")}
         print(f"  {label:24} {med['moves_per_s']:6.0f} moves/s ({med['moves_per_s'] / ref:.2f}x), move p95 "
