@@ -145,11 +145,6 @@ class GameServer:
 
             judge = statics_stands
         self.limits = limits = limits or Limits()
-        self.ray: Any = None  # `tower serve --ray ADDRESS`: the lab's heavy physics as Ray tasks (`raylab`)
-        if ray is not None:
-            from tower.app.serve.raylab import RayLab
-
-            self.ray = RayLab(ray)
         self.store = open_store(db, synchronous, lock_seconds=limits.db_lock_seconds)
         self.judge = judge
         self.pool = WorkerPool(workers, nice=19)  # AI seats: searches use what the answers leave of the cores
@@ -197,6 +192,11 @@ class GameServer:
         self._loading: dict[str, asyncio.Future] = {}
         self.rng = random.Random(secrets.randbits(64))  # re-deals of the take-back check
         self._tasks: set[asyncio.Task] = set()
+        self.ray: Any = None  # `tower serve --ray ADDRESS`: the lab's heavy physics as Ray tasks (`raylab`); last,
+        if ray is not None:  # so that a server refused before (its database) starts no Ray
+            from tower.app.serve.raylab import RayLab
+
+            self.ray = RayLab(ray)
 
     # --- life ----------------------------------------------------------------------------------------------
     async def start(self) -> None:
