@@ -52,9 +52,13 @@ def stop(proc: subprocess.Popen) -> None:
             pipe.close()
 
 
+pair_db: list[str] = []  # the pair's database
+
+
 @pytest.fixture(scope="module")
 def pair(pg_cluster):
     db = pg_cluster.database()
+    pair_db[:] = [db]
     procs = [start(db), start(db)]
     yield [Client(url, timeout=20) for _p, url in procs], [url for _p, url in procs]
     for proc, _url in procs:
@@ -251,3 +255,17 @@ def test_the_rates_of_new_games_hold_across_processes(pg_cluster):
     finally:
         for store in stores:
             store.close()
+
+
+def test_the_operators_tools_take_the_url_and_a_bad_one_is_one_line(pair, tower_cli):
+    (a, _b), _urls = pair
+    g = a.create("diabolo", seats=["human"] * 3, seed=3)
+    db = pair_db[0]
+    listed = tower_cli(["serve", "--db", db, "--list-games"], timeout=60)
+    assert listed.returncode == 0 and g["id"] in listed.stdout
+    gone = tower_cli(["serve", "--db", db, "--delete-game", g["id"]], timeout=60)
+    assert gone.returncode == 0  # and gone from the processes too, which held it in memory
+    assert a.request("GET", f"/api/games/{g['id']}?token={g['seats'][0]['token']}")[0] == 404
+    out = tower_cli(["serve", "--db", "postgresql://bob:secret@/nodb?host=/nonexistent", "--port", "0"], timeout=60)
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and "database" in out.stderr
+    assert "secret" not in out.stderr and "Traceback" not in out.stderr  # the password is never printed

@@ -80,8 +80,8 @@ def pg_sql(sql: str) -> str:
 
 
 def _failed(url: str, exc: BaseException) -> StoreError:
-    text = " ".join(str(exc).split())[:200] or type(exc).__name__
-    return StoreError(f"{redacted(url)}: {text}")
+    text = " ".join(redacted(str(exc)).split())[:200] or type(exc).__name__
+    return StoreError(text)
 
 
 class PgStore(Store):

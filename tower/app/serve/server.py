@@ -460,6 +460,14 @@ class GameServer:
                 await self._catch_up(table, version, lambda: self.store.stored(table.id))
         except StoreError as exc:
             raise Refused(503, "not-saved", f"the database did not answer: {exc}"[:200]) from None
+        if version is None:  # deleted meanwhile (expired, or by the operator): it leaves memory too
+            if self.tables.get(table.id) is table:
+                del self.tables[table.id]
+            table.dead = True
+            self.budget.drop(table)
+            for sub in list(table.subscribers):
+                sub.push(None)
+            raise Refused(404, "no-game", "no such game on this server")
 
     def _noted(self, owner: str | None, game_id: str | None, version: int | None) -> None:
         """A notification of the database's listener: another process changed a game (None: the listener
