@@ -252,6 +252,13 @@ def test_the_rates_of_new_games_hold_across_processes(pg_cluster):
         assert buckets[1].take("another client") == 0
         buckets[0].give("client")  # a refused creation gives its token back, for every process
         assert buckets[1].take("client") == 0
+        quick = stores[0].bucket("labs", 1000.0, 2)
+        quick.take("client")
+        time.sleep(0.01)
+        buckets[0].forget()  # only the rows of buckets full again go
+        quick.forget()
+        assert buckets[1].used("client") == pytest.approx(3, abs=0.01)
+        assert stores[1]._rows("SELECT name FROM buckets WHERE key = 'client'") == [("games",)]
     finally:
         for store in stores:
             store.close()

@@ -204,6 +204,9 @@ class Labs:
             del self.labs[lab_id]
         self._ensure_schema()
         self.store.submit([("DELETE FROM labs WHERE updated < ?", (oldest,))]).add_done_callback(_log_failed_save)
+        if self.shared:  # the shared buckets' rows of clients full again go (they would start full anyway)
+            for bucket in (self.rate, self.server_rate):
+                bucket.forget()
 
     def close(self) -> None:
         self.threads.shutdown(wait=False, cancel_futures=True)

@@ -243,6 +243,12 @@ class GameServer:
         database with their moves and tokens, a batch at a time; the games in memory stay. The number left."""
         before = time.time() - self.limits.game_keep_seconds
         gone = 0
+        if self.store.shared:  # the shared buckets' rows of clients full again go (they would start full anyway)
+            for bucket in (self.game_bucket, self.server_games):
+                try:
+                    await asyncio.to_thread(bucket.forget)
+                except StoreError as exc:
+                    raise Refused(503, "not-saved", str(exc)) from None
         while True:
             ids = await asyncio.to_thread(self.store.expired, before, EXPIRE_BATCH)
             ids = [i for i in ids if i not in self.tables]
