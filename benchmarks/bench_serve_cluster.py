@@ -96,11 +96,43 @@ async def one_run(urls: list[str], args) -> ClusterRun:
     return run
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """CPU seconds (user + system) the processes have used so far."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def postgres_pids() -> list[int]:
+    """The PostgreSQL server's processes on this machine (its backends do the database's share of each move)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if open(f"/proc/{pid}/comm").read().strip() == "postgres":
+                    out.append(int(pid))
+            except OSError:
+                pass
+    return out
+
+
 def measure(label: str, dbs: list[str], args, tmp: Path) -> dict:
     procs = [start(db, tmp / f"{label}-{k}.log") for k, db in enumerate(dbs)]
     try:
         load = os.getloadavg()[0]
+        servers = [p.pid for p, _url in procs]
+        pg = postgres_pids()
+        cpu0, pg0 = cpu_seconds(servers), cpu_seconds(pg)
         run = asyncio.run(one_run([url for _p, url in procs], args))
+        cpu = cpu_seconds(servers) - cpu0
+        # the backends of the connections made during the run count from nothing
+        pg_cpu = cpu_seconds([*pg, *(p for p in postgres_pids() if p not in pg)]) - pg0 \
+            if "PostgreSQL" in label else 0.0
     finally:
         for proc, _url in procs:
             proc.terminate()
@@ -110,12 +142,14 @@ def measure(label: str, dbs: list[str], args, tmp: Path) -> dict:
              if (gid, n) in run.answered and run.answered[(gid, n)][1] != k]
     row = {"label": label, "moves": run.moves, "errors": len(run.errors), "moves_per_s": run.moves / run.seconds,
            "p50": pct(times, 0.5), "p95": pct(times, 0.95), "p99": pct(times, 0.99), "load": load,
-           "feed_p50": pct(other, 0.5), "feed_p95": pct(other, 0.95), "feed_n": len(other)}
+           "feed_p50": pct(other, 0.5), "feed_p95": pct(other, 0.95), "feed_n": len(other),
+           "cpu_ms": 1000 * cpu / max(1, run.moves), "pg_ms": 1000 * pg_cpu / max(1, run.moves)}
     feed = (f"; a move to a page on the other process p50 {row['feed_p50'] * 1000:.1f} ms, p95 "
             f"{row['feed_p95'] * 1000:.1f} ms ({len(other)} events)") if other else ""
     print(f"{label:24} {run.moves} moves in {run.seconds:.1f} s = {row['moves_per_s']:.0f} moves/s; move answer "
           f"p50 {row['p50'] * 1000:.1f} ms, p95 {row['p95'] * 1000:.1f} ms, p99 {row['p99'] * 1000:.1f} ms; "
-          f"errors {len(run.errors)}{feed}; load {load:.1f}", flush=True)
+          f"errors {len(run.errors)}{feed}; CPU per move: the server process(es) {row['cpu_ms']:.1f} ms, "
+          f"PostgreSQL {row['pg_ms']:.1f} ms; load {load:.1f}", flush=True)
     for e in run.errors[:5]:
         print("   ", e)
     return row
@@ -155,10 +189,11 @@ def main() -> None:
     print(f"\n{args.games} card games at once ({args.pages} with every seat's page open), bots thinking "
           f"{args.think:g} s, requests routed by {args.route}; medians of {args.runs} run(s); the reference is 1 process on SQLite:")
     for label, rs in rows.items():
-        med = {k: statistics.median(r[k] for r in rs) for k in ("moves_per_s", "p95", "feed_p95")}
+        med = {k: statistics.median(r[k] for r in rs) for k in ("moves_per_s", "p95", "feed_p95", "cpu_ms", "pg_ms")}
         print(f"  {label:24} {med['moves_per_s']:6.0f} moves/s ({med['moves_per_s'] / ref:.2f}x), move p95 "
-              f"{med['p95'] * 1000:6.1f} ms" + (f", feed to the other process p95 {med['feed_p95'] * 1000:.1f} ms"
-                                                 if rs[0]["feed_n"] else ""))
+              f"{med['p95'] * 1000:6.1f} ms, CPU a move {med['cpu_ms']:.1f} ms in tower serve + {med['pg_ms']:.1f} "
+              f"ms in PostgreSQL" + (f", feed to the other process p95 {med['feed_p95'] * 1000:.1f} ms"
+                                     if rs[0]["feed_n"] else ""))
     print(f"  errors, lost moves {sum(r['errors'] for rs in rows.values() for r in rs)}; load average "
           f"{statistics.median(r['load'] for rs in rows.values() for r in rs):.1f} (2 cores)")
 

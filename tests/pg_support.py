@@ -13,6 +13,7 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -67,4 +68,8 @@ class Cluster:
     def stop(self) -> None:
         subprocess.run([*self.run_as, self.pg_ctl, "-D", str(self.data), "-m", "immediate", "-w", "stop"],
                        capture_output=True)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        for _ in range(50):  # its last processes may still be writing as they exit: until the folder is gone
+            shutil.rmtree(self.dir, ignore_errors=True)
+            if not self.dir.exists():
+                return
+            time.sleep(0.1)
