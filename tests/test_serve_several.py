@@ -276,3 +276,28 @@ def test_the_operators_tools_take_the_url_and_a_bad_one_is_one_line(pair, tower_
     out = tower_cli(["serve", "--db", "postgresql://bob:secret@/nodb?host=/nonexistent", "--port", "0"], timeout=60)
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and "database" in out.stderr
     assert "secret" not in out.stderr and "Traceback" not in out.stderr  # the password is never printed
+
+
+def test_a_take_back_and_an_abandon_on_one_process_reach_the_other_and_its_pages(pair):
+    (a, b), urls = pair
+    g = a.create("climbers", seats=["human", "human"], seed=2)
+    gid, t0 = g["id"], g["seats"][0]["token"]
+    first = a.state(gid, t0)
+    feed: list = []
+
+    def told(box: list) -> bool:
+        return any(m["event"] and m["event"]["kind"] == "abandon" for _t, m in box)
+
+    thread = listen(urls[0].replace("http", "ws") + f"/api/games/{gid}/ws?token={t0}", told, feed)
+    deadline = time.monotonic() + 30
+    while not feed:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    b.move(gid, t0, first["legal_moves"][0])
+    assert b.undo(gid, t0)["n"] == 0  # taken back on B
+    assert a.state(gid, t0)["view"] == first["view"]  # A replays the stored game, not its own copy
+    assert b.request("POST", f"/api/games/{gid}/abandon?token={t0}", {})[0] == 200
+    thread.join(60)
+    kinds = [m["event"]["kind"] for _t, m in feed if m["event"]]
+    assert kinds == ["move", "undo", "abandon"]  # A's page heard each, in order
+    assert feed[-1][1]["snapshot"]["over"] and a.state(gid, t0)["abandoned"]
