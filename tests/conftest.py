@@ -109,3 +109,22 @@ def _close_browser_pages(request):
     if "browser" in request.fixturenames:
         for context in request.getfixturevalue("browser").contexts:
             context.close()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """A throwaway PostgreSQL cluster (tests/pg_support.py), started when a test first asks for it."""
+    from pg_support import Cluster
+
+    cluster = Cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def serve_db(request, tmp_path_factory):
+    """A fresh database for `tower serve`, of each kind: an SQLite file and a PostgreSQL database (the server's
+    core tests run on both)."""
+    if request.param == "sqlite":
+        return str(tmp_path_factory.mktemp("serve") / "games.sqlite")
+    return request.getfixturevalue("pg_cluster").database()

@@ -18,8 +18,9 @@ from tower.games import load_record, new_game  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with ServerThread(str(tmp_path_factory.mktemp("serve") / "games.sqlite"), ai_pause=0, workers=2, limits=ROOMY) as srv:
+def server(serve_db):
+    """One server of each kind of database (SQLite, PostgreSQL: `serve_db`): every contract holds on both."""
+    with ServerThread(serve_db, ai_pause=0, workers=2, limits=ROOMY) as srv:
         yield srv
 
 

@@ -382,10 +382,11 @@ def test_removal_maps_of_many_addresses_each_wait_their_turn_and_edits_go_on(ser
 
 # --- 7. retention, quotas across restarts, the disk budget, the server's rate -------------------------------------
 
-def test_games_expire_quotas_survive_a_restart_and_a_full_disk_refuses_new_games_with_507(tmp_path):
+def test_games_expire_quotas_survive_a_restart_and_a_full_disk_refuses_new_games_with_507(serve_db):
+    """On SQLite and on PostgreSQL (`serve_db`)."""
     import asyncio
 
-    db = str(tmp_path / "g.sqlite")
+    db = serve_db
     limits = Limits(running_games_per_client=2, labs_per_client=2, game_burst=100, lab_burst=100)
     source = fresh()
     with ServerThread(db, ai_pause=0, workers=1, limits=limits) as srv:

@@ -8,7 +8,6 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -54,12 +53,18 @@ def bot(url: str, game_id: str, tokens: dict[int, str], answered: list, stop: th
 
 
 def stored(db, game_id: str) -> list[str]:
-    with sqlite3.connect(db) as conn:
-        return [r[0] for r in conn.execute("SELECT text FROM moves WHERE game_id = ? ORDER BY n", (game_id,))]
+    from tower.app.serve.store import open_store
+
+    store = open_store(str(db), check=False)
+    try:
+        return [text for _player, text in store.moves(game_id)]
+    finally:
+        store.close()
 
 
-def test_a_killed_server_resumes_every_game_exactly(tmp_path):
-    db = tmp_path / "games.sqlite"
+def test_a_killed_server_resumes_every_game_exactly(serve_db):
+    """On SQLite and on PostgreSQL (`serve_db`)."""
+    db = serve_db
     proc, url = start(db)
     api = Client(url)
     specs = [("diabolo", ["human"] * 3, 1), ("partners", ["human"] * 4, 2), ("seventh-heaven", ["human"] * 3, 3),

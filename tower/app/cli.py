@@ -144,7 +144,9 @@ def _build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="play in the browser: one seat per screen, the server as the referee")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     s.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
-    s.add_argument("--db", default="tower-games.sqlite", help="SQLite file of the games (default ./tower-games.sqlite)")
+    s.add_argument("--db", default="tower-games.sqlite",
+                   help="SQLite file of the games (default ./tower-games.sqlite), or a PostgreSQL URL "
+                        "(postgresql://USER@HOST/DB) shared by any number of tower serve processes")
     s.add_argument("--workers", type=int, help="processes for AI seats and hints (default: one per core)")
     s.add_argument("--ai-pause", type=float, default=0.4, metavar="SECONDS",
                    help="pause before each AI move, so people can follow (default 0.4)")
@@ -155,6 +157,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="change one of the server's limits (docs/serve.md, Limits), e.g. games_per_minute=20")
     s.add_argument("--trust-proxy", action="store_true",
                    help="behind a reverse proxy: a client's address is the last X-Forwarded-For entry")
+    s.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="the lab's heavy physics (removal maps, forces and verdicts of big builds) as tasks on the "
+                        "Ray cluster at ADDRESS, or on a local Ray started for the server")
     s.add_argument("--list-games", action="store_true", help="list the database's games and exit (operator)")
     s.add_argument("--delete-game", action="append", default=[], metavar="ID",
                    help="delete a game with its moves and links from the database and exit (operator)")

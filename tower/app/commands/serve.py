@@ -11,10 +11,10 @@ def admin(args) -> int:
     """`--list-games`, `--delete-game ID`: the operator's work on the database, without serving."""
     import time
 
-    from tower.app.serve.store import Store, StoreError
+    from tower.app.serve.store import Store, StoreError, open_store
 
     try:
-        store = Store(args.db, lock_seconds=10)
+        store = open_store(args.db, lock_seconds=10)
     except StoreError as exc:
         raise BadInput(f"cannot use the database: {exc}", "", args.db) from None
     try:
@@ -49,19 +49,24 @@ def run(args) -> int:
     if args.ai_pause < 0:
         raise BadInput(f"--ai-pause must not be negative, got {args.ai_pause}", "")
 
+    from tower.app.serve.store import redacted
+
     def ready(url: str) -> None:
-        print(f"tower serve: the lobby is at {url} (games are kept in {args.db}); Ctrl+C stops", flush=True)
+        print(f"tower serve: the lobby is at {url} (games are kept in {redacted(args.db)}); Ctrl+C stops",
+              flush=True)
 
     try:
         run_server(args.db, args.host, args.port, ready=ready, workers=args.workers, ai_pause=args.ai_pause,
-                   synchronous=args.sync, limits=limits, trust_proxy=args.trust_proxy)
+                   synchronous=args.sync, limits=limits, trust_proxy=args.trust_proxy, ray=args.ray)
     except OSError as exc:
         raise BadInput(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "") from None
     except Exception as exc:
         from tower.app.serve.store import StoreError
 
-        if isinstance(exc, StoreError) or type(exc).__module__ == "sqlite3":
-            raise BadInput(f"cannot use the database: {exc}", "", args.db) from None
+        if isinstance(exc, StoreError) or type(exc).__module__.split(".")[0] in ("sqlite3", "psycopg"):
+            from tower.app.serve.store import redacted
+
+            raise BadInput(f"cannot use the database: {redacted(str(exc))}", "", redacted(args.db)) from None
         raise
     print("tower serve: stopped", file=sys.stderr)
     return 0

@@ -195,10 +195,11 @@ def _origin(request: web.Request) -> str:
 
 def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     limits = server.limits
-    requests = Bucket(limits.requests_per_second, limits.request_burst)
+    # per process; with a shared database each process grants its share (`GameServer.share`)
+    requests = server.share(Bucket(limits.requests_per_second, limits.request_burst))
     replaying: dict[str, int] = {}  # client -> replay computations running
     feeds: dict[Any, int] = {}  # client, and (game, seat) -> open WebSocket feeds
-    opens = Bucket(limits.websocket_opens_per_minute / 60, max(1, limits.websockets_per_client))
+    opens = server.share(Bucket(limits.websocket_opens_per_minute / 60, max(1, limits.websockets_per_client)))
 
     @web.middleware
     async def per_client(request: web.Request, handler) -> web.StreamResponse:

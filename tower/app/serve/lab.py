@@ -31,7 +31,7 @@ from tower.app.lab.controller import LabController, kind_sizes, load_build_doc, 
 from tower.app.serve.errors import Refused
 from tower.app.serve.labjobs import Asker, LabJobs, MapProgress, lab_threads
 from tower.app.serve.limits import Bucket, Limits
-from tower.app.serve.store import new_id
+from tower.app.serve.store import StoreConflict, StoreError, new_id
 from tower.climbers.blocks import KINDS
 from tower.climbers.build import build_to_json, dumps_build, parse_build
 from tower.games.errors import BadInput, IllegalMove
@@ -69,6 +69,8 @@ class Lab:
     touched: float = field(default_factory=time.time)  # when its row's `updated` was last written
     client: str = ""  # its creator (`Store.client_key`): `labs_per_client` counts the database's rows
     removal: MapProgress = field(default_factory=MapProgress)  # its removal map as it is worked out
+    version: int = 0  # its stored build's version (a shared database: another process may have changed it)
+    saved: bool = False  # its row is in the database
 
 
 def _log_failed_save(fut: Any) -> None:
@@ -92,8 +94,15 @@ class Labs:
         self.max_blocks = limits.blocks_per_build
         self.threads = lab_threads(limits)
         self.labs: OrderedDict[str, Lab] = OrderedDict()
-        self.rate = Bucket(limits.labs_per_minute / 60, limits.lab_burst)
-        self.server_rate = Bucket(limits.server_labs_per_minute / 60, max(1.0, limits.server_labs_per_minute / 6))
+        self.shared = bool(getattr(store, "shared", False))  # PostgreSQL: other processes open the same labs
+        if self.shared:  # the rates of new labs hold across the processes
+            self.rate: Any = store.bucket("labs", limits.labs_per_minute / 60, limits.lab_burst)
+            self.server_rate: Any = store.bucket("server-labs", limits.server_labs_per_minute / 60,
+                                                 max(1.0, limits.server_labs_per_minute / 6))
+        else:
+            self.rate = Bucket(limits.labs_per_minute / 60, limits.lab_burst)
+            self.server_rate = Bucket(limits.server_labs_per_minute / 60,
+                                      max(1.0, limits.server_labs_per_minute / 6))
         self.making: dict[str, int] = {}  # client key -> its labs being made (not yet in the database)
         self.disk_check: Any = lambda: None  # the server's storage budget (507), set by `add_lab_routes`
         self._schema = False
@@ -102,6 +111,11 @@ class Labs:
 
     async def _thread(self, fn: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self.threads, fn, *args)
+
+    async def _bucket(self, bucket: Any, what: str, key: str) -> Any:
+        """`bucket.take/used/give(key)`: a shared bucket's statement in a thread, a local one at once."""
+        fn = getattr(bucket, what)
+        return await self._thread(fn, key) if self.shared else fn(key)
 
     def _controller(self, build: Any, rules: str, check: bool = True) -> LabController:
         with LAB_CPU:  # checking a build is the rules' work: one lab thread at a time
@@ -116,6 +130,8 @@ class Labs:
     # --- the database --------------------------------------------------------------------------------------------
     def _ensure_schema(self) -> None:
         with self._schema_lock:
+            if self.shared:  # PostgreSQL's schema holds the labs' table from the start
+                self._schema = True
             if not self._schema:
                 self.store.write([(SCHEMA, ())])
                 have = {r[1] for r in self.store._rows("PRAGMA table_info(labs)")}
@@ -131,24 +147,46 @@ class Labs:
         survive a power cut; a new lab is committed before its link is given out."""
         self._ensure_schema()
         now = lab.touched = time.time()
+        if self.shared and lab.saved:  # changed only if nobody changed it meanwhile, and committed before the
+            # answer: the next request may go to another process
+            try:
+                self.store.write(self.store.lab_save_ops(lab.id, json.dumps(build_to_json(lab.ctl.build)),
+                                                         lab.ctl.rules, now, lab.version))
+            except StoreConflict:
+                self.labs.pop(lab.id, None)  # reloaded from the database on the next request
+                raise Refused(409, "lab-changed", "this lab was changed from another page meanwhile; reload it "
+                                                  "and edit again") from None
+            except StoreError as exc:
+                raise Refused(503, "not-saved", f"the lab was not saved: {exc}"[:200]) from None
+            lab.version += 1
+            return
         ops = [("INSERT INTO labs (id, build, rules, created, updated, client) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(id) DO UPDATE SET build = excluded.build, rules = excluded.rules, "
                 "updated = excluded.updated",
                 (lab.id, json.dumps(build_to_json(lab.ctl.build)), lab.ctl.rules, now, now, lab.client))]
-        if wait:
+        if wait or self.shared:
             self.store.write(ops)
+            lab.saved = True
         else:
             self.store.submit(ops).add_done_callback(_log_failed_save)
 
     def _load(self, lab_id: str) -> Lab | None:
         self._ensure_schema()
-        assert self._read is not None
-        with self._schema_lock:
-            row = self._read.execute("SELECT build, rules FROM labs WHERE id = ? AND updated >= ?",
-                                     (lab_id, time.time() - self.limits.lab_idle_seconds)).fetchone()
+        since = time.time() - self.limits.lab_idle_seconds
+        version = 0
+        if self.shared:
+            got = self.store.lab_row(lab_id, since)
+            row = got[:2] if got else None
+            version = got[2] if got else 0
+        else:
+            assert self._read is not None
+            with self._schema_lock:
+                row = self._read.execute("SELECT build, rules FROM labs WHERE id = ? AND updated >= ?",
+                                         (lab_id, since)).fetchone()
         if row is None:
             return None
-        lab = Lab(lab_id, self._controller(parse_build(json.loads(row[0])), row[1], check=False))
+        lab = Lab(lab_id, self._controller(parse_build(json.loads(row[0])), row[1], check=False), version=version,
+                  saved=True)
         self._touch(lab)
         return lab
 
@@ -167,6 +205,9 @@ class Labs:
             del self.labs[lab_id]
         self._ensure_schema()
         self.store.submit([("DELETE FROM labs WHERE updated < ?", (oldest,))]).add_done_callback(_log_failed_save)
+        if self.shared:  # the shared buckets' rows of clients full again go (they would start full anyway)
+            for bucket in (self.rate, self.server_rate):
+                bucket.forget()
 
     def close(self) -> None:
         self.threads.shutdown(wait=False, cancel_futures=True)
@@ -192,6 +233,10 @@ class Labs:
     async def get(self, lab_id: str) -> Lab:
         self.warm()
         lab = self.labs.get(lab_id)
+        if lab is not None and self.shared and not lab.lock.locked() \
+                and await self._thread(self.store.lab_version, lab_id) != lab.version:
+            # changed by another process: its build comes from the database (without this one's history)
+            lab = self.labs.pop(lab_id, None) and None
         if lab is None:
             plausible = 0 < len(lab_id) <= 32 and all(c.isalnum() or c in "-_" for c in lab_id)
             lab = await self._thread(self._load, lab_id) if plausible else None
@@ -218,13 +263,13 @@ class Labs:
         if await self._thread(self.held, key) >= self.limits.labs_per_client:
             raise Refused(429, "too-many-labs", f"this address holds {self.limits.labs_per_client} labs; another "
                                                 f"one as they expire (labs_per_client)", retry_after=3600)
-        wait = self.rate.take(client)
+        wait = await self._bucket(self.rate, "take", client)
         if wait:
             raise Refused(429, "too-many-labs", f"at most {self.limits.labs_per_minute:g} new labs a minute from "
                                                 f"one address (labs_per_minute)", retry_after=wait)
-        wait = self.server_rate.take("")
-        if wait and self.rate.used(client) > 1.5:  # never to a client making one lab now and then
-            self.rate.give(client)
+        wait = await self._bucket(self.server_rate, "take", "")
+        if wait and await self._bucket(self.rate, "used", client) > 1.5:  # never to a client making one lab now
+            await self._bucket(self.rate, "give", client)  # and then
             raise Refused(429, "server-busy", f"this server makes at most {self.limits.server_labs_per_minute:g} "
                                               f"labs a minute, and many addresses are making labs now; try again "
                                               f"shortly", retry_after=wait)
@@ -282,7 +327,7 @@ class Labs:
                 self._serve(lab, asker)
                 state = await self._thread(self._state_saved, lab)
         except BaseException:
-            self.rate.give(asker.client)  # nothing was made: the allowance is not spent
+            await self._bucket(self.rate, "give", asker.client)  # nothing was made: the allowance is not spent
             raise
         finally:
             self._made(key)
@@ -498,7 +543,7 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
     `await no_body(request)` refuses a body other than none or `{}`, and a POST that is not `application/json`, as
     a form from another site would be,
     `client_of(request)` is the client a request counts for)."""
-    labs = Labs(server.store, server.limits, LabJobs(server.limits))
+    labs = Labs(server.store, server.limits, LabJobs(server.limits, server.ray))
     labs.disk_check = server.disk_check
     app[LABS_KEY] = labs
 

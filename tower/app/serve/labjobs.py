@@ -181,10 +181,15 @@ class Lane:
 class LabJobs:
     """The lab's physics lanes of one server (see the module's docstring)."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, ray: Any = None) -> None:
+        """`ray`: a `raylab.RayLab`, whose tasks run the heavy lane's jobs (one place per CPU of the cluster)."""
         self.limits = limits
         self.quick = Lane("quick", 1, 0, limits.lab_queue, None, modules=QUICK_MODULES)
         self.heavy = Lane("heavy", limits.lab_workers, 19, limits.lab_queue, IDLE_SECONDS)
+        self.ray = ray
+        if ray is not None:  # the line stays here, in the server; only the execution goes to Ray
+            self.heavy.pools = ray.pools(limits.lab_workers)
+            self.heavy.free = list(self.heavy.pools)
         # two per client: the page asks again as soon as the block in hand changes
         self.rules = Lane("rules", 1, 10, limits.lab_queue, IDLE_SECONDS, per_client=2,
                           modules=("tower.app.lab.controller", "viewer.placement", "tower.climbers.setup"))
@@ -289,6 +294,8 @@ class LabJobs:
         self.quick.close()
         self.heavy.close()
         self.rules.close()
+        if self.ray is not None:
+            self.ray.close()
         with self._lock:
             folder, self._folder = self._folder, None
         if folder is not None:
@@ -459,9 +466,13 @@ def _removal(build: Any, statics_only: bool, path: str | None = None) -> Done:
     """The removal map; with `path`, each block's entry also appended to that file as it is found (MapProgress)."""
     from tower.app import stability
 
-    if path is None:
+    try:
+        out = open(path, "a", encoding="utf-8") if path is not None else None
+    except OSError:  # a Ray node of another machine (`tower serve --ray`): the map comes whole, at its end
+        out = None
+    if out is None:
         return Done(stability.removal(build, statics_only=statics_only).to_json())
-    with open(path, "a", encoding="utf-8") as out:
+    with out:
         def found(entry: Any) -> None:
             out.write(json.dumps(entry.to_json()) + "\n")
             out.flush()  # a worker stopped at its budget leaves every line written so far

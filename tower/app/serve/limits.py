@@ -70,6 +70,7 @@ class Limits:
     construction_cache_bytes: int = 128 << 20
     disk_bytes: int = 1 << 30
     disk_free_bytes: int = 256 << 20
+    ai_lease_seconds: float = 10.0
     # --- the lab ----------------------------------------------------------------------------------------------
     lab_cpu_seconds: float = 20.0
     lab_workers: int = 1
@@ -159,6 +160,8 @@ DOCS: dict[str, str] = {
                   "`disk-budget` (moves of the games going on are still kept)",
     "disk_free_bytes": "bytes that must stay free on the database's disk; below it new games and labs are refused "
                        "with 507 `disk-budget`",
+    "ai_lease_seconds": "seconds a process's lease of a game's AI seats lasts unless renewed (PostgreSQL, several "
+                        "processes): a process gone, another takes its AI seats over after this",
     "lab_cpu_seconds": "CPU seconds one physics job of the lab may use (a verdict, removal map, push, drop, forces); "
                        "over it: 413 `lab-cpu-seconds`, the build is too big for this server",
     "lab_workers": "worker processes (nice 19) for the lab's heavy physics: removal maps, pushes, drops, forces, "

@@ -24,7 +24,7 @@ from tower.app.serve.errors import Refused
 from tower.app.serve.fair import FairLine
 from tower.app.serve.limits import Bucket, Limits
 from tower.app.serve.lobby import parse_new_game
-from tower.app.serve.store import GameRow, Store, StoreError, new_id, token_hash
+from tower.app.serve.store import GameRow, Store, StoreError, new_id, open_store, token_hash
 from tower.app.serve.table import Change, Table, placements_job, render, render_messages
 from tower.app.serve.workers import HINT_AI, WorkerPool
 from tower.games.errors import BadInput
@@ -139,13 +139,13 @@ class GameServer:
     """All tables of one database. Use from one asyncio event loop."""
 
     def __init__(self, db: str, *, workers: int | None = None, ai_pause: float = 0.4, judge: Any = None,
-                 synchronous: str = "full", limits: Limits | None = None) -> None:
+                 synchronous: str = "full", limits: Limits | None = None, ray: str | None = None) -> None:
         if judge is None:
             from tower.app.stability import statics_stands
 
             judge = statics_stands
         self.limits = limits = limits or Limits()
-        self.store = Store(db, synchronous, lock_seconds=limits.db_lock_seconds)
+        self.store = open_store(db, synchronous, lock_seconds=limits.db_lock_seconds)
         self.judge = judge
         self.pool = WorkerPool(workers, nice=19)  # AI seats: searches use what the answers leave of the cores
         # hints: a worker of their own, so a hint never waits behind the AI seats' searches
@@ -161,8 +161,18 @@ class GameServer:
         # AI searches wait their turn here: at most one per AI worker at a time, the games' creators in turn (a
         # client with twenty all-AI games gets one search in turn, as another client with one game does)
         self.ai_line = FairLine(limits.ai_searches_at_once or self.pool.workers, None, 1 << 20, "AI search")
-        self.game_bucket = Bucket(limits.games_per_minute / 60, limits.game_burst)
-        self.server_games = Bucket(limits.server_games_per_minute / 60, max(1.0, limits.server_games_per_minute / 6))
+        if self.store.shared:  # the rates of new games hold across the processes of one database
+            self.game_bucket: Any = self.store.bucket("games", limits.games_per_minute / 60, limits.game_burst)
+            self.server_games: Any = self.store.bucket("server-games", limits.server_games_per_minute / 60,
+                                                       max(1.0, limits.server_games_per_minute / 6))
+        else:
+            self.game_bucket = Bucket(limits.games_per_minute / 60, limits.game_burst)
+            self.server_games = Bucket(limits.server_games_per_minute / 60,
+                                       max(1.0, limits.server_games_per_minute / 6))
+        # per-process buckets (a client's requests, feeds opened) and their rates: with a shared database each
+        # process grants its share, the rate divided by the processes alive (`_heartbeats`)
+        self.shares: list[tuple[Bucket, float, float]] = []
+        self.peers = 1
         # client key -> its unfinished games (`running_games_per_client`), read from the database: a restart does
         # not give an address room for more
         self.running: dict[str, set[str]] = self.store.running_by_client()
@@ -182,6 +192,11 @@ class GameServer:
         self._loading: dict[str, asyncio.Future] = {}
         self.rng = random.Random(secrets.randbits(64))  # re-deals of the take-back check
         self._tasks: set[asyncio.Task] = set()
+        self.ray: Any = None  # `tower serve --ray ADDRESS`: the lab's heavy physics as Ray tasks (`raylab`); last,
+        if ray is not None:  # so that a server refused before (its database) starts no Ray
+            from tower.app.serve.raylab import RayLab
+
+            self.ray = RayLab(ray)
 
     # --- life ----------------------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -192,6 +207,9 @@ class GameServer:
         self.hints.start()
         self._spawn(self._resume())
         self._spawn(self._sweep())
+        if self.store.shared:  # other processes' changes reach this one's tables and pages; AI leases kept
+            self._spawn(self.store.listen(self._noted))
+            self._spawn(self._heartbeats())
 
     async def _resume(self) -> None:
         """Load the unfinished games with an AI seat (newest first, up to half the memory bound) so their AI
@@ -225,6 +243,12 @@ class GameServer:
         database with their moves and tokens, a batch at a time; the games in memory stay. The number left."""
         before = time.time() - self.limits.game_keep_seconds
         gone = 0
+        if self.store.shared:  # the shared buckets' rows of clients full again go (they would start full anyway)
+            for bucket in (self.game_bucket, self.server_games):
+                try:
+                    await asyncio.to_thread(bucket.forget)
+                except StoreError as exc:
+                    raise Refused(503, "not-saved", str(exc)) from None
         while True:
             ids = await asyncio.to_thread(self.store.expired, before, EXPIRE_BATCH)
             ids = [i for i in ids if i not in self.tables]
@@ -259,6 +283,8 @@ class GameServer:
         self.replayer.close()
         self.renderer.close()
         self.placer.close()
+        if self.store.shared:
+            await self.store.leave()
         await asyncio.to_thread(self.store.close)
 
     def _spawn(self, coro) -> asyncio.Task:
@@ -348,13 +374,21 @@ class GameServer:
         table.used = time.monotonic()
         return table, seat
 
-    async def hold(self, game_id: str, token: str) -> tuple[Table, int | None]:
+    async def hold(self, game_id: str, token: str, fresh: bool = True) -> tuple[Table, int | None]:
         """`seat`, with the table's lock taken (release it: `table.lock.release()`). A table that left memory
-        meanwhile (evicted, or dropped after a failed write) is not used: the live one is taken instead."""
+        meanwhile (evicted, or dropped after a failed write) is not used: the live one is taken instead. With a
+        shared database the table is first brought up to the stored game (`fresh`; a change does it under the
+        game's row lock instead: `_decide`)."""
         while True:
             table, seat = await self.seat(game_id, token)
             await table.lock.acquire()
             if not table.dead:
+                if self.store.shared and fresh:
+                    try:
+                        await self._refresh(table)
+                    except BaseException:
+                        table.lock.release()
+                        raise
                 return table, seat
             table.lock.release()
 
@@ -362,18 +396,136 @@ class GameServer:
         try:
             await asyncio.wrap_future(self.store.submit(change.ops))
         except StoreError as exc:
-            # the table now differs from the database, which is the truth: drop it, reload on the next request
+            self._drop(table, exc)
+        if table.over:
+            self._ended(table)
+
+    def _drop(self, table: Table, exc: Exception) -> None:
+        """A change of `table` was not saved: the table now differs from the database, which is the truth: drop
+        it (the next request reloads it) and refuse the change (503)."""
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        table.dead = True
+        self.budget.drop(table)
+        for sub in list(table.subscribers):
+            sub.push(None)
+        log.warning("a write of game %s failed: %s", table.id, exc)
+        raise Refused(503, "not-saved", "the database is busy or refused the write; nothing was changed, "
+                                        "try again") from None
+
+    async def _decide(self, table: Table, run) -> Change | None:
+        """`await run()` (a Change, or None for nothing to do; called holding the table's lock) and its commit.
+        With a shared database the database decides: under the game's row lock the table is first brought up to
+        the stored game (another process may have moved it), then the change is applied and committed with the
+        game's version; two processes changing one game at once are served one after the other."""
+        if not self.store.shared:
+            change = await run()
+            if change is not None:
+                await self._commit(table, change)
+            return change
+        change = None
+        try:
+            async with self.store.game_tx(table.id) as tx:
+                await self._catch_up(table, tx.version, tx.stored)
+                change = await run()
+                if change is None:
+                    return None
+                await tx.commit(change.ops, table.ai_to_move and not table.over, self.limits.ai_lease_seconds)
+                version = tx.version + 1
+        except StoreError as exc:
+            if change is None:  # nothing was applied: the lock was not taken in time, or the database is gone
+                raise Refused(503, "not-saved", "the database is busy; nothing was changed, try again") from None
+            self._drop(table, exc)
+        table.version = version
+        if table.over:
+            self._ended(table)
+        return change
+
+    # --- several processes on one database -----------------------------------------------------------------
+    async def _catch_up(self, table: Table, version: int, stored) -> None:
+        """Bring the table (its lock held) up to the stored game at `version` (`await stored()`: its moves and
+        whether it was abandoned), announcing each change to its pages as it happens."""
+        if version == table.version:
+            return
+        moves, abandoned = await stored()
+        try:
+            while (change := await work(table, table.catch_up, moves, version, abandoned)) is not None:
+                await self._announce(table, change)
+        except BadInput as exc:
+            log.error("game %s cannot be brought up to date: %s", table.id, exc.what)
+            raise Refused(500, "damaged-game", "this game's stored moves no longer replay; the server's log says "
+                                               "why") from None
+        if table.over:
+            self._ended(table)
+
+    async def _refresh(self, table: Table) -> None:
+        """The table (its lock held) brought up to the stored game, if another process changed it."""
+        try:
+            version = await self.store.version_of(table.id)
+            if version is not None:
+                await self._catch_up(table, version, lambda: self.store.stored(table.id))
+        except StoreError as exc:
+            raise Refused(503, "not-saved", f"the database did not answer: {exc}"[:200]) from None
+        if version is None:  # deleted meanwhile (expired, or by the operator): it leaves memory too
             if self.tables.get(table.id) is table:
                 del self.tables[table.id]
             table.dead = True
             self.budget.drop(table)
             for sub in list(table.subscribers):
                 sub.push(None)
-            log.warning("a write of game %s failed: %s", table.id, exc)
-            raise Refused(503, "not-saved", "the database is busy or refused the write; nothing was changed, "
-                                            "try again") from None
-        if table.over:
-            self._ended(table)
+            raise Refused(404, "no-game", "no such game on this server")
+
+    def _noted(self, owner: str | None, game_id: str | None, version: int | None) -> None:
+        """A notification of the database's listener: another process changed a game (None: the listener
+        (re)connected, and every table is checked, as notes may have been missed)."""
+        if owner is None:
+            for table in list(self.tables.values()):
+                self._spawn(self._follow(table, None))
+        elif owner != self.store.owner and (table := self.tables.get(game_id or "")) is not None:
+            if version is None or version > table.version:
+                self._spawn(self._follow(table, version))
+
+    async def _follow(self, table: Table, version: int | None) -> None:
+        """Bring a table up to another process's change and tell its pages; its AI may then be to move."""
+        async with table.lock:
+            if table.dead or (version is not None and table.version >= version):
+                return
+            try:
+                await self._refresh(table)
+            except Refused as exc:
+                log.warning("game %s was not brought up to date: %s", table.id, exc.message)
+                return
+        self.kick(table)
+
+    async def _heartbeats(self) -> None:
+        """With a shared database: this process's AI leases renewed and its presence noted every third of
+        `ai_lease_seconds`; the games whose lease lapsed (their process is gone) taken over; the per-process
+        buckets given this process's share."""
+        seconds = self.limits.ai_lease_seconds
+        while True:
+            try:
+                driving = [t.id for t in self.tables.values() if t.ai_task is not None and not t.ai_task.done()]
+                self.peers = max(1, await self.store.heartbeat(seconds, driving))
+                for bucket, rate, burst in self.shares:
+                    bucket.rate, bucket.burst = rate / self.peers, max(1.0, burst / self.peers)
+                for game_id in await self.store.lapsed():
+                    try:
+                        self.kick(await self.table(game_id))
+                    except Refused as exc:
+                        log.warning("the AI of game %s was not taken over: %s", game_id, exc.message)
+            except StoreError as exc:
+                log.warning("the database did not answer the heartbeat: %s", exc)
+            await asyncio.sleep(max(0.1, seconds / 3))
+
+    def share(self, bucket: Bucket) -> Bucket:
+        """Register a per-process bucket: with a shared database it grants this process's share of its rate."""
+        self.shares.append((bucket, bucket.rate, bucket.burst))
+        return bucket
+
+    async def _bucket(self, bucket: Any, what: str, key: str) -> Any:
+        """`bucket.take/used/give(key)`: a shared bucket's statement in a thread, a local one at once."""
+        fn = getattr(bucket, what)
+        return await asyncio.to_thread(fn, key) if self.store.shared else fn(key)
 
     def _ended(self, table: Table) -> None:
         """A game ended (by the rules, abandoned, or deleted): it no longer counts for its creator."""
@@ -395,19 +547,21 @@ class GameServer:
         else:
             ng = parse_new_game(body, self.limits)
         self.disk_check()
-        mine = self.running.get(key, set())
-        if len(mine) >= self.limits.running_games_per_client:
-            raise Refused(429, "too-many-games", f"this address already has {len(mine)} unfinished games; finish "
+        # counted in the database with a shared one (whichever process created them)
+        running = await asyncio.to_thread(self.store.running_of, key) if self.store.shared \
+            else len(self.running.get(key, set()))
+        if running >= self.limits.running_games_per_client:
+            raise Refused(429, "too-many-games", f"this address already has {running} unfinished games; finish "
                                                  f"or abandon one first", retry_after=60)
-        wait = self.game_bucket.take(client)
+        wait = await self._bucket(self.game_bucket, "take", client)
         if wait:
             raise Refused(429, "too-many-games", f"at most {self.limits.games_per_minute:g} new games a minute "
                                                  f"from one address", retry_after=wait)
-        wait = self.server_games.take("")
-        if wait and self.game_bucket.used(client) > 1.5:  # the whole server's rate: refused only to a client that
-            # has created another game in the time its own allowance refills one (a newcomer, or a client
-            # making a game now and then, is never refused for the others)
-            self.game_bucket.give(client)
+        wait = await self._bucket(self.server_games, "take", "")
+        if wait and await self._bucket(self.game_bucket, "used", client) > 1.5:  # the whole server's rate:
+            # refused only to a client that has created another game in the time its own allowance refills one
+            # (a newcomer, or a client making a game now and then, is never refused for the others)
+            await self._bucket(self.game_bucket, "give", client)
             raise Refused(429, "server-busy", f"this server creates at most {self.limits.server_games_per_minute:g} "
                                               f"games a minute, and many addresses are creating games now; try "
                                               f"again shortly", retry_after=wait)
@@ -501,12 +655,15 @@ class GameServer:
     async def _change(self, game_id: str, token: str, what, thread: bool = False) -> dict[str, Any]:
         """A change asked for by a seat, in the one order: apply, commit, tell the pages, answer the seat.
         `what(table, seat)` gives the table's method and its arguments."""
-        table, seat = await self.hold(game_id, token)
+        table, seat = await self.hold(game_id, token, fresh=False)
         try:
             fn, *args = what(table, seat)
-            change = await (heavy_game_work(self.game_line, table.row.client or table.id, fn, *args) if thread
-                            else work(table, fn, *args))
-            await self._commit(table, change)
+
+            async def run() -> Change:
+                return await (heavy_game_work(self.game_line, table.row.client or table.id, fn, *args) if thread
+                              else work(table, fn, *args))
+
+            change = await self._decide(table, run)
             await self._announce(table, change)
             out = await work(table, table.api_answer, seat)
         finally:
@@ -595,6 +752,9 @@ class GameServer:
     async def record(self, game_id: str) -> dict[str, Any]:
         table = await self.table(game_id)
         table.used = time.monotonic()
+        if self.store.shared and not table.over:  # another process may have ended it (a finished one is final)
+            async with table.lock:
+                await self._refresh(table)
         return table.record()
 
     # --- the pages -----------------------------------------------------------------------------------------
@@ -663,6 +823,8 @@ class GameServer:
     async def _ai_turns(self, table: Table) -> None:
         while self.tables.get(table.id) is table and not table.dead:
             async with table.lock:
+                if self.store.shared and not await self._ai_lease(table):
+                    return
                 if not table.ai_to_move or table.dead:
                     return
                 seat, rev = table.state.current_player, table.rev
@@ -688,19 +850,33 @@ class GameServer:
                     return
                 if text is None:
                     text = str(table.state.random_move(random.Random(args[3])))
+
+                async def run(text: str = text, seat: int = seat, rev: int = rev) -> Change | None:
+                    try:
+                        return await work(table, table.play_ai, seat, text, rev)
+                    except Refused:
+                        log.error("AI %s of game %s chose an illegal move %r", table.seats[seat], table.id, text)
+                        return await work(table, table.play_ai, seat, str(table.legal()[0]), rev)
+
                 try:
-                    change = await work(table, table.play_ai, seat, text, rev)
-                except Refused:
-                    log.error("AI %s of game %s chose an illegal move %r", table.seats[seat], table.id, text)
-                    change = await work(table, table.play_ai, seat, str(table.legal()[0]), rev)
-                if change is None:
-                    continue  # the game changed while the AI thought (a take-back): think again
-                try:
-                    await self._commit(table, change)
+                    change = await self._decide(table, run)
                 except Refused:  # not saved (the table was dropped): the game is reloaded and goes on later
                     self._spawn(self._resume_later(table.id))
                     return
+                if change is None:
+                    continue  # the game changed while the AI thought (a take-back, another process): again
                 await self._announce(table, change)
+
+    async def _ai_lease(self, table: Table) -> bool:
+        """With a shared database (the table's lock held): the table brought up to the stored game and, if an AI
+        is to move, this process's lease of the game's AI taken or kept. False: another process drives it (or
+        the database did not answer: the lease lapses and a process takes it over)."""
+        try:
+            await self._refresh(table)
+            return not table.ai_to_move or await self.store.lease(table.id, self.limits.ai_lease_seconds)
+        except (Refused, StoreError) as exc:
+            log.warning("the AI of game %s waits: %s", table.id, getattr(exc, "message", exc))
+            return False
 
     async def _resume_later(self, game_id: str) -> None:
         """Reload a game whose AI move could not be saved, once the database may answer again, and let its AI

@@ -72,14 +72,47 @@ class GameRow:
     over: bool
     abandoned: bool = False
     client: str = ""  # its creator, as `Store.client_key` keeps it
+    version: int = 0  # changes committed (PostgreSQL: what another process's copy is checked against)
 
 
 class StoreError(RuntimeError):
     """The database refused a write (disk full, file gone): the change was not made."""
 
 
+class StoreConflict(StoreError):
+    """Another process changed the row meanwhile (PostgreSQL): the change was not made."""
+
+
+def is_url(db: str) -> bool:
+    """A PostgreSQL URL (libpq's `postgresql://...`) rather than an SQLite file."""
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+def redacted(url: str) -> str:
+    """A database URL without its password (it is printed and logged)."""
+    import re
+
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+
+
+def open_store(db: str | Path, synchronous: str = "full", lock_seconds: float = 3.0, check: bool = True) -> Any:
+    """The SQLite file `db`, or the PostgreSQL database at the URL `db` (`pgstore.PgStore`, shared by any number of
+    server processes)."""
+    if is_url(str(db)):
+        try:
+            from tower.app.serve.pgstore import PgStore
+        except ImportError:
+            raise StoreError("a PostgreSQL database needs psycopg 3: pip install 'tower-sim[postgres]'") from None
+
+        return PgStore(str(db), synchronous, lock_seconds=lock_seconds)
+    return Store(db, synchronous, lock_seconds=lock_seconds, check=check)
+
+
 class Store:
     """The SQLite file. Reads may come from any thread; writes are queued to the writer thread."""
+
+    #: one server process owns the file: its tables' locks decide every change (PostgreSQL's store is shared)
+    shared = False
 
     def __init__(self, path: str | Path, synchronous: str = "full", lock_seconds: float = 3.0,
                  check: bool = True) -> None:

@@ -193,6 +193,7 @@ class Table:
         self.said: dict[int, str] = {}  # move index -> the move in words, for its mover's log (moves made here)
         self.names: dict[int, str] = {}  # seat -> the name its player chose (kept while the server runs)
         self.rematch: dict[str, Any] | None = None  # the links of the rematch, once a seat asked for one
+        self.version = row.version  # the stored game's changes this table holds (a shared database's check)
 
     @classmethod
     def load(cls, store: Store, row: GameRow, judge: Any = None) -> Table:
@@ -489,6 +490,40 @@ class Table:
             self.abandoned = True  # the server's length cap: the game ends here (docs/serve.md, limits)
             ops += Store.end_ops(self.id)
         return Change("move", seat, move, n, ops)
+
+    def catch_up(self, moves: list[tuple[int, str]], version: int, abandoned: bool) -> Change | None:
+        """One step towards the stored game (`moves`, `abandoned` at `version`: another process changed it): the
+        next stored move applied, or, where the stored moves no longer begin with this table's (a take-back
+        there), the game replayed from its record; None once the table holds the stored game."""
+        mine = [str(m) for m in self.state.history]
+        if [text for _p, text in moves[:len(mine)]] != mine:
+            state = replay_row(self.row, moves, getattr(self.state, "judge", None))
+            keep = next((k for k, (a, (_p, b)) in enumerate(zip(mine, moves, strict=False)) if a != b),
+                        min(len(mine), len(moves)))
+            asker = self.movers[keep] if keep < len(self.movers) else -1
+            self.state, self.movers = state, [p for p, _t in moves]
+            self.said = {k: v for k, v in self.said.items() if k < keep}
+            self.rev += 1
+            return Change("undo", asker, None, self.n, [])
+        if len(moves) > len(mine):
+            player, text = moves[len(mine)]
+            try:
+                move = self.state.move_type.parse(text, self.state)
+                said = self.state.move_words(move)
+                self.state.apply(move)
+            except (BadInput, IllegalMove) as exc:
+                raise BadInput(f"game {self.id}: stored move {len(mine)} {text!r} does not replay: {exc}",
+                               f"$.moves[{len(mine)}]") from None
+            self.said[self.n - 1] = said
+            self.movers.append(player)
+            self.rev += 1
+            return Change("move", player, move, self.n, [])
+        self.version = version
+        if abandoned and not self.abandoned:
+            self.abandoned = True
+            self.rev += 1
+            return Change("abandon", -1, None, self.n, [])
+        return None
 
     def abandon(self, seat: int | None) -> Change:
         """End the game as abandoned: asked by a human seat, or by the spectators' link of a game without one
