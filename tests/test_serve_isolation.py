@@ -375,7 +375,7 @@ def test_an_edit_whose_verdict_the_workers_refuse_changes_nothing(tmp_path):
     class Refusing:
         """Lab jobs whose verdict of a build of more than three blocks is over budget."""
 
-        def physics(self, _asker):
+        def physics(self, _asker, *_where):
             return self
 
         def start(self) -> None:

@@ -53,7 +53,7 @@ def bot(url: str, game_id: str, tokens: dict[int, str], answered: list, stop: th
 
 
 def stored(db, game_id: str) -> list[str]:
-    from tower.app.serve.store import open_store
+    from tower.app.serve.stores import open_store
 
     store = open_store(str(db), check=False)
     try:

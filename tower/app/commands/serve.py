@@ -11,7 +11,8 @@ def admin(args) -> int:
     """`--list-games`, `--delete-game ID`: the operator's work on the database, without serving."""
     import time
 
-    from tower.app.serve.store import Store, StoreError, open_store
+    from tower.app.serve.store import Store, StoreError
+    from tower.app.serve.stores import open_store
 
     try:
         store = open_store(args.db, lock_seconds=10)

@@ -24,7 +24,8 @@ from tower.app.serve.errors import Refused
 from tower.app.serve.fair import FairLine
 from tower.app.serve.limits import Bucket, Limits
 from tower.app.serve.lobby import parse_new_game
-from tower.app.serve.store import GameRow, Store, StoreError, new_id, open_store, token_hash
+from tower.app.serve.store import GameRow, Store, StoreError, new_id, token_hash
+from tower.app.serve.stores import open_store
 from tower.app.serve.table import Change, Table, placements_job, render, render_messages
 from tower.app.serve.workers import HINT_AI, WorkerPool
 from tower.games.errors import BadInput

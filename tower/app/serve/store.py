@@ -95,19 +95,6 @@ def redacted(url: str) -> str:
     return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
 
 
-def open_store(db: str | Path, synchronous: str = "full", lock_seconds: float = 3.0, check: bool = True) -> Any:
-    """The SQLite file `db`, or the PostgreSQL database at the URL `db` (`pgstore.PgStore`, shared by any number of
-    server processes)."""
-    if is_url(str(db)):
-        try:
-            from tower.app.serve.pgstore import PgStore
-        except ImportError:
-            raise StoreError("a PostgreSQL database needs psycopg 3: pip install 'tower-sim[postgres]'") from None
-
-        return PgStore(str(db), synchronous, lock_seconds=lock_seconds)
-    return Store(db, synchronous, lock_seconds=lock_seconds, check=check)
-
-
 class Store:
     """The SQLite file. Reads may come from any thread; writes are queued to the writer thread."""
 
