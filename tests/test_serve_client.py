@@ -153,6 +153,8 @@ def test_a_game_and_a_lab_through_the_generated_client_every_answer_parsed(gener
     assert analysis.stability.verdict.value == "stable" and analysis.violations  # the beam bridges a gap
     assert api.call("labForces", "LabExplained", id=lab.id).words
     assert api.call("labRemoval", "LabExplained", id=lab.id).words
+    progress = api.call("labRemovalProgress", "LabRemovalProgress", id=lab.id)  # the map just found, whole
+    assert progress.state.value == "done" and progress.done == progress.total == len(added.build.blocks)
     pushed = api.call("labPush", "LabExplained", id=lab.id, body=api.model("LabPush", {"block": "beam",
                                                                                      "direction": "+x"}))
     assert pushed.push.additional_properties["block"] == "beam"
