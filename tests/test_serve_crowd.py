@@ -35,7 +35,7 @@ from tower.app.serve.limits import Limits
 from tower.app.serve.run import ServerThread
 
 LIMITS = Limits(websocket_frame_seconds=1.0, game_burst=100, lab_burst=100, labs_per_minute=600.0,
-                lab_cpu_seconds=2.0, construction_cache_bytes=40 << 20)
+                lab_cpu_seconds=2.0, construction_cache_bytes=24 << 20)
 _addresses = iter(range(10, 250))
 
 
@@ -251,33 +251,36 @@ def cubes(n: int = 200) -> dict:
 
 
 def test_placements_of_big_positions_are_worked_out_in_a_worker_and_positions_keep_a_bounded_cache(server):
+    from tower.climbers.movelist import MoveList
+
     srv = server.server
     api = Client(server.url, source=fresh())
     games = []
-    for seed in (1, 2):
+    for seed in (1, 2, 3):
         game = api.create("climbers", seats=["human", "human"], options={"start": cubes()}, seed=seed)
         token = game["seats"][0]["token"]
         api.move(game["id"], token, "skip")
         blocks = api.state(game["id"], token)["blocks"]
-        for block in blocks[:2]:
-            status, doc = api.request("GET", f"/api/games/{game['id']}/placements?token={token}&block={block}")
-            assert status == 200 and doc["placements"] and doc["n"] == 1
-            status, doc = api.request("GET", f"/api/games/{game['id']}/ghosts?token={token}&block={block}")
-            assert status == 200 and doc["ghosts"] and doc["block"] == block
-        games.append((game["id"], token))
+        assert len(blocks) == 100  # the top layer
+        status, doc = api.request("GET", f"/api/games/{game['id']}/placements?token={token}&block={blocks[0]}")
+        assert status == 200 and doc["placements"] and doc["n"] == 1
+        status, ghosts = api.request("GET", f"/api/games/{game['id']}/ghosts?token={token}&block={blocks[0]}")
+        assert status == 200 and ghosts["ghosts"] and ghosts["block"] == blocks[0]
+        games.append((game["id"], token, doc["placements"][0][4]))
     assert srv.placer.pids()  # the placements' worker did it
-    for game_id, _ in games:  # no placement was built in the server's process (before: every one of 236,496)
+    for game_id, _, _ in games:  # the block step's moves were listed in the worker, not here (before: 25 MiB a game)
         table = srv.tables[game_id]
-        for moves in table.state._cache.values():
-            built = getattr(moves, "_built", None)
-            assert built is None or sum(m is not None for m in built) == 0
-    # the budget: a third position's caches push the least recently used ones out (40 MiB for three of ~26 MiB)
-    third = api.create("climbers", seats=["human", "human"], options={"start": cubes()}, seed=3)
-    api.move(third["id"], third["seats"][0]["token"], "skip")
+        assert not any(isinstance(v, MoveList) for v in table.state._cache.values())
+        assert not any(isinstance(k, tuple) and k[0] == "block-table" for k in table.state._cache)
+    # a block move played is checked here, and the next step's moves listed (12 MiB a position): the positions'
+    # caches stay within the budget (24 MiB), the least recently used forgetting theirs
+    for game_id, token, text in games:
+        api.move(game_id, token, text)
     assert srv.budget.forgotten >= 1 and srv.budget.total <= LIMITS.construction_cache_bytes
-    status, doc = api.request("GET", f"/api/games/{games[0][0]}/placements?token={games[0][1]}&block={blocks[0]}")
-    assert status == 200 and doc["placements"]  # a forgotten position is worked out again
-    status, doc = api.request("GET", f"/api/games/{games[0][0]}/placements?token={games[0][1]}&block=nope")
+    game_id, token, _ = games[0]
+    state = api.state(game_id, token)
+    assert state["n"] == 2 and state["legal_moves"]  # the figure's second step, listed again
+    status, doc = api.request("GET", f"/api/games/{game_id}/placements?token={token}&block={blocks[0]}")
     assert status == 409 and doc["rule"] == "block-cannot-move"
 
 

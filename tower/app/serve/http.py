@@ -307,19 +307,26 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     async def snapshot(request: web.Request) -> web.Response:
         return web.json_response(await server.snapshot(request.match_info["id"], _token(request)))
 
+    def _gzipped(request: web.Request, body: bytes) -> web.Response:
+        """A JSON answer the workers encoded and gzipped (hundreds of kilobytes: not in this event loop), sent as
+        it is to a client that accepts gzip, unpacked for one that does not."""
+        if "gzip" in request.headers.get("Accept-Encoding", ""):
+            return web.Response(body=body, content_type="application/json", headers={"Content-Encoding": "gzip"})
+        import gzip
+
+        return web.Response(body=gzip.decompress(body), content_type="application/json")
+
     @routes.get("/api/games/{id}/ghosts")
     async def ghosts(request: web.Request) -> web.Response:
         block = request.query.get("block", "")
-        return web.json_response(await server.ghosts(request.match_info["id"], _token(request), block,
+        return _gzipped(request, await server.ghosts(request.match_info["id"], _token(request), block,
                                                      request[CLIENT_KEY]))
 
     @routes.get("/api/games/{id}/placements")
     async def placements(request: web.Request) -> web.Response:
         block = request.query.get("block", "")
-        resp = web.json_response(await server.placements(request.match_info["id"], _token(request), block,
+        return _gzipped(request, await server.placements(request.match_info["id"], _token(request), block,
                                                          request[CLIENT_KEY]))
-        resp.enable_compression()  # hundreds of placements repeat each other's words
-        return resp
 
     @routes.get("/api/games/{id}/record")
     async def record(request: web.Request) -> web.Response:
@@ -382,11 +389,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
                     replaying[client] -= 1
             if cache:
                 server.replays.put(slot, body)
-        if "gzip" in request.headers.get("Accept-Encoding", ""):
-            return web.Response(body=body, content_type="application/json", headers={"Content-Encoding": "gzip"})
-        import gzip
-
-        return web.Response(body=gzip.decompress(body), content_type="application/json")
+        return _gzipped(request, body)
 
     @routes.get("/api/games/{id}/ws")
     async def websocket(request: web.Request) -> web.StreamResponse:
