@@ -8,9 +8,12 @@ addresses of its own (127.0.0.N, each one client of the server).
 2. the lab's refusals over a 190-block wall, many at once, held the interpreter in the server's process (a move's
    p95 11.9 -> 999 ms): they are jobs of the lab's rules worker, a client's two at a time;
 3. labs of random starts created from 50 addresses filled the lab's line (an honest edit refused 503): the start
-   is built in the rules worker, the lines are round-robin by client and refuse no newcomer;
+   is built in the rules worker, the lines are round-robin by client and refuse no newcomer; then the honest edits
+   waited behind one new lab of each address (p95 8-9 s): a new lab's jobs wait behind those of the labs in use;
 4. Climbers games on a 200-cube start asking placements and ghosts kept 135 MiB a game: the placements are worked
-   out in a worker of their own, one block's moves only, and the positions' caches stay within a byte budget;
+   out in a worker of their own, one block's moves only, and the positions' caches stay within a byte budget; then
+   the block step's listing (25 MiB and a tenth of a second a position) and the answers' encoding (20 ms of the
+   event loop) still ran in the server: both are the worker's now;
 5. hints from 50 addresses filled the hints' line (an honest hint refused 503): a line served round-robin by client;
 6. removal maps from many addresses: every address's map waits its turn (no 503), an honest edit is answered;
 7. nothing grew for ever: games expire after `game_keep_seconds`, quotas are kept in the database across a restart,
@@ -239,6 +242,38 @@ def test_random_labs_from_many_addresses_are_built_in_the_rules_worker_and_an_ho
     assert set(edits) == {200}, edits  # before: 5 of 6 refused 503 lab-queue-full
     assert answers.count(201) >= 12 and set(answers) <= {201, 429}, answers  # a client's second start waits
     assert jobs.rules.jobs - before >= 12
+
+
+def test_a_lab_in_use_goes_before_new_labs_in_a_lane():
+    """Fifty addresses each making a lab now and then are each lighter than a person editing one a second: by
+    client alone, the person's edit waited behind one new lab of each (p95 8-9 s). A new lab's jobs wait in a line
+    of their own, served when no job of a lab in use waits."""
+    from tower.app.serve.labjobs import Asker, Lane
+
+    lane = Lane("test", 1, 0, 64, None, modules=())
+    try:
+        done: list[str] = []
+
+        def job(asker: Asker, seconds: float) -> None:
+            lane.run(asker, "test", time.sleep, (seconds,), 10.0)
+            done.append(asker.client)
+
+        lane.run(Asker("warm"), "test", time.sleep, (0,), 10.0)  # the worker started
+        first = threading.Thread(target=job, args=(Asker("first", new=True), 0.6))
+        first.start()
+        while not lane.jobs:
+            time.sleep(0.01)
+        waiting = [threading.Thread(target=job, args=(Asker(f"new{k}", new=True), 0.0)) for k in range(5)]
+        for t in waiting:
+            t.start()
+            time.sleep(0.02)
+        editor = threading.Thread(target=job, args=(Asker("editor"), 0.0))
+        editor.start()
+        for t in [first, *waiting, editor]:
+            t.join(30)
+        assert done[:2] == ["first", "editor"] and sorted(done[2:]) == [f"new{k}" for k in range(5)], done
+    finally:
+        lane.close()
 
 
 # --- 4. Climbers placements ---------------------------------------------------------------------------------------

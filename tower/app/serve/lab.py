@@ -22,7 +22,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aiohttp import web
@@ -260,6 +260,7 @@ class Labs:
             except IllegalMove as exc:
                 raise _refusal(exc) from None
         key = await self._quota(asker.client)
+        asker = replace(asker, new=True)  # its jobs wait behind those of the labs in use (`labjobs.Lane.run`)
         try:
             if build is None:
                 if start == "random":  # 30 ms of the rules: in the rules worker, not the server's process
