@@ -548,6 +548,8 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
     async def lab_refusals(request: web.Request) -> web.Response:
         lab_id = request.match_info["id"]
         await labs.get(lab_id)
+        if labs.jobs is not None:  # a client with its checks running is told so before its body is read
+            labs.jobs.rules.admit(client_of(request), "check of the block in hand")
         resp = web.json_response(await labs.refusals(lab_id, await read_json(request), asker(request)))
         resp.enable_compression()
         return resp

@@ -608,8 +608,12 @@ class GameServer:
         args = await work(table, table.listing_args)
         if args is None:
             return
-        async with self.list_line.turn(table.row.client or table.id):
-            others, blocks = await self.placer.run(listing_job, *args)
+        try:
+            async with self.list_line.turn(table.row.client or table.id):
+                others, blocks = await self.placer.run(listing_job, *args)
+        except Exception:  # the worker failed twice: the moves are listed here, as before there was a worker
+            log.exception("the moves of game %s could not be listed in the placements' worker", table.id)
+            return
         table.keep_listing(args[0][1], others, blocks)
 
     async def record(self, game_id: str) -> dict[str, Any]:
