@@ -5,7 +5,7 @@ addresses of its own (127.0.0.N, each one client of the server).
 1. WebSocket frames: 200 feeds each sending 4 MiB of one unfinished frame held 846 MiB: a message is capped at
    what the page sends (`websocket_message_bytes`, refused from the frame's header) and a frame begun must end
    within `websocket_frame_seconds`; then their sockets, refused, opened again at once, 800 a second:
-   `connections_per_minute` refuses them at accept, a second later;
+   past `refused_connections_per_minute` an address is refused at accept, a second later;
 2. the lab's refusals over a 190-block wall, many at once, held the interpreter in the server's process (a move's
    p95 11.9 -> 999 ms): they are jobs of the lab's rules worker, a client's two at a time;
 3. labs of random starts created from 50 addresses filled the lab's line (an honest edit refused 503): the start
@@ -137,18 +137,18 @@ def test_websocket_frames_are_capped_at_what_the_page_sends_and_must_finish(serv
     assert status == 429 and "websocket_opens_per_minute" in doc["error"]
 
 
-def test_connections_opened_too_often_are_refused_before_their_request_is_read(server):
+def test_a_client_refused_again_and_again_is_refused_at_accept_a_second_later(server):
     """200 sockets of 30 addresses opening a WebSocket again as soon as refused made 800 refused upgrades a second,
-    each a request parsed and handled in the event loop: past `connections_per_minute` a connection waits a second
-    unread, then is answered 429 and closed as it opened."""
+    each a request parsed and handled in the event loop: past `refused_connections_per_minute` a connection of
+    that address waits a second unread, then is answered 429 and closed as it opened."""
     host, port = server.url.removeprefix("http://").split(":")
     churn = fresh()
 
-    def one() -> tuple[bytes, float]:
+    def one(request: bytes) -> tuple[bytes, float]:
         began = time.monotonic()
         answer = b""
         with socket.create_connection((host, int(port)), timeout=5, source_address=(churn, 0)) as sock:
-            sock.sendall(b"GET /api/catalogue HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            sock.sendall(request)
             try:
                 while chunk := sock.recv(65536):
                     answer += chunk
@@ -156,13 +156,18 @@ def test_connections_opened_too_often_are_refused_before_their_request_is_read(s
                 pass
         return answer, time.monotonic() - began
 
-    answered = 0
-    while (got := one())[0].startswith(b"HTTP/1.1 200"):
-        answered += 1
-        assert answered < 3 * LIMITS.connections_per_client
+    upgrade = (b"GET /api/games/nope/ws?token=x HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    plain = b"GET /api/catalogue HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    for _ in range(20):  # a client that opens a connection per request is not slowed
+        assert one(plain)[0].startswith(b"HTTP/1.1 200")
+    refused = 0
+    while (got := one(upgrade))[0].startswith(b"HTTP/1.1 404"):  # no such game: refused, closed
+        refused += 1
+        assert refused <= 2 * LIMITS.websockets_per_client
+    assert refused >= LIMITS.websockets_per_client - 1  # the burst
     answer, seconds = got
-    assert answered >= LIMITS.connections_per_client  # the burst
-    assert answer.startswith(b"HTTP/1.1 429") and b"connections-per-minute" in answer, answer[:200]
+    assert answer.startswith(b"HTTP/1.1 429") and b"refused-connections" in answer, answer[:200]
     assert seconds >= 0.9  # refused as it opened (only the watchdog answers this rule), a second later
     assert Client(server.url, source=fresh()).request("GET", "/api/catalogue")[0] == 200  # another address
 

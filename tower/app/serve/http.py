@@ -70,6 +70,7 @@ async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
     resp = await _errors_as_json(request, handler)
     if resp.status >= 400 and request.headers.get("Upgrade", "").lower() == "websocket":
         resp.force_close()
+        request.app[GUARD_KEY].penalize(request.remote or "?")
     return resp
 
 
@@ -215,6 +216,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     app = web.Application(middlewares=[errors_as_json, per_client], client_max_size=limits.body_bytes)
     app[SERVER_KEY] = server
     app[GUARD_KEY] = Guard(limits)
+    app[GUARD_KEY].by_peer = not trust_proxy
     csp = _csp()
     routes = web.RouteTableDef()
 
@@ -424,6 +426,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
                     if msg.type == WSMsgType.ERROR:  # a frame past the limits: cut now, its rest unread
                         if request.transport is not None:
                             request.transport.abort()
+                        request.app[GUARD_KEY].penalize(request.remote or "?")
                         break
                     ws.received()
                     if msg.type == WSMsgType.PING:

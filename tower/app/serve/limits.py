@@ -39,7 +39,7 @@ class Limits:
     game_burst: int = 10
     running_games_per_client: int = 20
     connections_per_client: int = 64
-    connections_per_minute: float = 300.0
+    refused_connections_per_minute: float = 60.0
     websockets_per_client: int = 16
     websocket_opens_per_minute: float = 60.0
     replays_per_client: int = 1
@@ -121,9 +121,11 @@ DOCS: dict[str, str] = {
     "game_burst": "games a client may create at once before `games_per_minute` applies",
     "running_games_per_client": "unfinished games created by one client (429 until one ends or is abandoned)",
     "connections_per_client": "open connections of one client (more are answered 429 and closed as they open)",
-    "connections_per_minute": "connections a client may open per minute, on average (burst "
-                              "`connections_per_client`); one more is answered 429 and closed as it opens, before "
-                              "its request is read",
+    "refused_connections_per_minute": "connections of a client the server may close for a broken limit per "
+                                      "minute, on average (a refused WebSocket upgrade, a frame past "
+                                      "`websocket_message_bytes`; burst `websockets_per_client`): past it the "
+                                      "client's new connections wait a second unread, then are answered 429 and "
+                                      "closed, before their request is read",
     "websockets_per_client": "open WebSocket feeds of one client (429 before the upgrade)",
     "websocket_opens_per_minute": "WebSocket feeds a client may open per minute, on average (burst "
                                   "`websockets_per_client`; 429 before the upgrade)",
