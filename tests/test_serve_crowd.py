@@ -16,6 +16,7 @@ addresses of its own (127.0.0.N, each one client of the server).
    the block step's listing (25 MiB and a tenth of a second a position) and the answers' encoding (20 ms of the
    event loop) still ran in the server: both are the worker's now;
 5. hints from 50 addresses filled the hints' line (an honest hint refused 503): a line served round-robin by client;
+   then each address asked again as soon as answered, 570 hints a second: `hints_per_minute` per client;
 6. removal maps from many addresses: every address's map waits its turn (no 503), an honest edit is answered;
 7. nothing grew for ever: games expire after `game_keep_seconds`, quotas are kept in the database across a restart,
    a full disk budget refuses new games and labs with 507, a server-wide rate of new games refuses no newcomer.
@@ -422,6 +423,21 @@ def test_hints_from_many_addresses_all_wait_their_turn_none_refused(server):
         askers.append((api, game["id"], mover))
     answers = in_threads([lambda a=a: a[0].request("GET", f"/api/games/{a[1]}/hint?token={a[2]}") for a in askers])
     assert [status for status, _ in answers] == [200] * 10  # before: hints_waiting 8, then 503
+
+
+def test_hints_asked_again_and_again_are_refused_past_the_clients_rate_others_answered(server):
+    """50 addresses each asking a hint again as soon as answered made 570 hints a second through the event loop (a
+    move's p95 at 5x a quiet one): a client asks at most `hints_per_minute` (burst 10)."""
+    from tower.app.serve.server import HINT_BURST
+
+    api = Client(server.url, source=fresh())
+    game = api.create("diabolo", seats=["human"] * 3)
+    mover = game["seats"][api.state(game["id"], game["seats"][0]["token"])["to_move"]]["token"]
+    statuses = [api.request("GET", f"/api/games/{game['id']}/hint?token={mover}") for _ in range(HINT_BURST + 2)]
+    assert [s for s, _ in statuses[:HINT_BURST]] == [200] * HINT_BURST
+    assert statuses[-1][0] == 429 and statuses[-1][1]["rule"] == "too-many-hints"
+    other = Client(server.url, source=fresh())
+    assert other.request("GET", f"/api/games/{game['id']}/hint?token={mover}")[0] == 200
 
 
 # --- 6. removal maps from many addresses --------------------------------------------------------------------------

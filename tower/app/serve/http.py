@@ -29,6 +29,7 @@ log = logging.getLogger("tower.serve")
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = DEFAULT.body_bytes  # a move is a few bytes, a long game's record a few tens of kilobytes
 ERROR_CHARS = 300  # an error message is one line of at most this many characters
+RATE_PAUSE = 1.0  # seconds before a request over its client's `requests_per_second` is answered 429
 SERVER_KEY = web.AppKey("server", GameServer)
 GUARD_KEY = web.AppKey("guard", Guard)
 CLIENT_KEY = web.RequestKey("client", str)
@@ -209,6 +210,9 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
         if request.path.startswith("/api/"):
             wait = requests.take(client)
             if wait:
+                # answered after a pause: a client asking again as soon as refused (20 at once from one address:
+                # 620 refusals a second) is so held to a few refusals a second per connection
+                await asyncio.sleep(RATE_PAUSE)
                 raise Refused(429, "too-many-requests", f"at most {limits.requests_per_second:g} requests a second "
                                                         f"from one address", retry_after=wait)
         return await handler(request)

@@ -44,6 +44,7 @@ class Limits:
     websocket_opens_per_minute: float = 60.0
     replays_per_client: int = 1
     hints_per_client: int = 1
+    hints_per_minute: float = 30.0
     labs_per_minute: float = 6.0
     lab_burst: int = 10
     labs_per_client: int = 100
@@ -131,6 +132,7 @@ DOCS: dict[str, str] = {
                                   "`websockets_per_client`; 429 before the upgrade)",
     "replays_per_client": "replay computations of one client at a time (429 while one runs)",
     "hints_per_client": "hints of one client thought out at a time (429 while one runs)",
+    "hints_per_minute": "hints a client may ask per minute, on average (burst 10; token bucket; 429)",
     "labs_per_minute": "labs a client may create per minute, on average (token bucket; 429)",
     "lab_burst": "labs a client may create at once before `labs_per_minute` applies",
     "labs_per_client": "labs a client may hold: it gets room for another as its labs reach `lab_idle_seconds`",
