@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import json
 import multiprocessing
 import os
 import random
@@ -47,6 +46,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+import soak_report as report  # noqa: E402
 from bench_serve import pct, start_server  # noqa: E402
 from soak import tree_rss  # noqa: E402
 
@@ -402,10 +402,9 @@ def main() -> int:
     base_p95 = pct(base["move"], 0.95)
     print(f"soak of tower serve under attacks from many addresses: load average {load0:.1f} at the start, "
           f"{load1:.1f} at the end (2 cores, shared)")
-    print(f"  quiet baseline ({quiet['to'] - quiet['from']:.0f} s): moves {len(base['move'])}, p50 "
-          f"{pct(base['move'], 0.5) * 1000:.1f} ms, p95 {base_p95 * 1000:.1f} ms; creations p95 "
-          f"{pct(base['create'], 0.95) * 1000:.1f} ms; lab edits p95 {pct(base['edit'], 0.95) * 1000:.1f} ms; "
-          f"RSS {rss_at(quiet['to']):.0f} MiB")
+    print(f"  quiet baseline ({quiet['to'] - quiet['from']:.0f} s): moves {report.times(base['move'])}; creations "
+          f"{report.times(base['create'], (0.95,))}; lab edits {report.times(base['edit'], (0.95,))}; RSS "
+          f"{rss_at(quiet['to']):.0f} MiB")
     bad = bool(lost)
     for ph in phases[1:]:
         a, b = ph["from"], ph["to"]
@@ -414,26 +413,21 @@ def main() -> int:
         before, after = rss_at(a), rss_at(ph["settled"])
         largest = max(r[1] for r in rss if a <= r[0] <= ph["settled"])
         move95 = pct(got["move"], 0.95)
-        ok = (move95 <= max(3 * base_p95, 0.001) and move95 <= 0.1 and not errors and after <= 1.2 * before)
+        fast = move95 <= max(3 * base_p95, 0.001) and move95 <= 0.1
+        memory, back = report.memory(before, largest, after, f"{ph['settled'] - b:.0f} s after")
+        ok = fast and not errors and back
         bad |= not ok
-        print(f"  {ph['name']} ({ph['addresses']} addresses, {b - a:.0f} s): moves {len(got['move'])}, p50 "
-              f"{pct(got['move'], 0.5) * 1000:.1f} ms, p95 {move95 * 1000:.1f} ms ({move95 / max(base_p95, 1e-9):.1f}x "
-              f"the baseline); creations {len(got['create'])} p95 {pct(got['create'], 0.95) * 1000:.1f} ms; lab "
-              f"edits {len(got['edit'])} p95 {pct(got['edit'], 0.95) * 1000:.1f} ms; honest errors {len(errors)}; "
-              f"RSS {before:.0f} -> {largest:.0f} MiB at most -> {after:.0f} MiB {ph['settled'] - b:.0f} s after "
-              f"({after / before * 100:.0f} %; the server's own process {rss_at(a, 2):.0f} -> "
-              f"{rss_at(ph['settled'], 2):.0f} MiB) {'ok' if ok else 'MISSED'}")
-        for e in errors[:4]:
-            print("      ", e)
-        print("      the attacker was answered: " + json.dumps(dict(sorted(ph["answers"].items()))))
+        print(f"  {ph['name']} ({ph['addresses']} addresses, {b - a:.0f} s): moves {report.times(got['move'])} "
+              f"({move95 / max(base_p95, 1e-9):.1f}x the baseline: {'ok' if fast else 'MISSED'}); creations "
+              f"{report.times(got['create'], (0.95,))}; lab edits {report.times(got['edit'], (0.95,))}; honest "
+              f"errors {len(errors)}; {memory}; the server's own process {rss_at(a, 2):.0f} -> "
+              f"{rss_at(ph['settled'], 2):.0f} MiB")
+        report.errors(errors, 4)
+        print("      " + report.answered(ph["answers"]))
     print(f"  acknowledged moves: {sum(len(m) for m in honest.acked.values())} in {len(honest.acked)} games, lost: "
           f"{len(lost)}")
-    for line in lost[:5]:
-        print("      ", line)
-    print(f"  the server's log: {len(log.splitlines())} lines, {log.count('Traceback')} tracebacks")
-    for line, count in Counter(line for line in log.splitlines() if line and not line.startswith((" ", "Traceback"))
-                               ).most_common(6):
-        print(f"    {count:5} x {line[:150]}")
+    report.errors(lost, 5)
+    report.server_log(log)
     return 1 if bad else 0
 
 

@@ -41,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import soak_report as report  # noqa: E402
 from bench_serve import pct, start_server  # noqa: E402
 from soak import _rss_mib, descendants, tree_rss  # noqa: E402
 
@@ -341,16 +342,14 @@ def main() -> int:
               f"{p95 * 1000:6.1f} ms, max {max(loud, default=float('nan')) * 1000:6.1f} ms  (target p95 <= "
               f"{bound * 1000:.0f} ms{' = 2 verdicts' if kind == 'edit' else ''}: {'ok' if ok else 'MISSED'})")
     print(f"  honest errors: {len(honest.errors)} (target 0)")
-    for e in honest.errors[:8]:
-        print("     ", e)
-    back = rss1 <= 1.2 * rss0
+    report.errors(honest.errors)
+    memory, back = report.memory(rss0, peak, rss1, f"{args.after:g} s after the attack")
     bad |= not back
-    print(f"  RSS of server + workers: {rss0:.0f} MiB before the attack ({main0:.0f} + {kids0:.0f}), largest "
-          f"{peak:.0f} MiB, {rss1:.0f} MiB {args.after:g} s after it ({main1:.0f} + {kids1:.0f}; {rss1 / rss0 * 100:.0f} % "
-          f"of before; target <= 120 %: {'ok' if back else 'MISSED'})")
+    print(f"  {memory}: the server's own process {main0:.0f} -> {main1:.0f} MiB, its workers {kids0:.0f} -> "
+          f"{kids1:.0f} MiB")
     print("  the server's workers at the end (MiB, nice): " + ", ".join(f"{m} ({n})" for m, n in honest.processes))
-    print("  the attacker was answered: " + ", ".join(f"{k}: {v}" for k, v in sorted(attack.items())))
-    print(f"  the server's log: {len(log.splitlines())} lines, {log.count('Traceback')} tracebacks")
+    print("  " + report.answered(attack))
+    report.server_log(log, 0)
     return 1 if bad else 0
 
 

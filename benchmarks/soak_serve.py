@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
 import statistics
@@ -36,6 +35,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+import soak_report as report  # noqa: E402
 from bench_serve import CARD_GAMES, Run, pct, start_server  # noqa: E402
 from soak import descendants, tree_rss  # noqa: E402
 
@@ -264,18 +264,13 @@ def main() -> int:
     print(f"  bots beside the attacker: {bots.moves} moves in all, {len(times)} during the attack; move answer p50 {pct(times, 0.5) * 1000:.1f} ms, "
           f"p95 {pct(times, 0.95) * 1000:.1f} ms, p99 {pct(times, 0.99) * 1000:.1f} ms (target p95 <= 100 ms)")
     print(f"  honest errors and lost moves: {len(bots.errors)} (target 0)")
-    for e in bots.errors[:8]:
-        print("     ", e)
+    report.errors(bots.errors)
     print(f"  RSS of server + workers: {rss0:.0f} MiB before, largest {max(rss):.0f} MiB, "
           f"{rss[-1]:.0f} MiB at the end (bound {args.max_rss:g} MiB)")
     print(f"  CPU used meanwhile: the server's process {cpu1[0] - cpu0[0]:.0f} s, its workers {cpu1[1] - cpu0[1]:.0f} s "
           f"(the soak lasted {args.minutes * 60:.0f} s and the games' tail after it)")
-    print("  the attacker was answered: " + json.dumps(dict(sorted(attack.items())), indent=None))
-    tracebacks = log.count("Traceback")
-    print(f"  the server's log: {len(log.splitlines())} lines, {tracebacks} tracebacks")
-    for line, count in Counter(line for line in log.splitlines() if line and not line.startswith((" ", "Traceback"))
-                               ).most_common(args.log_lines):
-        print(f"    {count:5} x {line[:150]}")
+    print("  " + report.answered(attack))
+    report.server_log(log, args.log_lines)
     bad = bots.errors or pct(times, 0.95) > 0.1 or max(rss) > args.max_rss
     return 1 if bad else 0
 

@@ -4,14 +4,19 @@ addresses of its own (127.0.0.N, each one client of the server).
 
 1. WebSocket frames: 200 feeds each sending 4 MiB of one unfinished frame held 846 MiB: a message is capped at
    what the page sends (`websocket_message_bytes`, refused from the frame's header) and a frame begun must end
-   within `websocket_frame_seconds`;
+   within `websocket_frame_seconds`; then their sockets, refused, opened again at once, 800 a second:
+   past `refused_connections_per_minute` an address is refused at accept, a second later;
 2. the lab's refusals over a 190-block wall, many at once, held the interpreter in the server's process (a move's
    p95 11.9 -> 999 ms): they are jobs of the lab's rules worker, a client's two at a time;
 3. labs of random starts created from 50 addresses filled the lab's line (an honest edit refused 503): the start
-   is built in the rules worker, the lines are round-robin by client and refuse no newcomer;
+   is built in the rules worker, the lines are round-robin by client and refuse no newcomer; then the honest edits
+   waited behind one new lab of each address (p95 8-9 s): a new lab's jobs wait behind those of the labs in use;
 4. Climbers games on a 200-cube start asking placements and ghosts kept 135 MiB a game: the placements are worked
-   out in a worker of their own, one block's moves only, and the positions' caches stay within a byte budget;
+   out in a worker of their own, one block's moves only, and the positions' caches stay within a byte budget; then
+   the block step's listing (25 MiB and a tenth of a second a position) and the answers' encoding (20 ms of the
+   event loop) still ran in the server: both are the worker's now;
 5. hints from 50 addresses filled the hints' line (an honest hint refused 503): a line served round-robin by client;
+   then each address asked again as soon as answered, 570 hints a second: `hints_per_minute` per client;
 6. removal maps from many addresses: every address's map waits its turn (no 503), an honest edit is answered;
 7. nothing grew for ever: games expire after `game_keep_seconds`, quotas are kept in the database across a restart,
    a full disk budget refuses new games and labs with 507, a server-wide rate of new games refuses no newcomer.
@@ -35,7 +40,7 @@ from tower.app.serve.limits import Limits
 from tower.app.serve.run import ServerThread
 
 LIMITS = Limits(websocket_frame_seconds=1.0, game_burst=100, lab_burst=100, labs_per_minute=600.0,
-                lab_cpu_seconds=2.0, construction_cache_bytes=40 << 20)
+                lab_cpu_seconds=2.0, construction_cache_bytes=24 << 20)
 _addresses = iter(range(10, 250))
 
 
@@ -131,6 +136,41 @@ def test_websocket_frames_are_capped_at_what_the_page_sends_and_must_finish(serv
     token = game["spectator_url"].split("token=")[1]
     status, doc = api.request("GET", f"/api/games/{game['id']}/ws?token={token}")
     assert status == 429 and "websocket_opens_per_minute" in doc["error"]
+
+
+def test_a_client_refused_again_and_again_is_refused_at_accept_a_second_later(server):
+    """200 sockets of 30 addresses opening a WebSocket again as soon as refused made 800 refused upgrades a second,
+    each a request parsed and handled in the event loop: past `refused_connections_per_minute` a connection of
+    that address waits a second unread, then is answered 429 and closed as it opened."""
+    host, port = server.url.removeprefix("http://").split(":")
+    churn = fresh()
+
+    def one(request: bytes) -> tuple[bytes, float]:
+        began = time.monotonic()
+        answer = b""
+        with socket.create_connection((host, int(port)), timeout=5, source_address=(churn, 0)) as sock:
+            sock.sendall(request)
+            try:
+                while chunk := sock.recv(65536):
+                    answer += chunk
+            except ConnectionResetError:  # the request it sent was never read
+                pass
+        return answer, time.monotonic() - began
+
+    upgrade = (b"GET /api/games/nope/ws?token=x HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    plain = b"GET /api/catalogue HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    for _ in range(20):  # a client that opens a connection per request is not slowed
+        assert one(plain)[0].startswith(b"HTTP/1.1 200")
+    refused = 0
+    while (got := one(upgrade))[0].startswith(b"HTTP/1.1 404"):  # no such game: refused, closed
+        refused += 1
+        assert refused <= 2 * LIMITS.websockets_per_client
+    assert refused >= LIMITS.websockets_per_client - 1  # the burst
+    answer, seconds = got
+    assert answer.startswith(b"HTTP/1.1 429") and b"refused-connections" in answer, answer[:200]
+    assert seconds >= 0.9  # refused as it opened (only the watchdog answers this rule), a second later
+    assert Client(server.url, source=fresh()).request("GET", "/api/catalogue")[0] == 200  # another address
 
 
 # --- 2. refusals ------------------------------------------------------------------------------------------------
@@ -241,6 +281,40 @@ def test_random_labs_from_many_addresses_are_built_in_the_rules_worker_and_an_ho
     assert jobs.rules.jobs - before >= 12
 
 
+def test_a_lab_in_use_goes_before_new_labs_in_a_lane():
+    """Fifty addresses each making a lab now and then are each lighter than a person editing one a second: by
+    client alone, the person's edit waited behind one new lab of each (p95 8-9 s). A new lab's jobs wait in a line
+    of their own, the two lines taking turns (so no new lab waits for ever behind labs kept busy)."""
+    from tower.app.serve.labjobs import Asker, Lane
+
+    lane = Lane("test", 1, 0, 64, None, modules=())
+    try:
+        done: list[str] = []
+
+        def job(asker: Asker, seconds: float) -> None:
+            lane.run(asker, "test", time.sleep, (seconds,), 10.0)
+            done.append(asker.client)
+
+        lane.run(Asker("warm"), "test", time.sleep, (0,), 10.0)  # the worker started
+        first = threading.Thread(target=job, args=(Asker("first", new=True), 0.6))
+        first.start()
+        while not lane.jobs:
+            time.sleep(0.01)
+        waiting = [threading.Thread(target=job, args=(Asker(f"new{k}", new=True), 0.0)) for k in range(5)]
+        for t in waiting:
+            t.start()
+            time.sleep(0.02)
+        editors = [threading.Thread(target=job, args=(Asker(f"editor{k}"), 0.0)) for k in range(3)]
+        for t in editors:
+            t.start()
+            time.sleep(0.02)
+        for t in [first, *waiting, *editors]:
+            t.join(30)
+        assert done == ["first", "editor0", "new0", "editor1", "new1", "editor2", "new2", "new3", "new4"], done
+    finally:
+        lane.close()
+
+
 # --- 4. Climbers placements ---------------------------------------------------------------------------------------
 
 def cubes(n: int = 200) -> dict:
@@ -251,33 +325,36 @@ def cubes(n: int = 200) -> dict:
 
 
 def test_placements_of_big_positions_are_worked_out_in_a_worker_and_positions_keep_a_bounded_cache(server):
+    from tower.climbers.movelist import MoveList
+
     srv = server.server
     api = Client(server.url, source=fresh())
     games = []
-    for seed in (1, 2):
+    for seed in (1, 2, 3):
         game = api.create("climbers", seats=["human", "human"], options={"start": cubes()}, seed=seed)
         token = game["seats"][0]["token"]
         api.move(game["id"], token, "skip")
         blocks = api.state(game["id"], token)["blocks"]
-        for block in blocks[:2]:
-            status, doc = api.request("GET", f"/api/games/{game['id']}/placements?token={token}&block={block}")
-            assert status == 200 and doc["placements"] and doc["n"] == 1
-            status, doc = api.request("GET", f"/api/games/{game['id']}/ghosts?token={token}&block={block}")
-            assert status == 200 and doc["ghosts"] and doc["block"] == block
-        games.append((game["id"], token))
+        assert len(blocks) == 100  # the top layer
+        status, doc = api.request("GET", f"/api/games/{game['id']}/placements?token={token}&block={blocks[0]}")
+        assert status == 200 and doc["placements"] and doc["n"] == 1
+        status, ghosts = api.request("GET", f"/api/games/{game['id']}/ghosts?token={token}&block={blocks[0]}")
+        assert status == 200 and ghosts["ghosts"] and ghosts["block"] == blocks[0]
+        games.append((game["id"], token, doc["placements"][0][4]))
     assert srv.placer.pids()  # the placements' worker did it
-    for game_id, _ in games:  # no placement was built in the server's process (before: every one of 236,496)
+    for game_id, _, _ in games:  # the block step's moves were listed in the worker, not here (before: 25 MiB a game)
         table = srv.tables[game_id]
-        for moves in table.state._cache.values():
-            built = getattr(moves, "_built", None)
-            assert built is None or sum(m is not None for m in built) == 0
-    # the budget: a third position's caches push the least recently used ones out (40 MiB for three of ~26 MiB)
-    third = api.create("climbers", seats=["human", "human"], options={"start": cubes()}, seed=3)
-    api.move(third["id"], third["seats"][0]["token"], "skip")
+        assert not any(isinstance(v, MoveList) for v in table.state._cache.values())
+        assert not any(isinstance(k, tuple) and k[0] == "block-table" for k in table.state._cache)
+    # a block move played is checked here, and the next step's moves listed (12 MiB a position): the positions'
+    # caches stay within the budget (24 MiB), the least recently used forgetting theirs
+    for game_id, token, text in games:
+        api.move(game_id, token, text)
     assert srv.budget.forgotten >= 1 and srv.budget.total <= LIMITS.construction_cache_bytes
-    status, doc = api.request("GET", f"/api/games/{games[0][0]}/placements?token={games[0][1]}&block={blocks[0]}")
-    assert status == 200 and doc["placements"]  # a forgotten position is worked out again
-    status, doc = api.request("GET", f"/api/games/{games[0][0]}/placements?token={games[0][1]}&block=nope")
+    game_id, token, _ = games[0]
+    state = api.state(game_id, token)
+    assert state["n"] == 2 and state["legal_moves"]  # the figure's second step, listed again
+    status, doc = api.request("GET", f"/api/games/{game_id}/placements?token={token}&block={blocks[0]}")
     assert status == 409 and doc["rule"] == "block-cannot-move"
 
 
@@ -346,6 +423,21 @@ def test_hints_from_many_addresses_all_wait_their_turn_none_refused(server):
         askers.append((api, game["id"], mover))
     answers = in_threads([lambda a=a: a[0].request("GET", f"/api/games/{a[1]}/hint?token={a[2]}") for a in askers])
     assert [status for status, _ in answers] == [200] * 10  # before: hints_waiting 8, then 503
+
+
+def test_hints_asked_again_and_again_are_refused_past_the_clients_rate_others_answered(server):
+    """50 addresses each asking a hint again as soon as answered made 570 hints a second through the event loop (a
+    move's p95 at 5x a quiet one): a client asks at most `hints_per_minute` (burst 10)."""
+    from tower.app.serve.server import HINT_BURST
+
+    api = Client(server.url, source=fresh())
+    game = api.create("diabolo", seats=["human"] * 3)
+    mover = game["seats"][api.state(game["id"], game["seats"][0]["token"])["to_move"]]["token"]
+    statuses = [api.request("GET", f"/api/games/{game['id']}/hint?token={mover}") for _ in range(HINT_BURST + 2)]
+    assert [s for s, _ in statuses[:HINT_BURST]] == [200] * HINT_BURST
+    assert statuses[-1][0] == 429 and statuses[-1][1]["rule"] == "too-many-hints"
+    other = Client(server.url, source=fresh())
+    assert other.request("GET", f"/api/games/{game['id']}/hint?token={mover}")[0] == 200
 
 
 # --- 6. removal maps from many addresses --------------------------------------------------------------------------

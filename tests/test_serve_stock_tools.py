@@ -22,7 +22,8 @@ import pytest
 EXAMPLES = 10
 #: The server's limits for one busy client (the run sends a few thousand requests a minute from 127.0.0.1).
 ROOMY = ["requests_per_second=100000", "request_burst=1000000", "games_per_minute=100000", "game_burst=100000",
-         "running_games_per_client=100000", "labs_per_minute=100000", "lab_burst=100000", "labs_per_client=100000"]
+         "running_games_per_client=100000", "labs_per_minute=100000", "lab_burst=100000", "labs_per_client=100000",
+         "hints_per_minute=100000"]
 
 
 def _schemathesis() -> str:

@@ -70,8 +70,10 @@ class MoveList(Sequence[ClimbersMove]):
             merged = np.argsort(keys, kind="stable")
             keys, where = keys[merged], where[merged]
         self._keys = keys
-        self._source: list[int] = where.tolist()
-        self._built: list[ClimbersMove | None] = [None] * len(self._source)
+        # an array, not a list: 236,496 Python ints (a 200-cube start) took 27 MiB of small objects, which the
+        # allocator kept after they were freed
+        self._source: np.ndarray = where
+        self._built: dict[int, ClimbersMove] = {}  # the moves read so far, by position
 
     def _key(self, move: ClimbersMove) -> int:
         size, cell = move.size, move.cell
@@ -79,9 +81,9 @@ class MoveList(Sequence[ClimbersMove]):
                            move.top))
 
     def _build(self, k: int) -> ClimbersMove:
-        move = self._built[k]
+        move = self._built.get(k)
         if move is None:
-            src = self._source[k]
+            src = int(self._source[k])
             move = row_move(self._table.placements, self._ids, src) if src >= 0 else self._extra[-1 - src]
             self._built[k] = move
         return move

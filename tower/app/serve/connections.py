@@ -5,7 +5,12 @@ keeps any number of connections of one client. The guard gives every connection 
 its first request's headers read within `header_seconds`; after an answer the next request must begin within
 `idle_seconds`; while a request is handled there is none (the body has `body_seconds`, a WebSocket its
 heartbeat). A client may hold `connections_per_client` connections; one more is answered `429` and closed as it
-opens, before it can send a request (so no request, WebSocket or slow body keeps it open).
+opens, before it can send a request (so no request, WebSocket or slow body keeps it open). A client whose
+connections the server closed for a broken limit `refused_connections_per_minute` times (`penalize`: a refused
+WebSocket upgrade, a frame too long; burst `websockets_per_client`) has its new connections wait a second unread,
+then answered `429` and closed the same way: a client that opens connections again as fast as they are refused
+then costs an accept and a write a second, not a request's parsing and handling each time (200 sockets of 30
+addresses once made 800 refused upgrades a second).
 """
 
 from __future__ import annotations
@@ -17,20 +22,32 @@ from typing import Any
 
 from aiohttp import web
 
-from tower.app.serve.limits import Limits
+from tower.app.serve.limits import Bucket, Limits
 
 log = logging.getLogger("tower.serve")
 
 #: What a connection over its client's limit is told before it is closed.
-_BODY = b'{"error": "this address has too many connections open", "rule": "connections-per-client"}'
-TOO_MANY = (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: 5\r\n"
-            b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(_BODY), _BODY))
+def _answer(message: bytes, rule: bytes) -> bytes:
+    body = b'{"error": "%s", "rule": "%s"}' % (message, rule)
+    return (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: 5\r\n"
+            b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
 
 
-def _refuse(transport: Any) -> None:
+#: Seconds a connection of a client past its `refused_connections_per_minute` waits, unread, for its 429 (an
+#: attacker's sockets then each open about one connection a second, not as many as the server can refuse), while at
+#: most REFUSED_HELD wait so; one over `connections_per_client` is refused at once (it holds a place of the client's
+#: own).
+REFUSE_SECONDS = 1.0
+REFUSED_HELD = 2048
+TOO_MANY = _answer(b"this address has too many connections open", b"connections-per-client")
+TOO_OFTEN = _answer(b"this address broke the server's limits too often (refused_connections_per_minute)",
+                    b"refused-connections")
+
+
+def _refuse(transport: Any, answer: bytes = TOO_MANY) -> None:
     """Tell a connection over its client's limit so, and close it."""
     if not transport.is_closing():
-        transport.write(TOO_MANY)
+        transport.write(answer)
         transport.close()
 
 
@@ -42,6 +59,8 @@ class Guard:
         self.deadline: dict[Any, float | None] = {}  # protocol -> when it is closed (None: a request runs)
         self.client: dict[Any, str] = {}
         self.per_client: dict[str, int] = {}
+        self.by_peer = True  # clients are their connections' addresses (not behind a trusted proxy)
+        self.penalties = Bucket(limits.refused_connections_per_minute / 60, max(1, limits.websockets_per_client))
         self.refused: set[Any] = set()  # connections over their client's limit, being closed
         self.closed = 0  # connections closed by the guard (for tests and figures)
         self._task: asyncio.Task | None = None
@@ -56,12 +75,15 @@ class Guard:
             client = str(peer[0]) if peer else "?"
             self.client[handler] = client
             self.per_client[client] = self.per_client.get(client, 0) + 1
-            if self.per_client[client] > self.limits.connections_per_client:
+            over = self.per_client[client] > self.limits.connections_per_client
+            if over or self.penalties.used(client) > self.penalties.burst - 1:
                 # closed at once, but after aiohttp has made the connection's task (closing it before would
                 # fail that task)
                 self.refused.add(handler)
                 self.closed += 1
-                asyncio.get_running_loop().call_soon(_refuse, transport)
+                transport.pause_reading()  # nothing it sends is read
+                wait = 0 if over or len(self.refused) > REFUSED_HELD else REFUSE_SECONDS
+                asyncio.get_running_loop().call_later(wait, _refuse, transport, TOO_MANY if over else TOO_OFTEN)
             else:
                 self.deadline[handler] = time.monotonic() + self.limits.header_seconds
 
@@ -78,6 +100,12 @@ class Guard:
                     self.per_client.pop(client, None)
 
         server.connection_made, server.connection_lost = connection_made, connection_lost
+
+    def penalize(self, client: str) -> None:
+        """A connection of `client` is closed for a broken limit: one of its `refused_connections_per_minute`
+        (not behind a trusted proxy, whose address every client shares)."""
+        if self.by_peer:
+            self.penalties.take(client)
 
     def busy(self, handler: Any) -> None:
         """A request of this connection is being handled: no deadline meanwhile (a connection being closed

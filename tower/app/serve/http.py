@@ -29,6 +29,7 @@ log = logging.getLogger("tower.serve")
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = DEFAULT.body_bytes  # a move is a few bytes, a long game's record a few tens of kilobytes
 ERROR_CHARS = 300  # an error message is one line of at most this many characters
+RATE_PAUSE = 1.0  # seconds before a request over its client's `requests_per_second` is answered 429
 SERVER_KEY = web.AppKey("server", GameServer)
 GUARD_KEY = web.AppKey("guard", Guard)
 CLIENT_KEY = web.RequestKey("client", str)
@@ -70,6 +71,7 @@ async def errors_as_json(request: web.Request, handler) -> web.StreamResponse:
     resp = await _errors_as_json(request, handler)
     if resp.status >= 400 and request.headers.get("Upgrade", "").lower() == "websocket":
         resp.force_close()
+        request.app[GUARD_KEY].penalize(request.remote or "?")
     return resp
 
 
@@ -209,6 +211,9 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
         if request.path.startswith("/api/"):
             wait = requests.take(client)
             if wait:
+                # answered after a pause: a client asking again as soon as refused (20 at once from one address:
+                # 620 refusals a second) is so held to a few refusals a second per connection
+                await asyncio.sleep(RATE_PAUSE)
                 raise Refused(429, "too-many-requests", f"at most {limits.requests_per_second:g} requests a second "
                                                         f"from one address", retry_after=wait)
         return await handler(request)
@@ -216,6 +221,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     app = web.Application(middlewares=[errors_as_json, per_client], client_max_size=limits.body_bytes)
     app[SERVER_KEY] = server
     app[GUARD_KEY] = Guard(limits)
+    app[GUARD_KEY].by_peer = not trust_proxy
     csp = _csp()
     routes = web.RouteTableDef()
 
@@ -308,19 +314,26 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
     async def snapshot(request: web.Request) -> web.Response:
         return web.json_response(await server.snapshot(request.match_info["id"], _token(request)))
 
+    def _gzipped(request: web.Request, body: bytes) -> web.Response:
+        """A JSON answer the workers encoded and gzipped (hundreds of kilobytes: not in this event loop), sent as
+        it is to a client that accepts gzip, unpacked for one that does not."""
+        if "gzip" in request.headers.get("Accept-Encoding", ""):
+            return web.Response(body=body, content_type="application/json", headers={"Content-Encoding": "gzip"})
+        import gzip
+
+        return web.Response(body=gzip.decompress(body), content_type="application/json")
+
     @routes.get("/api/games/{id}/ghosts")
     async def ghosts(request: web.Request) -> web.Response:
         block = request.query.get("block", "")
-        return web.json_response(await server.ghosts(request.match_info["id"], _token(request), block,
+        return _gzipped(request, await server.ghosts(request.match_info["id"], _token(request), block,
                                                      request[CLIENT_KEY]))
 
     @routes.get("/api/games/{id}/placements")
     async def placements(request: web.Request) -> web.Response:
         block = request.query.get("block", "")
-        resp = web.json_response(await server.placements(request.match_info["id"], _token(request), block,
+        return _gzipped(request, await server.placements(request.match_info["id"], _token(request), block,
                                                          request[CLIENT_KEY]))
-        resp.enable_compression()  # hundreds of placements repeat each other's words
-        return resp
 
     @routes.get("/api/games/{id}/record")
     async def record(request: web.Request) -> web.Response:
@@ -383,11 +396,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
                     replaying[client] -= 1
             if cache:
                 server.replays.put(slot, body)
-        if "gzip" in request.headers.get("Accept-Encoding", ""):
-            return web.Response(body=body, content_type="application/json", headers={"Content-Encoding": "gzip"})
-        import gzip
-
-        return web.Response(body=gzip.decompress(body), content_type="application/json")
+        return _gzipped(request, body)
 
     @routes.get("/api/games/{id}/ws")
     async def websocket(request: web.Request) -> web.StreamResponse:
@@ -422,6 +431,7 @@ def make_app(server: GameServer, trust_proxy: bool = False) -> web.Application:
                     if msg.type == WSMsgType.ERROR:  # a frame past the limits: cut now, its rest unread
                         if request.transport is not None:
                             request.transport.abort()
+                        request.app[GUARD_KEY].penalize(request.remote or "?")
                         break
                     ws.received()
                     if msg.type == WSMsgType.PING:

@@ -22,7 +22,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aiohttp import web
@@ -306,6 +306,7 @@ class Labs:
             except IllegalMove as exc:
                 raise _refusal(exc) from None
         key = await self._quota(asker.client)
+        asker = replace(asker, new=True)  # its jobs wait behind those of the labs in use (`labjobs.Lane.run`)
         try:
             if build is None:
                 if start == "random":  # 30 ms of the rules: in the rules worker, not the server's process
@@ -593,6 +594,8 @@ def add_lab_routes(app: web.Application, routes: web.RouteTableDef, server: Any,
     async def lab_refusals(request: web.Request) -> web.Response:
         lab_id = request.match_info["id"]
         await labs.get(lab_id)
+        if labs.jobs is not None:  # a client with its checks running is told so before its body is read
+            labs.jobs.rules.admit(client_of(request), "check of the block in hand")
         resp = web.json_response(await labs.refusals(lab_id, await read_json(request), asker(request)))
         resp.enable_compression()
         return resp

@@ -39,10 +39,12 @@ class Limits:
     game_burst: int = 10
     running_games_per_client: int = 20
     connections_per_client: int = 64
+    refused_connections_per_minute: float = 60.0
     websockets_per_client: int = 16
     websocket_opens_per_minute: float = 60.0
     replays_per_client: int = 1
     hints_per_client: int = 1
+    hints_per_minute: float = 30.0
     labs_per_minute: float = 6.0
     lab_burst: int = 10
     labs_per_client: int = 100
@@ -121,11 +123,17 @@ DOCS: dict[str, str] = {
     "game_burst": "games a client may create at once before `games_per_minute` applies",
     "running_games_per_client": "unfinished games created by one client (429 until one ends or is abandoned)",
     "connections_per_client": "open connections of one client (more are answered 429 and closed as they open)",
+    "refused_connections_per_minute": "connections of a client the server may close for a broken limit per "
+                                      "minute, on average (a refused WebSocket upgrade, a frame past "
+                                      "`websocket_message_bytes`; burst `websockets_per_client`): past it the "
+                                      "client's new connections wait a second unread, then are answered 429 and "
+                                      "closed, before their request is read",
     "websockets_per_client": "open WebSocket feeds of one client (429 before the upgrade)",
     "websocket_opens_per_minute": "WebSocket feeds a client may open per minute, on average (burst "
                                   "`websockets_per_client`; 429 before the upgrade)",
     "replays_per_client": "replay computations of one client at a time (429 while one runs)",
     "hints_per_client": "hints of one client thought out at a time (429 while one runs)",
+    "hints_per_minute": "hints a client may ask per minute, on average (burst 10; token bucket; 429)",
     "labs_per_minute": "labs a client may create per minute, on average (token bucket; 429)",
     "lab_burst": "labs a client may create at once before `labs_per_minute` applies",
     "labs_per_client": "labs a client may hold: it gets room for another as its labs reach `lab_idle_seconds`",

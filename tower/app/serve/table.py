@@ -11,6 +11,7 @@ table (its `lock`), and writes what they return to the store before answering.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -82,8 +83,6 @@ def render(capture: Capture) -> dict[str, Any]:
 def render_messages(items: list[tuple[int | None, Capture, dict[str, Any] | None]]) -> dict[int | None, str]:
     """The WebSocket messages of one change, per seat: its event and its page's snapshot, as JSON text (run in
     the render worker)."""
-    import json
-
     return {seat: json.dumps({"type": "snapshot", "event": event, "snapshot": render(capture)})
             for seat, capture, event in items}
 
@@ -91,21 +90,49 @@ def render_messages(items: list[tuple[int | None, Capture, dict[str, Any] | None
 _position: tuple[Any, GameState] | None = None  # in the placements' worker: the last position asked about
 
 
-def placements_job(key: Any, game: str, state_json: Any, block: str, ghosts: bool) -> dict[str, Any] | None:
-    """In a worker process: the legal placements of `block` in a position (`state_json` of game `game`; `key`
-    names the position, so a second block of it is not rebuilt), grouped for pointing as `Table.placements`
-    answers, or as ghost blocks (`ghosts`); None if the block cannot move. Only the block's own moves are built
-    (`MoveList.of_block`)."""
+def _worker_position(key: Any, game: str, state_json: Any) -> GameState:
+    """In the placements' worker: the position `state_json` of game `game` (`key` names it: the last one asked
+    about is kept, so its second question does not rebuild it, and dropped before another is built)."""
     global _position
     from tower.app.stability import statics_stands
     from tower.games.registry import game_class
 
     if _position is None or _position[0] != key:
         _position = None  # the last position's moves go before the next one's are built
-        state = game_class(game).from_json(state_json)
+        state = game_class(game).from_json(json.loads(state_json) if isinstance(state_json, str) else state_json)
         state.judge = statics_stands
         _position = (key, state)
-    st = _position[1]
+    return _position[1]
+
+
+def listing_job(key: Any, game: str, state_json: Any) -> tuple[list[str], list[str]]:
+    """In the placements' worker: the legal moves of a position that are not block placements (as text) and the
+    blocks that have placements (`Table.split_legal`), so that a big block step's hundreds of thousands of moves
+    are listed there, never in the server's process."""
+    return split_moves(_worker_position(key, game, state_json).legal_moves(), text=True)
+
+
+def split_moves(legal: Any, text: bool = False) -> tuple[list[Any], list[str]]:
+    """The moves of `legal` that are not block placements, and the blocks that have placements. A block step's
+    move list answers without building its moves (`MoveList.blocks`): iterating hundreds of thousands of them
+    would hold the interpreter for a second."""
+    blocks = getattr(legal, "blocks", None)
+    if callable(blocks):
+        return [], blocks()
+    others = [m for m in legal if not _placement(m)]
+    return ([str(m) for m in others] if text else others), sorted({m.block for m in legal if _placement(m)})
+
+
+def placements_job(key: Any, game: str, state_json: Any, block: str, ghosts: bool, n: int) -> bytes | None:
+    """In a worker process: the legal placements of `block` in a position (`state_json` of game `game`; `key`
+    names the position, so a second block of it is not rebuilt), grouped for pointing as `Table.placements`
+    answers, or as ghost blocks (`ghosts`), as the answer's gzipped JSON (with `n`, the moves played): hundreds of
+    kilobytes of JSON, encoded here rather than in the server's event loop; None if the block cannot move. Only
+    the block's own moves are built (`MoveList.of_block`)."""
+    import gzip
+    import json
+
+    st = _worker_position(key, game, state_json)
     legal = st.legal_moves()
     of_block = getattr(legal, "of_block", None)
     mine = of_block(block) if callable(of_block) else [m for m in legal if _placement(m) and m.block == block]
@@ -116,12 +143,14 @@ def placements_job(key: Any, game: str, state_json: Any, block: str, ghosts: boo
         from viewer.scene import ghost_from_move
         from viewer.scene_json import _item
 
-        return {"block": block, "ghosts": [_item(ghost_from_move(m, build)) for m in mine]}
-    from viewer.placement import BlockPlacements, explainer
+        out: dict[str, Any] = {"block": block, "n": n, "ghosts": [_item(ghost_from_move(m, build)) for m in mine]}
+    else:
+        from viewer.placement import BlockPlacements, explainer
 
-    ps = BlockPlacements.from_moves(block, mine, build, words=st.move_words)
-    ps.explain_with(explainer(st))
-    return ps.to_json()
+        ps = BlockPlacements.from_moves(block, mine, build, words=st.move_words)
+        ps.explain_with(explainer(st))
+        out = {"n": n, **ps.to_json()}
+    return gzip.compress(json.dumps(out).encode(), 5)
 
 
 def _nbytes(obj: Any) -> int:
@@ -187,7 +216,9 @@ class Table:
         self.max_moves: int | None = None  # the server's cap on the game's length (`limits.game_moves`)
         self.used = 0.0  # when it was last asked for (monotonic clock; the server's memory bound)
         self.ai_seconds = 0.0  # AI thinking this game has used (the server's budget per game)
-        self._json: tuple[int, Any] | None = None  # (rev, the state's to_json()) for the placements' worker
+        self._json: tuple[int, str] | None = None  # (rev, the state's to_json() as text) for the placements' worker
+        # (rev, moves that are not placements, blocks with placements): listed by the placements' worker
+        self._listing: tuple[int, list[Move], list[str]] | None = None
         self.budget: Any = None  # the server's `CacheBudget` (a construction game's worked-out positions)
         self.line: Any = None  # the server's line of heavy game work (`server.game_line`)
         self.said: dict[int, str] = {}  # move index -> the move in words, for its mover's log (moves made here)
@@ -227,6 +258,13 @@ class Table:
         if self._legal is None or self._legal[0] != self.rev:
             self._legal = (self.rev, self.state.legal_moves())
         return self._legal[1]
+
+    def is_legal_text(self, text: str) -> bool:
+        """Whether `text` is a legal move now (a binary search in a block step's sorted moves: none is built)."""
+        try:
+            return self.state.move_type.parse(text, self.state) in self.legal()
+        except BadInput:
+            return False
 
     def view_for(self, seat: int | None) -> dict[str, Any]:
         """The one gate: a player's own view, or the public view for a spectator."""
@@ -282,14 +320,27 @@ class Table:
         return out
 
     def split_legal(self) -> tuple[list[Move], list[str]]:
-        """The legal moves that are not block placements, and the blocks that have placements. A block step's
-        move list answers without building its moves (`MoveList.blocks`): iterating hundreds of thousands of
-        them would hold the interpreter for a second."""
-        legal = self.legal()
-        blocks = getattr(legal, "blocks", None)
-        if callable(blocks):
-            return [], blocks()
-        return [m for m in legal if not _placement(m)], sorted({m.block for m in legal if _placement(m)})
+        """The legal moves that are not block placements, and the blocks that have placements (`split_moves`):
+        as the placements' worker listed them for this position (`keep_listing`), else worked out here."""
+        if self._listing is not None and self._listing[0] == self.rev:
+            return self._listing[1], self._listing[2]
+        return split_moves(self.legal())
+
+    def listing_args(self) -> tuple | None:
+        """The arguments of `listing_job` when this position's moves are best listed in the placements' worker (a
+        construction game's block step: hundreds of thousands of placements, 25 MiB and a tenth of a second of
+        the interpreter for a 200-cube start), None when they are listed already or cheap to list here."""
+        st = self.state
+        if (not st.construction or getattr(st, "phase", None) != "block" or self.over
+                or (self._listing is not None and self._listing[0] == self.rev)
+                or (self._legal is not None and self._legal[0] == self.rev)):
+            return None
+        return self._position_args()
+
+    def keep_listing(self, rev: int, others: list[str], blocks: list[str]) -> None:
+        """What `listing_job` answered for position `rev` (ignored if the game moved on meanwhile)."""
+        if rev == self.rev:
+            self._listing = (rev, [self.state.move_type.parse(t, self.state) for t in others], list(blocks))
 
     def result(self) -> dict[str, Any] | None:
         if self.state.is_over:
@@ -422,9 +473,15 @@ class Table:
         self.require_turn(seat)
         if not self.state.construction:
             raise Refused(409, "no-blocks", f"{self.state.name} has no blocks to place")
+        return (*self._position_args(), block, ghosts, self.n)
+
+    def _position_args(self) -> tuple:
+        """(key, game, position as JSON text) of this position for the placements' worker, kept per position: as
+        text, one block of 51 KB for a 200-cube position rather than 216 KiB of small objects, which pinned the
+        interpreter's arenas after the game left memory."""
         if self._json is None or self._json[0] != self.rev:
-            self._json = (self.rev, self.state.to_json())
-        return ((self.id, self.rev), self.state.name, self._json[1], block, ghosts)
+            self._json = (self.rev, json.dumps(self.state.to_json()))
+        return ((self.id, self.rev), self.state.name, self._json[1])
 
     def cache_bytes(self) -> int:
         """Bytes (estimated) of what the position keeps worked out: its legal moves, placements, block tables
@@ -439,6 +496,7 @@ class Table:
             self.state._cache = {}  # type: ignore[attr-defined]
         self._legal = None
         self._json = None
+        self._listing = None
         self._snapshots = {}
         self._first = {}
 
