@@ -42,11 +42,11 @@ from pathlib import Path
 CARD_GAMES = [("diabolo", 3, {}), ("seventh-heaven", 3, {}), ("partners", 4, {"move_limit": 60})]
 
 
-def start_server(db: Path, sync: str) -> tuple[subprocess.Popen, str]:
-    """`tower serve` on a fresh database; its log goes to a file beside it (a pipe nobody reads would fill up
-    and stop the server)."""
+def start_server(db: Path, sync: str, url: str | None = None) -> tuple[subprocess.Popen, str]:
+    """`tower serve` on a fresh database (the SQLite file `db`, or the PostgreSQL database at `url`); its log
+    goes to the file beside `db` (a pipe nobody reads would fill up and stop the server)."""
     log = open(db.with_suffix(".log"), "w")  # noqa: SIM115  (closed with the temporary directory's process)
-    proc = subprocess.Popen([sys.executable, "-m", "tower", "serve", "--db", str(db), "--port", "0", "--host",
+    proc = subprocess.Popen([sys.executable, "-m", "tower", "serve", "--db", url or str(db), "--port", "0", "--host",
                              "127.0.0.1", "--ai-pause", "0", "--workers", "1", "--sync", sync],
                             stdout=subprocess.PIPE, stderr=log, text=True)
     line = proc.stdout.readline()

@@ -3,6 +3,7 @@ honest client, on 127.0.0.0/8 only (all of it is loopback: each 127.x.y.z is one
 time.
 
     python benchmarks/soak_crowd.py [--attacks all|NAME,...] [--seconds 30] [--after 60] [--calm 30] [--addresses 30]
+                                    [--db sqlite|postgres|URL]
 
 `tower serve` runs in a process of its own with its default limits. The honest client has two addresses: one
 creates a Diabolo game every 10 s (every seat its own) and plays it move by move (the state, then the move, a think
@@ -381,9 +382,19 @@ def main() -> int:
     ap.add_argument("--after", type=float, default=60.0, help="seconds of quiet after each attack")
     ap.add_argument("--calm", type=float, default=30.0, help="seconds of the quiet baseline first")
     ap.add_argument("--addresses", type=int, default=30, help="addresses of each attack (labs, hints: 50)")
+    ap.add_argument("--db", default="sqlite",
+                    help="sqlite (a fresh file), postgres (a throwaway PostgreSQL cluster: initdb in a temporary "
+                         "folder), or a PostgreSQL URL")
     args = ap.parse_args()
+    cluster = None
+    if args.db == "postgres":
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+        from pg_support import Cluster
+
+        cluster = Cluster()
     with tempfile.TemporaryDirectory() as tmp:
-        proc, url = start_server(Path(tmp) / "games.sqlite", "full")
+        db_url = cluster.database() if cluster else None if args.db == "sqlite" else args.db
+        proc, url = start_server(Path(tmp) / "games.sqlite", "full", db_url)
         try:
             load0 = os.getloadavg()[0]
             honest, phases, rss = asyncio.run(soak(url, proc.pid, args))
@@ -392,6 +403,8 @@ def main() -> int:
         finally:
             proc.terminate()
             proc.wait(30)
+            if cluster is not None:
+                cluster.stop()
         log = (Path(tmp) / "games.log").read_text()
 
     def rss_at(when: float, part: int = 1) -> float:
@@ -400,7 +413,8 @@ def main() -> int:
     quiet = phases[0]
     base = {k: window(v, quiet["from"] + 5, quiet["to"]) for k, v in honest.times.items()}
     base_p95 = pct(base["move"], 0.95)
-    print(f"soak of tower serve under attacks from many addresses: load average {load0:.1f} at the start, "
+    print(f"soak of tower serve on {'SQLite' if args.db == 'sqlite' else 'PostgreSQL'} under attacks from many "
+          f"addresses: load average {load0:.1f} at the start, "
           f"{load1:.1f} at the end (2 cores, shared)")
     print(f"  quiet baseline ({quiet['to'] - quiet['from']:.0f} s): moves {report.times(base['move'])}; creations "
           f"{report.times(base['create'], (0.95,))}; lab edits {report.times(base['edit'], (0.95,))}; RSS "
