@@ -36,7 +36,7 @@ from typing import Any
 import psycopg
 from psycopg import errors as pgerrors
 
-from tower.app.serve.store import GameRow, Op, Store, StoreConflict, StoreError, redacted
+from tower.app.serve.store import GameRow, Op, Store, StoreConflict, StoreError, redacted, with_queued
 
 log = logging.getLogger("tower.serve")
 
@@ -151,16 +151,7 @@ class PgStore(Store):
             item = self._queue.get()
             if item is None:
                 break
-            batch = [item]
-            while True:  # everything queued meanwhile joins this transaction
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    self._queue.put(None)
-                    break
-                batch.append(more)
+            batch = with_queued(item, self._queue)
             done: list[Future] = []
             try:
                 if conn is None or conn.closed:

@@ -407,15 +407,20 @@ class GameServer:
         if table.over:
             self._ended(table)
 
-    def _drop(self, table: Table, exc: Exception) -> None:
-        """A change of `table` was not saved: the table now differs from the database, which is the truth: drop
-        it (the next request reloads it) and refuse the change (503)."""
+    def _forget(self, table: Table) -> None:
+        """`table` leaves memory (the next request reloads the game from the database, if it is still there), and
+        its open pages are closed (they reconnect)."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
         table.dead = True
         self.budget.drop(table)
         for sub in list(table.subscribers):
             sub.push(None)
+
+    def _drop(self, table: Table, exc: Exception) -> None:
+        """A change of `table` was not saved: the table now differs from the database, which is the truth: drop
+        it (the next request reloads it) and refuse the change (503)."""
+        self._forget(table)
         log.warning("a write of game %s failed: %s", table.id, exc)
         raise Refused(503, "not-saved", "the database is busy or refused the write; nothing was changed, "
                                         "try again") from None
@@ -474,12 +479,7 @@ class GameServer:
         except StoreError as exc:
             raise Refused(503, "not-saved", f"the database did not answer: {exc}"[:200]) from None
         if version is None:  # deleted meanwhile (expired, or by the operator): it leaves memory too
-            if self.tables.get(table.id) is table:
-                del self.tables[table.id]
-            table.dead = True
-            self.budget.drop(table)
-            for sub in list(table.subscribers):
-                sub.push(None)
+            self._forget(table)
             raise Refused(404, "no-game", "no such game on this server")
 
     def _noted(self, owner: str | None, game_id: str | None, version: int | None) -> None:

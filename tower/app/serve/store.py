@@ -54,6 +54,21 @@ SYNCHRONOUS = ("full", "normal")
 Op = tuple[str, tuple[Any, ...]]
 
 
+def with_queued(item: Any, q: queue.Queue) -> list[Any]:
+    """`item` and every write queued meanwhile, which join its transaction (group commit); the queue's closing
+    None, if met, is put back for the writer's loop."""
+    batch = [item]
+    while True:
+        try:
+            more = q.get_nowait()
+        except queue.Empty:
+            return batch
+        if more is None:
+            q.put(None)
+            return batch
+        batch.append(more)
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -172,16 +187,7 @@ class Store:
             item = self._queue.get()
             if item is None:
                 break
-            batch = [item]
-            while True:  # everything queued meanwhile joins this transaction (group commit)
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    self._queue.put(None)
-                    break
-                batch.append(more)
+            batch = with_queued(item, self._queue)
             done: list[Future] = []
             try:
                 conn.execute("BEGIN IMMEDIATE")
