@@ -52,12 +52,6 @@ def assert_conforms(doc) -> None:
     assert bad is None, f"{doc['format']}: {bad}"
 
 
-def pytest_xdist_auto_num_workers(config):
-    """`-n auto`: one worker more than the cores, since many tests wait (on a server, a browser, a worker
-    process) more than they compute."""
-    return (os.cpu_count() or 1) + 1
-
-
 def pytest_configure(config):
     """Subprocesses (`tower ...`) check what they write at exit and report to one log; this process checks after
     each test (see the autouse fixture below)."""
