@@ -3,7 +3,7 @@
 Only where a job runs changes: the lab's heavy lane keeps its line in the server (round-robin by client, one job
 per client, `lab_queue`), and each of its places is a `RayPool` whose jobs are Ray tasks of one CPU each instead
 of a local worker process. A task runs under the same budget, `lab_cpu_seconds` of CPU time enforced by the
-kernel in the Ray worker (`workers._budgeted`: RLIMIT_CPU; a task over it ends its worker, which the lane reports
+kernel in the Ray worker (`workers.run_budgeted`: RLIMIT_CPU; a task over it ends its worker, which the lane reports
 as 413 `lab-cpu-seconds`), at the lowest priority (nice 19), and is cancelled when its client hangs up. The lane
 has as many places as the cluster has CPUs (at least `lab_workers`), so adding nodes adds lab capacity.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from tower.app.serve.workers import OverBudget, _budgeted
+from tower.app.serve.workers import OverBudget, run_budgeted
 
 _niced = False
 
@@ -24,7 +24,7 @@ def _ray_job(cpu_seconds: float, fn: Any, args: tuple) -> Any:
     if not _niced:
         os.nice(19)
         _niced = True
-    return _budgeted(cpu_seconds, fn, args)
+    return run_budgeted(cpu_seconds, fn, args)
 
 
 class RayPool:

@@ -150,7 +150,7 @@ class OverBudget(Exception):
     """A job used up its CPU time (`WorkerPool.call(cpu_seconds=...)`): the kernel stopped its worker."""
 
 
-def _budgeted(seconds: float, fn: Any, args: tuple) -> Any:
+def run_budgeted(seconds: float, fn: Any, args: tuple) -> Any:
     """In a worker: `fn(*args)` with `seconds` more CPU time for this process (RLIMIT_CPU, whole seconds, every
     thread counted); past it the kernel ends the process with SIGXCPU, whatever it is doing (C code included)."""
     import math
@@ -225,11 +225,11 @@ class WorkerPool:
 
     def call(self, fn, *args: Any, cpu_seconds: float, gone: Any = None) -> Any:
         """`fn(*args)` in the worker of a one-worker pool, waited for in the calling thread, with `cpu_seconds` of
-        CPU time (`_budgeted`). Past it the worker is stopped and OverBudget raised; the next call starts a new
+        CPU time (`run_budgeted`). Past it the worker is stopped and OverBudget raised; the next call starts a new
         worker. Not tried again: a job that killed its worker would kill the next one too. If `gone()` turns true
         meanwhile (nobody waits for the answer any more), the worker is stopped and ConnectionResetError raised."""
         pool = self._executor()
-        future = pool.submit(_budgeted, cpu_seconds, fn, args)
+        future = pool.submit(run_budgeted, cpu_seconds, fn, args)
         procs = list((pool._processes or {}).values())
         try:
             while True:
