@@ -12,7 +12,8 @@ Every figure is printed beside the reference timed in the same run, one statics 
 35-block start tower 0, as a ratio, so that it carries from machine to machine.
 
 Growth table: per build, the statics verdict with tilt margin (`judge_statics`, median wall time of --runs cold
-calls; again with the symmetry of physics.symmetry switched off, issue 44), one feasibility LP (`statics.stands`: does it stand at all), PyBullet (`judge_dynamics`, one run) and the
+calls; again with the symmetry of physics.symmetry switched off, issue 44, with its number of LPs: 8 initial rays
+and the search's refinements), one feasibility LP (`statics.stands`: does it stand at all), PyBullet (`judge_dynamics`, one run) and the
 reference judge (benchmarks/statics_reference.py: the judge before issue 26, all simplex; one run, by default only
 up to 200 blocks: the 390-block wall takes it minutes). Targets: the 189-block wall and the 210-block pyramid at most
 10x the start tower, the 390-block wall at most 40x, growth from 95 to 390 blocks on walls at most n^1.5.
@@ -106,8 +107,8 @@ def growth(runs: int, reference_max: int, dynamics_max: int, only: str = "") -> 
     print(f"load average {open('/proc/loadavg').read().split()[:3]}; reference: start tower 0, statics verdict "
           f"{ref:.1f} ms (median of {max(runs, 5)})", flush=True)
     print("| build | blocks | verdict + tilt margin | x start tower | target | symmetry off | x start tower | "
-          "feasibility LP | PyBullet | reference judge | margin deg |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "LPs (off) | feasibility LP | PyBullet | reference judge | margin deg |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     growth_off: dict[str, dict[int, float]] = {}
     walls: dict[int, float] = {}
     for name, make in TABLE:
@@ -138,7 +139,7 @@ def growth(runs: int, reference_max: int, dynamics_max: int, only: str = "") -> 
         off_target = next((f" (<= {t}x)" for k, t in ASYMMETRIC_TARGETS.items() if abs(n - k) <= 0.1 * k
                            and name.startswith(("hollow", "Flemish", "random interlocked"))), "")
         print(f"| {name} | {n} | {ms:.0f} ms | {ms / ref:.1f} | {target} | {off_ms:.0f} ms | {off_ms / ref:.1f}"
-              f"{off_target} | {lp_ms:.0f} ms | {dyn} | {old_s} | {r.tilt_margin_deg:.4f} |", flush=True)
+              f"{off_target} | {off.lps} | {lp_ms:.0f} ms | {dyn} | {old_s} | {r.tilt_margin_deg:.4f} |", flush=True)
     for family, times in growth_off.items():
         if len(times) > 1:
             (a, ta), (b, tb) = min(times.items()), max(times.items())
