@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from physics.contacts import Contact, find_contacts
+from physics.contacts import TABLE, Contact, find_contacts
 from physics.dynamics import DynamicsResult
 from physics.model import Box
 from physics.moving_part import held_still
@@ -114,18 +114,39 @@ def fixed_part(boxes: Sequence[Box], contacts: Sequence[Contact], drop: int, res
     return held_still(rest, rest_contacts(contacts, len(boxes), drop), seeds)
 
 
-def _entry(block: str, res: StaticsResult, dyn: DynamicsResult | None) -> RemovalEntry:
-    """The map's entry for the build without `block`, from its statics answer and its PyBullet run (if any)."""
+def falling_blocks(boxes: Sequence[Box], contacts: Sequence[Contact], drop: int,
+                   mechanism: Sequence[str]) -> tuple[str, ...]:
+    """The blocks that fall once boxes[drop] is gone, in statics: the judge's mechanism, then every block whose
+    supports (the blocks it rests on) are all gone or falling, lowest first. The mechanism alone can leave those
+    out: the least unbalance of a stack whose bottom block is gone is all on the block that rested on it, while the
+    blocks on top drop with it."""
+    index = {b.id: k for k, b in enumerate(boxes)}
+    gone = {drop} | {index[m] for m in mechanism if m in index}
+    under: dict[int, set[int]] = {}
+    for c in contacts:
+        if c.axis == 2:
+            under.setdefault(c.b, set()).add(c.a)
+    out = list(mechanism)
+    for k in sorted(under, key=lambda k: boxes[k].lo[2]):
+        if k not in gone and TABLE not in under[k] and under[k] <= gone:
+            gone.add(k)
+            out.append(boxes[k].id)
+    return tuple(out)
+
+
+def _entry(boxes: Sequence[Box], contacts: Sequence[Contact], i: int, res: StaticsResult,
+           dyn: DynamicsResult | None) -> RemovalEntry:
+    """The map's entry for the build without boxes[i], from its statics answer and its PyBullet run (if any)."""
     verdict = combine(res, dyn)
     if verdict == STABLE:
         falls: tuple[str, ...] = ()
     elif dyn is not None and dyn.collapsed:
         falls = dyn.moved
     elif not res.stable:
-        falls = res.mechanism
+        falls = falling_blocks(boxes, contacts, i, res.mechanism)
     else:
         falls = ()
-    return RemovalEntry(block, VERDICT_WORDS[verdict], CLASSES[verdict], res.tilt_margin_deg, falls, res, dyn,
+    return RemovalEntry(boxes[i].id, VERDICT_WORDS[verdict], CLASSES[verdict], res.tilt_margin_deg, falls, res, dyn,
                         "statics" if dyn is None else "statics+dynamics")
 
 
@@ -157,7 +178,7 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
     def told(i: int, res: StaticsResult) -> None:
         done[0] += 1
         if found is not None and dynamics == "none":
-            found(_entry(boxes[i].id, res, None))
+            found(_entry(boxes, contacts, i, res, None))
         if progress is not None:
             progress(done[0], len(wanted))
 
@@ -195,7 +216,7 @@ def removal_map(boxes: Sequence[Box], mu: float = DEFAULT_MU, com_inset: float =
             dyn_s = time.perf_counter() - td
     results = [(i, statics[i], sims.get(i)) for i in wanted]
     runs_made = sum(dyn is not None for _, _, dyn in results)
-    entries = [_entry(boxes[i].id, res, dyn) for i, res, dyn in results]
+    entries = [_entry(boxes, contacts, i, res, dyn) for i, res, dyn in results]
     if found is not None and dynamics != "none":
         for e in entries:
             found(e)

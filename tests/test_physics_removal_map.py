@@ -26,10 +26,11 @@ from physics.builds import (
     running_bond_wall,
 )
 from physics.contacts import TABLE, find_contacts
+from physics.removal import falling_blocks
 from physics.removal_lp import statics_without_each
 from physics.statics import COM_INSET_M
 from physics.symmetry import symmetries
-from physics.units import DEFAULT_MU
+from physics.units import DEFAULT_MU, grid_box
 
 SAME_DEG = 1e-6
 
@@ -62,7 +63,21 @@ def test_map_judged_one_by_one_equals_the_judge_per_block(name, boxes, monkeypat
         assert e.statics.answer == ref.answer, (name, e.block)
         assert e.statics.tilt_margin_deg == pytest.approx(ref.tilt_margin_deg, abs=SAME_DEG), (name, e.block)
         if not ref.stable:
-            assert set(e.falls) == set(ref.mechanism), (name, e.block)
+            k = [b.id for b in boxes].index(e.block)
+            assert set(e.falls) == set(falling_blocks(boxes, find_contacts(boxes), k, ref.mechanism)), (name, e.block)
+
+
+def test_blocks_resting_only_on_falling_ones_fall_too():
+    """Two cubes stacked, a double across the top one: without the bottom cube the judge's mechanism is the top
+    cube alone (its least unbalance carries the double's weight too), but the double, resting on nothing else,
+    falls with it, as `tower check --remove` says; without the top cube only the double falls."""
+    boxes = [grid_box("c1", (0, 1, 0), (2, 2, 2)), grid_box("c2", (0, 1, 2), (2, 2, 2)),
+             grid_box("d1", (0, 0, 4), (2, 4, 2))]
+    assert judge_statics(remove(boxes, ["c1"])).mechanism == ("c2",)
+    m = removal_map(boxes, dynamics="none")
+    assert set(m.entry("c1").falls) == {"c2", "d1"}
+    assert m.entry("c2").falls == ("d1",)
+    assert m.entry("d1").falls == () and m.entry("d1").klass == "safe"
 
 
 def test_mirror_image_removals_are_copied_with_their_direction_and_blocks(monkeypatch):
