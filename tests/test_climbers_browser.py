@@ -264,3 +264,42 @@ def test_a_whole_game_of_the_climbers_by_pointing_and_buttons(browser, server, t
     assert all(c == 2 for k in ("figure", "block", "stone") for c in kinds.get(k, []))
     assert all(c == 3 for c in kinds.get("figure, another way", []))
     print(players, "players: clicks per move", {k: v for k, v in kinds.items()})
+
+
+def test_keys_after_a_button_and_the_blocks_in_the_move_list(browser, server, tmp_path):
+    """S plays the step's skip while a button still has the focus (Hint, just clicked: the page must not swallow
+    the letter keys, only Enter and Space, which the button takes itself); in the block move, the move list holds
+    a button for each block that may be moved, and a click on one picks it up as a click on the block does."""
+    lobby = open_page(browser, server.url + "/")
+    lobby.wait_for_selector("body[data-ready='true']")
+    lobby.select_option("#game", "climbers")
+    lobby.select_option("#players", "2")
+    lobby.select_option("select[name=seat0]", "human")
+    lobby.select_option("select[name=seat1]", "ai:random")
+    lobby.fill("#seed", "7")
+    lobby.click("#create")
+    lobby.wait_for_selector("#links:not([hidden])")
+    page = open_page(browser, lobby.get_attribute("#seat-links a", "href"))
+    wait_until(lambda: body(page, "your-turn") == "true" and (snap(page)["prompt"] or "").startswith("Step 1"), 60,
+               "the first step")
+    assert "skip" in snap(page)["moves"]
+    n = body(page, "n")
+    page.click("#hint")
+    wait_until(lambda: page.text_content("#hint-text"), 30, "the hint")
+    assert page.evaluate("() => document.activeElement && document.activeElement.id") == "hint"
+    page.keyboard.press("s")
+    wait_until(lambda: body(page, "n") != n, 30, "S to play the skip")
+    wait_until(lambda: (snap(page)["prompt"] or "").startswith("Step 2"), 30, "the block move")
+    s = snap(page)
+    assert s["blocks"], "some block may be moved in the first turn"
+    listed = page.eval_on_selector_all("#moves button[data-block]", "bs => bs.map((b) => b.dataset.block)")
+    assert sorted(listed) == sorted(s["blocks"])
+    digits = [int(b[1:]) for b in listed if b.startswith("h")]
+    assert digits == sorted(digits), listed  # as people count: h2 before h10
+    shot(page, "block-list", tmp_path)
+    page.click(f"#moves button[data-block='{listed[0]}']")
+    wait_until(lambda: page.evaluate("() => window.towerPage.block") == listed[0], 20, "the placements")
+    assert page.eval_on_selector_all("#moves button[data-move]", "bs => bs.length") > 0, "its places are listed"
+    assert not page.errors, page.errors
+    page.context.close()
+    lobby.context.close()

@@ -301,6 +301,8 @@ function moves() {
   } else if (snap.construction && snap.blocks.length) {
     title = 'Moves (or click a block outlined in orange to move it)';
   }
+  // the blocks that may be moved, one button each (a click picks the block up, as a click on it in the scene does)
+  const blocks = !page.block && snap.construction && snap.your_turn ? naturally(snap.blocks.map((id) => `block ${id}`)).map((t) => t.slice(6)) : [];
   el('moves-title').textContent = snap.your_turn ? title : 'Moves';
   if (!snap.your_turn) return;
   for (const [text, said] of entries) {
@@ -317,6 +319,14 @@ function moves() {
     b.addEventListener('focus', () => preview(text));
     b.addEventListener('mouseleave', () => preview(null));
     b.addEventListener('blur', () => preview(null));
+    list.appendChild(item('li')).appendChild(b);
+  }
+  for (const id of blocks) {
+    const b = item('button', `pick up block ${id}`);
+    b.type = 'button';
+    b.dataset.block = id;
+    b.title = `block ${id}: then point where it goes, or pick a place from the list`;
+    b.addEventListener('click', () => selectBlock(id));
     list.appendChild(item('li')).appendChild(b);
   }
   if (page.block) {
@@ -447,10 +457,13 @@ function climbersHover(hit) {
     if (!snap.your_turn) said = `block ${id}`;
     else if (snap.blocks.includes(id)) said = `block ${id}: click to pick it up, then point where it goes`;
     else if (stone) said = `block ${id}: click to ${words(stone)}`;
-    else said = `block ${id}: ${(snap.stuck && snap.stuck[id]) || 'cannot be used now'}`;
+    else {
+      const why = (snap.stuck && snap.stuck[id]) || 'cannot be used now';
+      said = why.startsWith(`block ${id}`) ? why : `block ${id}: ${why}`;  // (the reason may name the block already)
+    }
   } else if (hit && hit.layer === 'targets' && snap.your_turn) {
     const entry = cellEntry(scene.markers[hit.index].cell);
-    if (entry) said = `${words(entry.moves[0])}${entry.moves.length > 1 ? ` (or ${entry.moves.length - 1} more ways)` : ''}`;
+    if (entry) said = `${words(entry.moves[0])}${entry.moves.length > 1 ? ` (or ${entry.moves.length - 1} more way${entry.moves.length > 2 ? 's' : ''})` : ''}`;
   }
   if (id !== page.hoverBlock) {
     page.hoverBlock = id;
@@ -679,7 +692,9 @@ el('undo').addEventListener('click', async () => {
   if (!answer.ok) message(errorText(answer));
 });
 document.addEventListener('keydown', (e) => {
-  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLButtonElement) return;
+  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+  // a focused button takes Enter and Space itself; the letter keys still work (S right after clicking Hint)
+  if (e.target instanceof HTMLButtonElement && (e.key === 'Enter' || e.key === ' ')) return;
   if (e.key === 'Enter' && page.chosen) play(page.chosen);
   else if (e.key === 'Escape') clearSelection();
   else if ((e.key === 'r' || e.key === 'R') && page.aim) turn(e.shiftKey ? -1 : 1);
