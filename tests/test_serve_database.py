@@ -12,6 +12,7 @@ import time
 from tower.app.serve.client import ApiError, Client
 from tower.app.serve.limits import Limits
 from tower.app.serve.run import ServerThread
+from tower.app.serve.store import token_hash
 
 LIMITS = Limits(db_lock_seconds=0.5)
 
@@ -144,3 +145,49 @@ def test_ids_never_start_with_a_dash_so_an_operator_can_type_them_after_an_optio
     ids = [new_id(9) for _ in range(3000)]
     assert not any(i.startswith("-") for i in ids) and len(set(ids)) == len(ids)
     assert all(len(i) == 12 for i in ids)
+
+
+def test_an_older_file_opens_and_names_and_the_rematch_are_kept_across_a_restart(tmp_path):
+    """A file of a server from before `games.names` and `games.rematch` (its schema as that server made it) opens
+    with its game; a seat's name and a rematch are then stored with the game: a restarted server shows the same
+    names and hands out the same rematch, and makes no second one."""
+    db = str(tmp_path / "old.sqlite")
+    with sqlite3.connect(db) as conn:
+        conn.executescript("""
+            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            INSERT INTO meta VALUES ('schema', '1');
+            CREATE TABLE games (id TEXT PRIMARY KEY, game TEXT NOT NULL, players INTEGER NOT NULL,
+                seed INTEGER NOT NULL, options TEXT NOT NULL, seats TEXT NOT NULL, created REAL NOT NULL,
+                over INTEGER NOT NULL DEFAULT 0, client TEXT NOT NULL DEFAULT '', updated REAL);
+            CREATE TABLE tokens (hash TEXT PRIMARY KEY, game_id TEXT NOT NULL REFERENCES games(id), seat INTEGER);
+            CREATE TABLE moves (game_id TEXT NOT NULL REFERENCES games(id), n INTEGER NOT NULL,
+                player INTEGER NOT NULL, text TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (game_id, n));
+        """)
+        conn.execute("INSERT INTO games VALUES ('old', 'diabolo', 3, 4, '{}', '[\"human\",\"human\",\"human\"]', "
+                     "0, 0, '', ?)", (time.time(),))
+        conn.executemany("INSERT INTO tokens VALUES (?, 'old', ?)",
+                         [(token_hash(f"seat-{p}"), p) for p in range(3)] + [(token_hash("watch"), None)])
+    with ServerThread(db, ai_pause=0, workers=1) as srv:
+        api = Client(srv.url)
+        assert api.state("old", "seat-0")["n"] == 0  # the older file's game, as it was
+        assert api.request("POST", "/api/games/old/name?token=seat-1", {"name": "Bob"})[0] == 200
+        k = 0
+        while not (st := api.state("old", "seat-0"))["over"]:
+            api.move("old", f"seat-{st['to_move']}", api.state("old", f"seat-{st['to_move']}")["legal_moves"][-1])
+            k += 1
+        status, first = api.request("POST", "/api/games/old/rematch?token=seat-0", {})
+        assert status == 201
+    with sqlite3.connect(db) as conn:
+        count = conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        kept = " ".join(str(r) for r in conn.execute("SELECT g.rematch, t.hash FROM games g JOIN tokens t ON "
+                                                      "t.game_id = g.id"))
+    assert count == 2 and "seat-" not in kept  # the file still gives nobody a seat: hashes only
+    with ServerThread(db, ai_pause=0, workers=1) as srv:
+        api = Client(srv.url)
+        snap = api.request("GET", "/api/games/old/snapshot?token=seat-2")[1]
+        assert [p["name"] for p in snap["players"]] == ["", "Bob", ""] and snap["players"][1]["label"].endswith("(Bob)")
+        assert snap["rematch"] and first["id"] in snap["rematch"] and snap["rematch"] != first["url"]
+        assert api.request("POST", "/api/games/old/rematch?token=seat-0", {}) == (201, first)
+        assert api.state(first["id"], first["url"].split("token=")[1])["n"] == 0
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2  # no second rematch

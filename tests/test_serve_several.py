@@ -2,7 +2,8 @@
 serves any game; a feed on each process receives every move, in order, whichever process it was made on; two
 identical moves sent to two processes at the same instant are applied once; a process killed with SIGKILL in the
 middle of a game loses no acknowledged move and its AI seats go on in another process; a lab opened on one is
-edited on the other. Each server is a `tower serve` process of its own, on a database of the session's throwaway
+edited on the other; a seat's name set on one is shown and heard on the other, and a rematch asked on both at the
+same instant is one game; a database of schema 1 is upgraded on open. Each server is a `tower serve` process of its own, on a database of the session's throwaway
 cluster (tests/pg_support.py)."""
 
 from __future__ import annotations
@@ -127,21 +128,27 @@ def test_moves_posted_to_either_process_reach_the_feeds_of_both_in_order(pair):
     assert final[0] == final[1] and final[0]["view"] == json.loads(json.dumps(truth.view(0)))
 
 
-def race(apis: tuple[Client, ...], path: str, body: dict) -> list:
-    """The same POST sent to each server at the same instant (a barrier); the answers."""
-    gate = threading.Barrier(len(apis))
-    answers: list = [None] * len(apis)
+def at_once(*calls) -> list:
+    """Each call (a function of nothing) in a thread of its own, all at the same instant (a barrier); their
+    answers."""
+    gate = threading.Barrier(len(calls))
+    answers: list = [None] * len(calls)
 
-    def send(k: int) -> None:
+    def run(k: int) -> None:
         gate.wait()
-        answers[k] = apis[k].request("POST", path, body)
+        answers[k] = calls[k]()
 
-    threads = [threading.Thread(target=send, args=(k,)) for k in range(len(apis))]
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(calls))]
     for t in threads:
         t.start()
     for t in threads:
         t.join(30)
     return answers
+
+
+def race(apis: tuple[Client, ...], path: str, body: dict) -> list:
+    """The same POST sent to each server at the same instant; the answers."""
+    return at_once(*(lambda api=api: api.request("POST", path, body) for api in apis))
 
 
 def test_identical_moves_sent_to_both_processes_at_once_are_applied_once(pair):
@@ -301,3 +308,138 @@ def test_a_take_back_and_an_abandon_on_one_process_reach_the_other_and_its_pages
     kinds = [m["event"]["kind"] for _t, m in feed if m["event"]]
     assert kinds == ["move", "undo", "abandon"]  # A's page heard each, in order
     assert feed[-1][1]["snapshot"]["over"] and a.state(gid, t0)["abandoned"]
+
+
+def opened(url: str, until, box: list) -> threading.Thread:
+    """`listen`, once the feed's first snapshot arrived."""
+    thread = listen(url, until, box)
+    deadline = time.monotonic() + 30
+    while not box:
+        assert time.monotonic() < deadline, "the feed did not open"
+        time.sleep(0.02)
+    return thread
+
+
+def test_a_seats_name_set_on_one_process_is_shown_and_heard_on_the_other(pair):
+    (a, b), urls = pair
+    g = a.create("diabolo", seats=["human"] * 3, seed=5)
+    gid, tokens = g["id"], tokens_of(g)
+    b.state(gid, tokens[1])  # B holds a copy of the game before the name is set
+    feed: list = []
+
+    def named(box: list) -> bool:
+        return any(m["event"] and m["event"]["kind"] == "name" for _t, m in box)
+
+    thread = opened(urls[1].replace("http", "ws") + f"/api/games/{gid}/ws?token={tokens[1]}", named, feed)
+    code, answer = a.request("POST", f"/api/games/{gid}/name?token={tokens[0]}", {"name": "Ada"})
+    assert code == 200 and answer == {"seat": 0, "name": "Ada"}
+    code, snap = b.request("GET", f"/api/games/{gid}/snapshot?token={tokens[1]}")
+    assert code == 200 and snap["players"][0]["name"] == "Ada" and snap["players"][0]["label"].endswith("(Ada)")
+    thread.join(60)
+    event, heard = next((m["event"], m["snapshot"]) for _t, m in feed if m["event"])
+    assert event["kind"] == "name" and event["player"] == 0  # B's page heard it, as a name set on B is told
+    assert heard["players"][0]["name"] == "Ada"
+    # two seats naming themselves on the two processes at the same instant: both names kept, on both
+    answers = at_once(lambda: a.request("POST", f"/api/games/{gid}/name?token={tokens[1]}", {"name": "Bob"}),
+                      lambda: b.request("POST", f"/api/games/{gid}/name?token={tokens[2]}", {"name": "Cy"}))
+    assert [code for code, _data in answers] == [200, 200], answers
+    for api in (a, b):
+        players = api.request("GET", f"/api/games/{gid}/snapshot?token={tokens[0]}")[1]["players"]
+        assert [p["name"] for p in players] == ["Ada", "Bob", "Cy"]
+    assert b.request("POST", f"/api/games/{gid}/name?token={tokens[0]}", {"name": ""})[1]["name"] == ""
+    players = a.request("GET", f"/api/games/{gid}/snapshot?token={tokens[2]}")[1]["players"]
+    assert [p["name"] for p in players] == ["", "Bob", "Cy"]  # cleared on B, so on A too
+
+
+def stored_text(db: str, sql: str) -> str:
+    """What a query of the database answers, as text."""
+    import psycopg
+
+    with psycopg.connect(db) as conn:
+        return " ".join(str(r) for r in conn.execute(sql).fetchall())
+
+
+def games_stored(db: str) -> int:
+    return int(stored_text(db, "SELECT COUNT(*) FROM games").strip("(,)"))
+
+
+def test_a_rematch_asked_on_both_processes_at_once_is_made_once(pair):
+    (a, b), urls = pair
+    for seed in (21, 22):
+        g = a.create("diabolo", seats=["human"] * 3, seed=seed)
+        gid, tokens = g["id"], tokens_of(g)
+        watch = g["spectator_url"].split("token=")[1]
+        k = 0
+        while not (st := (a, b)[k % 2].state(gid, tokens[0]))["over"]:
+            p = st["to_move"]
+            (a, b)[k % 2].move(gid, tokens[p], (a, b)[k % 2].state(gid, tokens[p])["legal_moves"][-1])
+            k += 1
+        feeds: list[list] = [[], []]
+
+        def told(box: list) -> bool:
+            return any(m["event"] and m["event"]["kind"] == "rematch" for _t, m in box)
+
+        threads = [opened(url.replace("http", "ws") + f"/api/games/{gid}/ws?token={tokens[2]}", told, box)
+                   for url, box in zip(urls, feeds, strict=True)]
+        before = games_stored(pair_db[0])
+        asks = [(a, f"/api/games/{gid}/rematch?token={tokens[0]}"), (b, f"/api/games/{gid}/rematch?token={tokens[1]}")]
+        answers = at_once(*(lambda api=api, path=path: api.request("POST", path, {}) for api, path in asks))
+        assert [code for code, _data in answers] == [201, 201], answers
+        (_c, first), (_c2, second) = answers
+        assert first["id"] == second["id"]  # one rematch, whichever process made it
+        assert first["url"] != second["url"] and all(first["id"] in x["url"] for x in (first, second))
+        assert games_stored(pair_db[0]) == before + 1
+        kept = stored_text(pair_db[0], "SELECT g.rematch, t.hash FROM games g JOIN tokens t ON t.game_id = g.id")
+        assert not any(t in kept for t in tokens.values())  # the database gives nobody a seat: hashes only
+        again = [api.request("POST", f"/api/games/{gid}/rematch?token={tokens[0]}", {})[1] for api in (a, b)]
+        assert again == [first, first]  # asked again on either: the stored links
+        for api in (a, b):
+            assert api.request("GET", f"/api/games/{gid}/snapshot?token={tokens[1]}")[1]["rematch"] == second["url"]
+            spectator = api.request("GET", f"/api/games/{gid}/snapshot?token={watch}")[1]["rematch"]
+            assert first["id"] in spectator and spectator not in (first["url"], second["url"])
+        for t in threads:
+            t.join(60)
+        for box in feeds:  # a page on each process heard it once, with its own seat's link
+            heard = [m["snapshot"]["rematch"] for _t, m in box if m["event"] and m["event"]["kind"] == "rematch"]
+            assert len(heard) == 1 and first["id"] in heard[0] and heard[0] not in (first["url"], second["url"])
+            assert b.state(first["id"], heard[0].split("token=")[1])["seat"] == 2  # the link opens its seat
+        new = a.state(first["id"], first["url"].split("token=")[1])
+        assert new["n"] == 0 and not new["over"] and new["seat"] == 0
+        assert games_stored(pair_db[0]) == before + 1
+
+
+def test_a_database_of_schema_1_is_upgraded_on_open_and_keeps_its_games(pg_cluster):
+    """A database made by a server from before `games.names` and `games.rematch` gains them when a process opens
+    it (its games kept, their names empty, no rematch); the processes starting at once upgrade it once."""
+    import psycopg
+
+    from tower.app.serve.pgstore import MIGRATIONS, SCHEMA_VERSION, PgStore
+    from tower.app.serve.store import Store
+
+    db = pg_cluster.database()
+    with psycopg.connect(db, autocommit=True) as conn:
+        for sql in MIGRATIONS[0]:
+            conn.execute(sql)
+        conn.execute("INSERT INTO meta VALUES ('schema', '1'), ('client_salt', 'x')")
+        conn.execute("INSERT INTO games (id, game, players, seed, options, seats, created, updated) VALUES "
+                     "('old', 'diabolo', 3, 4, '{}', '[\"human\", \"human\", \"human\"]', 0, 0)")
+    stores: list = [None, None]
+
+    def open_store(k: int) -> None:
+        stores[k] = PgStore(db)
+
+    threads = [threading.Thread(target=open_store, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        row = stores[0].game("old")
+        assert (row.game, row.names, row.rematch) == ("diabolo", {}, None)
+        assert stores[0]._rows("SELECT value FROM meta WHERE key = 'schema'") == [(str(SCHEMA_VERSION),)]
+        stores[0].write(Store.names_ops("old", {1: "Bob"}))
+        assert stores[1].game("old").names == {1: "Bob"}
+    finally:
+        for store in stores:
+            if store is not None:
+                store.close()

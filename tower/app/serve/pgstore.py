@@ -8,6 +8,9 @@ tables, plus what several processes need to agree on (docs/serve.md, "Several pr
   the stored version, then applies the change and commits it with the version bumped. Two processes receiving
   moves for one game at the same instant are thus served one after the other, the second against the first's
   position: a move is applied exactly once. The answer is sent after the commit, as with SQLite.
+- A seat's name (`games.names`) and a game's rematch (`games.rematch`) are changes of the game as a move is: set
+  under its row lock with the version bumped, so every process shows the same names and a rematch is created
+  once, whichever processes are asked at the same instant.
 - `NOTIFY tower_games, 'OWNER GAME VERSION'` is sent in the same transaction (delivered on commit); every process
   LISTENs on a connection of its own and brings the game's copy up to date, announcing each move to its pages.
 - `leases`: the process that drives a game's AI seats (one at a time), with an expiry it renews; a lapsed lease is
@@ -22,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import queue
@@ -36,11 +38,24 @@ from typing import Any
 import psycopg
 from psycopg import errors as pgerrors
 
-from tower.app.serve.store import GameRow, Op, Store, StoreConflict, StoreError, redacted, with_queued
+from tower.app.serve.store import (
+    GAME_COLUMNS,
+    GameRow,
+    Op,
+    Store,
+    StoreConflict,
+    Stored,
+    StoreError,
+    game_row,
+    names_of,
+    redacted,
+    rematch_of,
+    with_queued,
+)
 
 log = logging.getLogger("tower.serve")
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Channel of the games' notifications.
 CHANNEL = "tower_games"
 #: The database's clock in seconds (leases and buckets use it, so processes on machines whose clocks differ agree).
@@ -68,6 +83,9 @@ MIGRATIONS: list[list[str]] = [[
     "CREATE TABLE buckets (name TEXT NOT NULL, key TEXT NOT NULL, tokens DOUBLE PRECISION NOT NULL, "
     "at DOUBLE PRECISION NOT NULL, PRIMARY KEY (name, key))",
     "CREATE TABLE processes (id TEXT PRIMARY KEY, seen DOUBLE PRECISION NOT NULL)",
+], [  # 1 -> 2: the seats' names and the rematch, shared by the processes (each kept its own)
+    "ALTER TABLE games ADD COLUMN names TEXT NOT NULL DEFAULT '{}'",
+    "ALTER TABLE games ADD COLUMN rematch TEXT",
 ]]
 #: Connections of the event loop's pool (game changes and version checks) and of the threads' reads.
 ASYNC_CONNECTIONS = 8
@@ -126,8 +144,8 @@ class PgStore(Store):
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{redacted(self.path)}: database schema {version}, this server knows "
                                  f"{SCHEMA_VERSION}")
-            for step in MIGRATIONS[version:SCHEMA_VERSION]:
-                for sql in step[1:] if version == 0 else step:
+            for at in range(version, SCHEMA_VERSION):
+                for sql in MIGRATIONS[at][1:] if at == 0 else MIGRATIONS[at]:  # `meta` is there already
                     conn.execute(sql)
             conn.execute("INSERT INTO meta VALUES ('schema', %s) ON CONFLICT (key) DO UPDATE SET value = "
                          "excluded.value", (str(SCHEMA_VERSION),))
@@ -217,13 +235,8 @@ class PgStore(Store):
             raise _failed(self.path, exc) from None
 
     def game(self, game_id: str) -> GameRow | None:
-        rows = self._rows("SELECT id, game, players, seed, options, seats, created, over, client, version FROM games "
-                          "WHERE id = ?", (game_id,))
-        if not rows:
-            return None
-        r = rows[0]
-        return GameRow(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]), r[6], bool(r[7]), r[7] == 2,
-                       r[8], r[9])
+        rows = self._rows(f"SELECT {GAME_COLUMNS}, version FROM games WHERE id = ?", (game_id,))
+        return game_row(rows[0], rows[0][-1]) if rows else None
 
     def running_of(self, key: str) -> int:
         """Unfinished games of a client (its key): counted in the database, whichever process created them."""
@@ -310,8 +323,8 @@ class PgStore(Store):
         rows = await self._fetch("SELECT version FROM games WHERE id = %s", (game_id,))
         return rows[0][0] if rows else None
 
-    async def stored(self, game_id: str) -> tuple[list[tuple[int, str]], bool]:
-        """(moves, abandoned) of a game as stored."""
+    async def stored(self, game_id: str) -> Stored:
+        """A game's moves, abandon, names and rematch as stored."""
         async with self._aconn() as conn:
             return await _stored(conn, game_id)
 
@@ -399,12 +412,12 @@ class PgStore(Store):
                 break
 
 
-async def _stored(conn: psycopg.AsyncConnection, game_id: str) -> tuple[list[tuple[int, str]], bool]:
+async def _stored(conn: psycopg.AsyncConnection, game_id: str) -> Stored:
     cur = await conn.execute("SELECT player, text FROM moves WHERE game_id = %s ORDER BY n", (game_id,))
     moves = [(r[0], r[1]) for r in await cur.fetchall()]
-    cur = await conn.execute("SELECT over FROM games WHERE id = %s", (game_id,))
-    row = await cur.fetchone()
-    return moves, bool(row and row[0] == 2)
+    cur = await conn.execute("SELECT over, names, rematch FROM games WHERE id = %s", (game_id,))
+    row = await cur.fetchone() or (0, None, None)
+    return Stored(moves, row[0] == 2, names_of(row[1]), rematch_of(row[2]))
 
 
 class GameTx:
@@ -413,12 +426,13 @@ class GameTx:
     def __init__(self, store: PgStore, conn: psycopg.AsyncConnection, game_id: str, version: int) -> None:
         self.store, self.conn, self.game_id, self.version = store, conn, game_id, version
 
-    async def stored(self) -> tuple[list[tuple[int, str]], bool]:
+    async def stored(self) -> Stored:
         return await _stored(self.conn, self.game_id)
 
-    async def commit(self, ops: list[Op], ai_next: bool, lease_seconds: float) -> None:
+    async def commit(self, ops: list[Op], ai_next: bool | None, lease_seconds: float) -> None:
         """Write the change, bump the version, tell the other processes (on commit), and take the lease of the AI
-        seats if one is to move now (released otherwise): the process that made the position drives its AI."""
+        seats if one is to move now (released otherwise): the process that made the position drives its AI.
+        `ai_next` None: a change that moves nothing (a name, a rematch) leaves the lease where it is."""
         conn, gid, owner = self.conn, self.game_id, self.store.owner
         async with conn.pipeline():  # the statements go out together: one round trip, not six
             for sql, params in ops:
@@ -428,7 +442,7 @@ class GameTx:
                 await conn.execute(f"INSERT INTO leases VALUES (%s, %s, {NOW} + %s) ON CONFLICT (game_id) DO "
                                    f"UPDATE SET owner = excluded.owner, until = excluded.until",
                                    (gid, owner, lease_seconds))
-            else:
+            elif ai_next is not None:
                 await conn.execute("DELETE FROM leases WHERE game_id = %s", (gid,))
             await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{owner} {gid} {self.version + 1}"))
 

@@ -138,6 +138,16 @@ class Subscriber:
             self.closing = asyncio.get_running_loop().create_task(self.close())
 
 
+@dataclass(frozen=True)
+class NewGame:
+    """A game created but not yet written (`GameServer._new_game`): its table, the writes that store it, and the
+    answer of `POST /api/games`."""
+
+    table: Table
+    ops: list
+    answer: dict[str, Any]
+
+
 class GameServer:
     """All tables of one database. Use from one asyncio event loop."""
 
@@ -442,7 +452,9 @@ class GameServer:
                 change = await run()
                 if change is None:
                     return None
-                await tx.commit(change.ops, table.ai_to_move and not table.over, self.limits.ai_lease_seconds)
+                # a name or a rematch moves nothing: the lease of the AI seats stays with the process driving them
+                ai_next = None if change.kind in ("name", "rematch") else table.ai_to_move and not table.over
+                await tx.commit(change.ops, ai_next, self.limits.ai_lease_seconds)
                 version = tx.version + 1
         except StoreError as exc:
             if change is None:  # nothing was applied: the lock was not taken in time, or the database is gone
@@ -455,13 +467,13 @@ class GameServer:
 
     # --- several processes on one database -----------------------------------------------------------------
     async def _catch_up(self, table: Table, version: int, stored) -> None:
-        """Bring the table (its lock held) up to the stored game at `version` (`await stored()`: its moves and
-        whether it was abandoned), announcing each change to its pages as it happens."""
+        """Bring the table (its lock held) up to the stored game at `version` (`await stored()`: its moves, abandon,
+        names and rematch), announcing each change to its pages as it happens."""
         if version == table.version:
             return
-        moves, abandoned = await stored()
+        now = await stored()
         try:
-            while (change := await work(table, table.catch_up, moves, version, abandoned)) is not None:
+            while (change := await work(table, table.catch_up, now, version)) is not None:
                 await self._announce(table, change)
         except BadInput as exc:
             log.error("game %s cannot be brought up to date: %s", table.id, exc.what)
@@ -546,6 +558,20 @@ class GameServer:
     async def create(self, body: Any, origin: str, client: str = "") -> dict[str, Any]:
         """`POST /api/games`: a new game; the links of its human seats and of its spectators. `client` (the
         address) may create `games_per_minute` and hold `running_games_per_client` unfinished games (429)."""
+        made = await self._new_game(body, origin, client)
+        try:
+            await asyncio.wrap_future(self.store.submit(made.ops))
+        except StoreError as exc:
+            log.warning("a new game could not be saved: %s", exc)
+            raise Refused(503, "not-saved", "the database is busy or refused the write; no game was created, "
+                                            "try again") from None
+        self._install(made)
+        return made.answer
+
+    async def _new_game(self, body: Any, origin: str, client: str, rematch_of: Table | None = None) -> NewGame:
+        """A new game checked (its body, the client's quotas and rates, the disk) and dealt, not yet written:
+        `create` writes it alone, a rematch (`rematch_of` the old game, whose seats' tokens it shares) with the old
+        game's change (`rematch`)."""
         key = self.store.client_key(client)
         options = body.get("options") if isinstance(body, dict) else None
         if isinstance(options, dict) and any(isinstance(v, (dict, list)) for v in options.values()):
@@ -582,27 +608,29 @@ class GameServer:
         except BadInput as exc:  # an option of the right type that the game refuses (OpenAPI: 409, not 400)
             raise Refused(409, "option", f"at {exc.where}: {exc.what}") from None
         game_id = new_id(GAME_ID_BYTES)
-        seat_tokens = {p: secrets.token_urlsafe(TOKEN_BYTES) for p, kind in enumerate(ng.seats) if kind == "human"}
-        watch = secrets.token_urlsafe(TOKEN_BYTES)
         row = GameRow(game_id, ng.game, ng.players, ng.seed, ng.options, ng.seats, time.time(), False, client=key)
-        tokens: dict[str, int | None] = {t: p for p, t in seat_tokens.items()}
-        tokens[watch] = None
-        try:
-            await asyncio.wrap_future(self.store.submit(Store.create_ops(row, tokens)))
-        except StoreError as exc:
-            log.warning("a new game could not be saved: %s", exc)
-            raise Refused(503, "not-saved", "the database is busy or refused the write; no game was created, "
-                                            "try again") from None
-        table = Table(row, state, [], {token_hash(t): p for t, p in tokens.items()})
-        self.running.setdefault(key, set()).add(game_id)
-        self._add(table)
-        self.kick(table)
-        return {
-            "id": game_id,
-            "seats": [{"seat": p, "url": f"{origin}/play/{game_id}?token={t}", "token": t}
-                      for p, t in seat_tokens.items()],
-            "spectator_url": f"{origin}/play/{game_id}?token={watch}",
-        }
+        if rematch_of is not None:
+            hashes, answer = dict(rematch_of.tokens), {"id": game_id}
+        else:
+            seat_tokens = {p: secrets.token_urlsafe(TOKEN_BYTES) for p, kind in enumerate(ng.seats) if kind == "human"}
+            watch = secrets.token_urlsafe(TOKEN_BYTES)
+            tokens: dict[str, int | None] = {t: p for p, t in seat_tokens.items()}
+            tokens[watch] = None
+            hashes = {token_hash(t): p for t, p in tokens.items()}
+            answer = {
+                "id": game_id,
+                "seats": [{"seat": p, "url": f"{origin}/play/{game_id}?token={t}", "token": t}
+                          for p, t in seat_tokens.items()],
+                "spectator_url": f"{origin}/play/{game_id}?token={watch}",
+            }
+        table = Table(row, state, [], hashes)
+        return NewGame(table, Store.create_ops(row, hashes, rematch=rematch_of is not None), answer)
+
+    def _install(self, made: NewGame) -> None:
+        """A new game, written, goes live: it counts for its creator, and its AI seats start."""
+        self.running.setdefault(made.table.row.client, set()).add(made.table.id)
+        self._add(made.table)
+        self.kick(made.table)
 
     def disk_check(self) -> None:
         """A new game or lab is refused (507) once the database holds `disk_bytes`, or its file system has less
@@ -686,9 +714,13 @@ class GameServer:
         await self.seat(game_id, token)
         if not isinstance(body, dict) or set(body) != {"name"}:
             raise BadInput('the body must be {"name": TEXT}', "$")
-        table, seat = await self.hold(game_id, token)
+        table, seat = await self.hold(game_id, token, fresh=False)
         try:
-            change = table.set_name(seat, body["name"])
+            async def run() -> Change:
+                return table.set_name(seat, body["name"])
+
+            # stored with the game, under its lock with a shared database (`_decide`): every process shows it
+            change = await self._decide(table, run)
             await self._announce(table, change)
         finally:
             table.lock.release()
@@ -696,16 +728,25 @@ class GameServer:
 
     async def rematch(self, game_id: str, token: str, origin: str, client: str = "") -> dict[str, Any]:
         """`POST /api/games/{id}/rematch`: the same table again (game, seats, options; a new deal), once; every
-        page of the old game is handed its own seat's new link. It counts as a new game of `client`."""
-        table, seat = await self.hold(game_id, token)
+        page of the old game is handed its own seat's new link (each seat keeps its token: the database holds only
+        hashes, and every process gives a seat the same link). It counts as a new game of `client`."""
+        table, seat = await self.hold(game_id, token)  # a rematch stored by another process is read here
         try:
             body = table.rematch_body(seat)
             if table.rematch is None:
-                created = await self.create(body, origin, client)
-                table.rematch = {"id": created["id"], "urls": {s["seat"]: s["url"] for s in created["seats"]},
-                                 "spectator": created["spectator_url"]}
-                table.rev += 1
-                await self._announce(table, Change("rematch", seat, None, table.n, []))
+                made: list[NewGame] = []
+
+                async def run() -> Change | None:
+                    if table.rematch is not None:  # made by another process meanwhile (`_decide` caught up)
+                        return None
+                    made.append(await self._new_game(body, origin, client, rematch_of=table))
+                    return table.set_rematch(seat, made[0].table.id, origin, made[0].ops)
+
+                # decided once, under the old game's lock: its new game and its links in one transaction
+                change = await self._decide(table, run)
+                if change is not None:
+                    self._install(made[0])
+                    await self._announce(table, change)
         finally:
             table.lock.release()
         return {"id": table.rematch["id"], "url": table.rematch_for(seat)}

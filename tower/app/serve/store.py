@@ -20,7 +20,7 @@ import sqlite3
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,39 @@ class GameRow:
     abandoned: bool = False
     client: str = ""  # its creator, as `Store.client_key` keeps it
     version: int = 0  # changes committed (PostgreSQL: what another process's copy is checked against)
+    names: dict[int, str] = field(default_factory=dict)  # seat -> the name its player chose
+    rematch: dict[str, Any] | None = None  # the rematch, once a seat asked for one (`rematch_json`)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What another process may have changed of a game, as stored: its moves (player, text) in order, whether
+    it was abandoned, its seats' names and its rematch (`rematch_json`)."""
+
+    moves: list[tuple[int, str]]
+    abandoned: bool
+    names: dict[int, str]
+    rematch: dict[str, Any] | None
+
+
+def names_json(names: dict[int, str]) -> str:
+    """Seats' names as the `games.names` column keeps them (JSON: seat number as text -> name)."""
+    return json.dumps({str(seat): name for seat, name in sorted(names.items())})
+
+
+def names_of(text: str | None) -> dict[int, str]:
+    return {int(seat): name for seat, name in json.loads(text or "{}").items()}
+
+
+def rematch_json(rematch: dict[str, Any] | None) -> str | None:
+    """A game's rematch as the `games.rematch` column keeps it: `{"id", "origin", "seat"}` (the new game, the
+    origin of its links, the seat that asked for it) as JSON; NULL: none yet. No token: each seat's link carries
+    the seat's own token, which the new game shares (`create_ops`)."""
+    return None if rematch is None else json.dumps(rematch)
+
+
+def rematch_of(text: str | None) -> dict[str, Any] | None:
+    return json.loads(text) if text else None
 
 
 class StoreError(RuntimeError):
@@ -141,14 +174,18 @@ class Store:
 
     def _add_columns(self) -> None:
         """Columns added since schema 1 (a file of an older server gains them, its games kept): each game's client
-        (a hash of its creator's address, for the quotas that must survive a restart) and when it last changed
-        (what `game_keep_seconds` counts from)."""
+        (a hash of its creator's address, for the quotas that must survive a restart), when it last changed
+        (what `game_keep_seconds` counts from), its seats' names and its rematch."""
         have = {r[1] for r in self._read.execute("PRAGMA table_info(games)").fetchall()}
         if "client" not in have:
             self._read.execute("ALTER TABLE games ADD COLUMN client TEXT NOT NULL DEFAULT ''")
         if "updated" not in have:
             self._read.execute("ALTER TABLE games ADD COLUMN updated REAL")
             self._read.execute("UPDATE games SET updated = created")
+        if "names" not in have:
+            self._read.execute("ALTER TABLE games ADD COLUMN names TEXT NOT NULL DEFAULT '{}'")
+        if "rematch" not in have:
+            self._read.execute("ALTER TABLE games ADD COLUMN rematch TEXT")
         self._read.execute("CREATE INDEX IF NOT EXISTS games_updated ON games(updated)")
         self._read.execute("CREATE INDEX IF NOT EXISTS games_client ON games(client, over)")
         self._read.execute("CREATE INDEX IF NOT EXISTS tokens_game ON tokens(game_id)")
@@ -234,13 +271,16 @@ class Store:
 
     # --- what a change writes ------------------------------------------------------------------------------
     @staticmethod
-    def create_ops(row: GameRow, tokens: dict[str, int | None]) -> list[Op]:
-        """A new game and its tokens (token -> seat, None for the spectators)."""
+    def create_ops(row: GameRow, hashes: dict[str, int | None], rematch: bool = False) -> list[Op]:
+        """A new game and its tokens (`token_hash` -> seat, None for the spectators). A `rematch`'s seats keep
+        their old game's tokens: their hashes are stored with the game's id after a colon (`tokens.hash` is
+        unique), which `tokens` reads back as the hash alone."""
         ops: list[Op] = [("INSERT INTO games (id, game, players, seed, options, seats, created, over, client, updated) "
                           "VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
                           (row.id, row.game, row.players, row.seed, json.dumps(row.options), json.dumps(row.seats),
                            row.created, row.client, row.created))]
-        ops += [("INSERT INTO tokens VALUES (?, ?, ?)", (token_hash(t), row.id, seat)) for t, seat in tokens.items()]
+        ops += [("INSERT INTO tokens VALUES (?, ?, ?)", (f"{h}:{row.id}" if rematch else h, row.id, seat))
+                for h, seat in hashes.items()]
         return ops
 
     @staticmethod
@@ -248,6 +288,17 @@ class Store:
         """Move number `n` (0-based) of a game, and whether it ended the game."""
         return [("INSERT INTO moves VALUES (?, ?, ?, ?, ?)", (game_id, n, player, text, time.time())),
                 ("UPDATE games SET over = ?, updated = ? WHERE id = ?", (int(over), time.time(), game_id))]
+
+    @staticmethod
+    def names_ops(game_id: str, names: dict[int, str]) -> list[Op]:
+        """The seats' names of a game, all of them (written under the game's lock, after its copy was brought up
+        to the stored game: no other seat's name is lost)."""
+        return [("UPDATE games SET names = ? WHERE id = ?", (names_json(names), game_id))]
+
+    @staticmethod
+    def rematch_ops(game_id: str, rematch: dict[str, Any]) -> list[Op]:
+        """A game's rematch (in the transaction that creates the rematch's game)."""
+        return [("UPDATE games SET rematch = ? WHERE id = ?", (rematch_json(rematch), game_id))]
 
     @staticmethod
     def truncate_ops(game_id: str, keep: int) -> list[Op]:
@@ -304,8 +355,8 @@ class Store:
             return self._read.execute(sql, params).fetchall()
 
     def game(self, game_id: str) -> GameRow | None:
-        rows = self._rows("SELECT * FROM games WHERE id = ?", (game_id,))
-        return _game_row(rows[0]) if rows else None
+        rows = self._rows(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+        return game_row(rows[0]) if rows else None
 
     def unfinished(self) -> list[str]:
         """Ids of the games not over yet."""
@@ -338,7 +389,8 @@ class Store:
 
     def tokens(self, game_id: str) -> dict[str, int | None]:
         """Token hash -> seat (None: a spectator) of a game."""
-        return {r[0]: r[1] for r in self._rows("SELECT hash, seat FROM tokens WHERE game_id = ?", (game_id,))}
+        return {r[0].split(":")[0]: r[1] for r in self._rows("SELECT hash, seat FROM tokens WHERE game_id = ?",
+                                                             (game_id,))}
 
     def count(self) -> int:
         return self._rows("SELECT COUNT(*) FROM games")[0][0]
@@ -350,6 +402,11 @@ class Store:
             self._read.close()
 
 
-def _game_row(r: tuple) -> GameRow:
-    return GameRow(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]), r[6], bool(r[7]), r[7] == 2,
-                   r[8] if len(r) > 8 else "")
+#: The columns of `games` a `GameRow` is read from (`game_row`), in its order; PostgreSQL's store adds `version`.
+GAME_COLUMNS = "id, game, players, seed, options, seats, created, over, client, names, rematch"
+
+
+def game_row(r: tuple, version: int = 0) -> GameRow:
+    """A `GameRow` of the GAME_COLUMNS of a row."""
+    return GameRow(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]), r[6], bool(r[7]), r[7] == 2, r[8],
+                   version, names_of(r[9]), rematch_of(r[10]))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tower.app.serve.errors import Refused
-from tower.app.serve.store import GameRow, Op, Store, token_hash
+from tower.app.serve.store import GameRow, Op, Store, Stored, token_hash
 from tower.app.serve.takeback import plan_take_back
 from tower.games.base import GameState, Move
 from tower.games.errors import BadInput, IllegalMove
@@ -42,7 +42,7 @@ def clean_name(text: Any) -> str:
 class Change:
     """What a move or a take-back did: written to the store, then announced to every seat."""
 
-    kind: str  # "move" or "undo"
+    kind: str  # "move", "undo", "abandon", "name" or "rematch"
     player: int  # who moved (who asked, for an undo)
     move: Move | None
     n: int  # moves played after the change
@@ -222,8 +222,10 @@ class Table:
         self.budget: Any = None  # the server's `CacheBudget` (a construction game's worked-out positions)
         self.line: Any = None  # the server's line of heavy game work (`server.game_line`)
         self.said: dict[int, str] = {}  # move index -> the move in words, for its mover's log (moves made here)
-        self.names: dict[int, str] = {}  # seat -> the name its player chose (kept while the server runs)
-        self.rematch: dict[str, Any] | None = None  # the links of the rematch, once a seat asked for one
+        self.names: dict[int, str] = dict(row.names)  # seat -> the name its player chose (stored with the game)
+        self.rematch: dict[str, Any] | None = row.rematch  # the rematch, once a seat asked for one (`set_rematch`)
+        # seat -> its token, as shown to this process: a rematch's link carries it (the database has its hash)
+        self.plain: dict[int | None, str] = {}
         self.version = row.version  # the stored game's changes this table holds (a shared database's check)
 
     @classmethod
@@ -232,9 +234,14 @@ class Table:
         return cls(row, replay_row(row, moves, judge), [p for p, _ in moves], store.tokens(row.id))
 
     def seat_of(self, token: str) -> tuple[bool, int | None]:
-        """(known, seat) of a token: seat None is a spectator's link."""
+        """(known, seat) of a token: seat None is a spectator's link. A known token is kept for the seat's link to
+        the rematch (`rematch_for`)."""
         h = token_hash(token)
-        return (h in self.tokens, self.tokens.get(h))
+        if h not in self.tokens:
+            return (False, None)
+        seat = self.tokens[h]
+        self.plain[seat] = token
+        return (True, seat)
 
     # --- facts ---------------------------------------------------------------------------------------------
     @property
@@ -292,7 +299,14 @@ class Table:
         else:
             self.names.pop(seat, None)
         self.rev += 1
-        return Change("name", seat, None, self.n, [])
+        return Change("name", seat, None, self.n, Store.names_ops(self.id, self.names))
+
+    def set_rematch(self, seat: int, game_id: str, origin: str, ops: list[Op]) -> Change:
+        """The rematch `game_id` asked for by `seat`, its game written by `ops`: kept with this game, in the same
+        transaction; its links are `origin`'s (`rematch_for`)."""
+        self.rematch = {"id": game_id, "origin": origin, "seat": seat}
+        self.rev += 1
+        return Change("rematch", seat, None, self.n, ops + Store.rematch_ops(self.id, self.rematch))
 
     # --- answers -------------------------------------------------------------------------------------------
     def api_answer(self, seat: int | None) -> dict[str, Any]:
@@ -453,10 +467,13 @@ class Table:
         return card_table(self.state, seat).to_json()
 
     def rematch_for(self, seat: int | None) -> str | None:
-        """The link of the rematch for this seat's page (its own seat's, or the spectators'), once there is one."""
-        if self.rematch is None:
+        """The link of the rematch for this seat's page (its own seat's, or the spectators'), once there is one: the
+        rematch's seats have this game's tokens (`Store.create_ops`), so any process that was shown the seat's
+        token gives the same link."""
+        token = self.plain.get(seat)
+        if self.rematch is None or token is None:
             return None
-        return self.rematch["spectator"] if seat is None else self.rematch["urls"].get(seat)
+        return f"{self.rematch['origin']}/play/{self.rematch['id']}?token={token}"
 
     def rematch_body(self, seat: int | None) -> dict[str, Any]:
         """The `POST /api/games` body of a rematch: the same game, seats and options, a new deal."""
@@ -549,10 +566,12 @@ class Table:
             ops += Store.end_ops(self.id)
         return Change("move", seat, move, n, ops)
 
-    def catch_up(self, moves: list[tuple[int, str]], version: int, abandoned: bool) -> Change | None:
-        """One step towards the stored game (`moves`, `abandoned` at `version`: another process changed it): the
-        next stored move applied, or, where the stored moves no longer begin with this table's (a take-back
-        there), the game replayed from its record; None once the table holds the stored game."""
+    def catch_up(self, stored: Stored, version: int) -> Change | None:
+        """One step towards the stored game (at `version`: another process changed it): the next stored move
+        applied, or, where the stored moves no longer begin with this table's (a take-back there), the game
+        replayed from its record; then its abandon, each seat's name and the rematch as stored; None once the
+        table holds the stored game."""
+        moves = stored.moves
         mine = [str(m) for m in self.state.history]
         if [text for _p, text in moves[:len(mine)]] != mine:
             state = replay_row(self.row, moves, getattr(self.state, "judge", None))
@@ -576,11 +595,24 @@ class Table:
             self.movers.append(player)
             self.rev += 1
             return Change("move", player, move, self.n, [])
-        self.version = version
-        if abandoned and not self.abandoned:
+        if stored.abandoned and not self.abandoned:
             self.abandoned = True
             self.rev += 1
             return Change("abandon", -1, None, self.n, [])
+        renamed = [s for s in sorted(set(stored.names) | set(self.names)) if stored.names.get(s) != self.names.get(s)]
+        if renamed:  # named (or cleared) on another process: told one seat at a time, as a name set here is
+            seat = renamed[0]
+            if seat in stored.names:
+                self.names[seat] = stored.names[seat]
+            else:
+                del self.names[seat]
+            self.rev += 1
+            return Change("name", seat, None, self.n, [])
+        if stored.rematch is not None and stored.rematch != self.rematch:  # asked for on another process
+            self.rematch = stored.rematch
+            self.rev += 1
+            return Change("rematch", stored.rematch.get("seat", -1), None, self.n, [])
+        self.version = version
         return None
 
     def abandon(self, seat: int | None) -> Change:
