@@ -354,3 +354,29 @@ def test_tower_lab_workers_start_quietly_and_leave_ctrl_c_to_the_server():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "True True\n" and "build time" not in proc.stderr, (proc.stdout, proc.stderr)
+
+
+def test_an_option_value_the_game_refuses_prints_one_line_and_no_seed(tower_cli):
+    """`tower play climbers --option max_rounds=0`: the game refuses the value; the line names the option as given
+    (--option), and the fresh seed is not printed first (it is said only once the game is dealt)."""
+    proc = tower_cli(["play", "climbers", "--option", "max_rounds=0", "--text"])
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == ["tower: --option: option 'max_rounds' must be at least 1"]
+
+
+def test_an_unknown_limit_is_named_with_the_nearest_one(tower_cli):
+    proc = tower_cli(["serve", "--limit", "lab_cpu_second=5"])
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and "characters left out" not in proc.stderr
+    assert "no limit named 'lab_cpu_second' (did you mean 'lab_cpu_seconds'?)" in proc.stderr
+
+
+def test_a_build_handed_to_verify_is_named_as_a_build(tower_cli, tmp_path):
+    """`tower verify BUILD`: the file is named as what it is, not as a certificate with an unknown key."""
+    build = tmp_path / "b.json"
+    assert tower_cli(["new", "--seed", "3", "-o", str(build)]).returncode == 0
+    proc = tower_cli(["verify", str(build)])
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [f"tower: {build}: at $.format: this is a build (tower-build/1), "
+                                        "not a certificate (tower-certificate/1)"]

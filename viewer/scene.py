@@ -356,7 +356,7 @@ def climbers_status(view: dict[str, Any], names: Sequence[str] | None = None) ->
     if cur is not None and cur < len(players):
         head = f"round {counted}: {name(cur)} to play, step {PHASE_TEXT.get(phase, phase)}"
     else:
-        head = f"round {counted}: game over"
+        head = "game over"  # (no round: one ended by the round limit has its counter already past the last)
     lines = [head]
     width = max([10] + [len(name(q)) for q in range(len(players))])
     for q, p in enumerate(players):

@@ -34,6 +34,13 @@ FORMATS: dict[str, str] = {
     "tower-batch": "tower-batch/1",
     "tower-certificate": "tower-certificate/1",
 }
+#: Schema name -> what a person calls its documents: a file of one kind handed over for another is named as what it
+#: is ("this is a build (tower-build/1), not a certificate"), not as a document with unknown keys.
+FORMAT_WORDS: dict[str, str] = {
+    "tower-build": "a build", "game-record": "a game record", "tower-scene": "a scene",
+    "tower-check": "a check report", "tower-simulate": "a simulate report", "tower-sweep": "a sweep report",
+    "tower-batch": "a batch report", "tower-certificate": "a certificate",
+}
 #: Longest quoted value in an error message.
 QUOTE = 80
 #: The project's words for a value that breaks an `enum`, `const`, `type`, `oneOf` or item count of one place
@@ -221,6 +228,13 @@ def problem(doc: Any, name: str, part: str | None = None) -> BadInput | None:
     """The first way `doc` breaks the schema `name` (or its `$defs` entry `part`), in the schema's order (a
     thing's own type and keys before its parts), as a BadInput naming the JSON path; None when it conforms."""
     key = schema_name(name)
+    if part is None and isinstance(doc, dict) and doc.get("format") != FORMATS[key]:
+        other = next((k for k, f in FORMATS.items() if f == doc.get("format")), None)
+        if other is not None:
+            from tower.games.errors import BadInput
+
+            return BadInput(f"this is {FORMAT_WORDS[other]} ({FORMATS[other]}), not {FORMAT_WORDS[key]} "
+                            f"({FORMATS[key]})", "$.format")
     check = fast_check(key, part)
     try:
         if check(doc):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 from tower.app.output import seed_or_fresh
 from tower.app.seats import check_seats, game_options, parse_players
 from tower.app.stability import statics_stands
@@ -29,9 +31,17 @@ def run(args) -> int:
     else:
         seats = parse_players(args.players, args.game)
         options = game_options(args.option, args.build, args.game, len(seats))
-        # a new deal every game unless asked for one; the record keeps the seed, so a saved game replays exactly
-        args.seed = seed_or_fresh(args.seed, "replay")
-        state = new_game(args.game, len(seats), args.seed, options, judge=statics_stands)
+        # a new deal every game unless asked for one; the record keeps the seed, so a saved game replays exactly.
+        # The seed is said once the game is dealt: an option the game refuses prints its one line and nothing else
+        said = io.StringIO()
+        args.seed = seed_or_fresh(args.seed, "replay", said)
+        try:
+            state = new_game(args.game, len(seats), args.seed, options, judge=statics_stands)
+        except BadInput as exc:
+            if exc.where.startswith("$.options"):  # an option's value the game refuses: name it as it was given
+                raise BadInput(f"--option: {exc.what}", "") from None
+            raise
+        print(said.getvalue(), end="", flush=True)
     if not args.text:
         try:
             from viewer.play_window import play_window

@@ -10,6 +10,7 @@ A client is an address (`request.remote`); behind a reverse proxy every client h
 
 from __future__ import annotations
 
+import difflib
 import math
 import time
 from dataclasses import dataclass, fields, replace
@@ -88,8 +89,13 @@ class Limits:
         for text in settings:
             name, eq, value = text.partition("=")
             name = name.strip().replace("-", "_")
-            if not eq or name not in known:
-                raise BadInput(f"--limit {text!r}: expected NAME=VALUE with NAME one of {', '.join(known)}", "")
+            if not eq:
+                raise BadInput(f"--limit {text!r}: expected NAME=VALUE (the names: docs/serve.md, Limits)", "")
+            if name not in known:
+                near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+                raise BadInput(f"--limit {text!r}: no limit named {name!r}"
+                               + (f" (did you mean {near[0]!r}?)" if near else "")
+                               + " (the names: docs/serve.md, Limits)", "")
             kind = type(getattr(self, name))
             try:
                 number = kind(value)
