@@ -363,7 +363,9 @@ export class SceneView {
     const mov = s.blocks.filter((b) => b.movable && !b.selected);
     const bad = s.blocks.filter((b) => b.problems.length);
     if (sel.length) this.root.add(outlines(sel.map((b) => grow(b, 0.03)), s.fixed.select));
-    if (mov.length) this.root.add(outlines(mov.map((b) => grow(b, -0.01)), MOVABLE));
+    // three shells a little apart: WebGL draws every line one pixel wide, and one orange line is lost beside a
+    // yellow or red face (the desktop viewer draws these outlines 2 pixels wide)
+    if (mov.length) this.root.add(outlines(mov.flatMap((b) => [-0.015, 0.005, 0.025].map((d) => grow(b, d))), MOVABLE));
     const probCells = s.markers.filter((m) => m.kind === 'problem')
       .map((m) => ({ lo: m.cell.map((v) => v + 0.12), hi: m.cell.map((v) => v + 0.88) }));
     if (bad.length || probCells.length) {
