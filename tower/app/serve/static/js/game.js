@@ -669,6 +669,10 @@ el('hint').addEventListener('click', async () => {
   } else if (page.pointer) {
     hintText(`hint: ${words(move)}${cardHint(move)}`);
     moves();
+  } else if (page.snapshot.construction && ACTION_KEYS[move]) {
+    // a move that names no place (skip, pass): its button beside the pointer's line is lit
+    hintText(`hint: ${words(move)} (the button lit green: click it, or press ${ACTION_KEYS[move]})`);
+    moves();
   } else {
     moves();
   }
@@ -684,7 +688,7 @@ function cardHint(move) {
   draw(null);
   chosenBar();
   pointerStatus(ptr.status());
-  return ` (${card.label} lifted on the table, where it goes lit${ptr.twinWords(card)})`;
+  return ` (${card.label} is lifted on the table and where it goes is lit${ptr.twinWords(card)}: click there, or Play)`;
 }
 
 el('undo').addEventListener('click', async () => {
