@@ -48,6 +48,29 @@ def open_page(browser, url: str, context=None, **context_options):
     return page
 
 
+def create_in_lobby(browser, url: str, game: str, seats: list[str], seed: int | None = None,
+                    options: dict[str, str] | None = None):
+    """The lobby at `url` opened, a game of `game` created as a person does (the seats' kinds, the seed, options
+    typed or chosen by name); the lobby page, its seat links shown."""
+    lobby = open_page(browser, url + "/")
+    lobby.wait_for_selector("body[data-ready='true']")
+    lobby.select_option("#game", game)
+    lobby.select_option("#players", str(len(seats)))
+    for k, kind in enumerate(seats):
+        lobby.select_option(f"select[name=seat{k}]", kind)
+    if seed is not None:
+        lobby.fill("#seed", str(seed))
+    for name, value in (options or {}).items():
+        field = lobby.locator(f"[name='option-{name}']")
+        if field.evaluate("(e) => e.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+    lobby.click("#create")
+    lobby.wait_for_selector("#links:not([hidden])")
+    return lobby
+
+
 def body(page, name: str) -> str | None:
     """The page's state as its body's `data-NAME` attribute shows it (what the tests and screen readers read)."""
     return page.get_attribute("body", f"data-{name}")

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_support import body, open_page, require_browser, wait_until  # noqa: E402
+from browser_support import body, create_in_lobby, open_page, require_browser, wait_until  # noqa: E402
 from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.run import ServerThread  # noqa: E402
@@ -221,17 +221,9 @@ class Seat:
 
 
 def play_from_the_lobby(browser, server, tmp_path, players: int, seed: int, rounds: int) -> Seat:
-    lobby = open_page(browser, server.url + "/")
-    lobby.wait_for_selector("body[data-ready='true']")
-    lobby.select_option("#game", "climbers")
-    lobby.select_option("#players", str(players))
-    lobby.select_option("select[name=seat0]", "human")
-    for k in range(1, players):
-        lobby.select_option(f"select[name=seat{k}]", "ai:random")
-    lobby.fill("#seed", str(seed))
-    lobby.fill("[name='option-max_rounds']", str(rounds))  # a short game: the suite's time is shared
-    lobby.click("#create")
-    lobby.wait_for_selector("#links:not([hidden])")
+    # a short game (max_rounds): the suite's time is shared
+    lobby = create_in_lobby(browser, server.url, "climbers", ["human"] + ["ai:random"] * (players - 1), seed,
+                            {"max_rounds": str(rounds)})
     url = lobby.get_attribute("#seat-links a", "href")
     page = open_page(browser, url)
     seat = Seat(page, tmp_path)
@@ -270,15 +262,7 @@ def test_keys_after_a_button_and_the_blocks_in_the_move_list(browser, server, tm
     """S plays the step's skip while a button still has the focus (Hint, just clicked: the page must not swallow
     the letter keys, only Enter and Space, which the button takes itself); in the block move, the move list holds
     a button for each block that may be moved, and a click on one picks it up as a click on the block does."""
-    lobby = open_page(browser, server.url + "/")
-    lobby.wait_for_selector("body[data-ready='true']")
-    lobby.select_option("#game", "climbers")
-    lobby.select_option("#players", "2")
-    lobby.select_option("select[name=seat0]", "human")
-    lobby.select_option("select[name=seat1]", "ai:random")
-    lobby.fill("#seed", "7")
-    lobby.click("#create")
-    lobby.wait_for_selector("#links:not([hidden])")
+    lobby = create_in_lobby(browser, server.url, "climbers", ["human", "ai:random"], 7)
     page = open_page(browser, lobby.get_attribute("#seat-links a", "href"))
     wait_until(lambda: body(page, "your-turn") == "true" and (snap(page)["prompt"] or "").startswith("Step 1"), 60,
                "the first step")

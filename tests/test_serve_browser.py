@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser_support import body, open_page, require_browser, wait_until  # noqa: E402
+from browser_support import body, create_in_lobby, open_page, require_browser, wait_until  # noqa: E402
 from serve_support import ROOMY  # noqa: E402
 
 from tower.app.serve.client import Client  # noqa: E402
@@ -62,17 +62,9 @@ def snapshot(page) -> dict:
 # --- Diabolo: two people, two browsers, a whole game by clicking -----------------------------------------------
 
 def test_two_seats_play_a_diabolo_game_to_the_end_by_clicking(browser, server, tmp_path):
-    lobby = open_page(browser, server.url + "/")
-    lobby.wait_for_selector("body[data-ready='true']")
-    lobby.select_option("#game", "diabolo")
-    lobby.select_option("#players", "3")
-    lobby.select_option("select[name=seat0]", "human")
-    lobby.select_option("select[name=seat1]", "human")
-    lobby.select_option("select[name=seat2]", "ai:greedy")
-    lobby.select_option("[name='option-hand_size']", "3")  # a shorter game: the suite's time is shared
-    lobby.fill("[name='option-values']", "1,2,3,4,5")
-    lobby.click("#create")
-    lobby.wait_for_selector("#links:not([hidden])")
+    # a shorter game (hand_size, values): the suite's time is shared
+    lobby = create_in_lobby(browser, server.url, "diabolo", ["human", "human", "ai:greedy"],
+                            options={"hand_size": "3", "values": "1,2,3,4,5"})
     links = [a.get_attribute("href") for a in lobby.query_selector_all("#seat-links a")]
     spectator = lobby.get_attribute("#spectator-link", "href")
     assert len(links) == 2 and all("/play/" in u and "token=" in u for u in links)
