@@ -681,3 +681,30 @@ def test_the_outcome_names_the_winner_the_reason_and_the_places():
     s.apply(SeventhHeavenMove.parse("play red+2"))
     assert s.is_over and s.result()["winners"] == [0]
     assert s.outcome_text().startswith("P0 wins: the red partner reached 7th Heaven first; places: 1. P0, ")
+
+
+def test_a_swap_space_asks_its_question_in_words():
+    """Landing on a swap space, the player to move is told what the swap asks: must on 4 (no keep among the moves),
+    may on 8 and 14 (keep is one); elsewhere there is no question beyond the moves."""
+    import random as _random
+
+    from cardgames.seventh_heaven.moves import SWAP
+
+    seen: dict[bool, str] = {}
+    for seed in range(40):
+        st = new_game("seventh-heaven", 4, seed)
+        rng = _random.Random(seed)
+        while not st.is_over and len(seen) < 2:
+            moves = st.legal_moves()
+            if st.phase == SWAP:
+                must = all(m.verb != "keep" for m in moves)
+                text = st.prompt()
+                assert text.startswith(f"Space {st.swap_space}: you {'must' if must else 'may'} swap partner cards")
+                assert ("keep yours" in text) != must
+                seen[must] = text
+            else:
+                assert st.prompt() is None
+            st.apply(rng.choice(moves))
+        if len(seen) == 2:
+            break
+    assert set(seen) == {True, False}

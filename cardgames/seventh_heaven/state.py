@@ -151,6 +151,18 @@ class SeventhHeavenState(SeventhHeavenViews, SeventhHeavenSearch, GameState):
     def move_words(self, move: Move) -> str:
         return move_words(move)  # type: ignore[arg-type]
 
+    def prompt(self) -> str | None:
+        """After landing on a swap space: what the swap asks (the moves alone say only which cards)."""
+        if self.phase != SWAP:
+            return None
+        space = self.swap_space
+        which = " and which of yours you give" if self.pairs else ""
+        if "keep" not in {m.verb for m in self.legal_moves()}:  # type: ignore[attr-defined]
+            return (f"Space {space}: you must swap partner cards. Choose another player's partner card to take"
+                    f"{which}; they get yours.")
+        return (f"Space {space}: you may swap partner cards. Choose another player's partner card to take{which}, "
+                "or keep yours.")
+
     def __init__(self, players: int, seed: int | None = 0, options: dict[str, Any] | None = None) -> None:
         super().__init__(players, seed, options)
         o = self.options
