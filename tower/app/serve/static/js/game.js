@@ -6,6 +6,7 @@ import { call, errorText, el, item, naturally } from './api.js';
 import { openInLab } from './openlab.js';
 import { Aim, BlockPlacements } from './placement.js';
 import { CardPointer } from './cardpoint.js';
+import { cellEntry, hoverWords, stoneMove } from './climberswords.js';
 import { remember, turnSignal } from './tabsignal.js';
 
 const gameId = decodeURIComponent(location.pathname.split('/').pop());
@@ -448,38 +449,12 @@ function onHover(clientX, clientY) {
 
 // The Climbers: what is under the pointer is said (a block by its id) before it is clicked
 function climbersHover(hit) {
-  const snap = page.snapshot;
-  const scene = page.scene;
-  let id = null, said = '';
-  if (hit && hit.layer === 'blocks') {
-    id = scene.blocks[hit.index].id;
-    const stone = stoneMove(id);
-    if (!snap.your_turn) said = `block ${id}`;
-    else if (snap.blocks.includes(id)) said = `block ${id}: click to pick it up, then point where it goes`;
-    else if (stone) said = `block ${id}: click to ${words(stone)}`;
-    else {
-      const why = (snap.stuck && snap.stuck[id]) || 'cannot be used now';
-      said = why.startsWith(`block ${id}`) ? why : `block ${id}: ${why}`;  // (the reason may name the block already)
-    }
-  } else if (hit && hit.layer === 'targets' && snap.your_turn) {
-    const entry = cellEntry(scene.markers[hit.index].cell);
-    if (entry) said = `${words(entry.moves[0])}${entry.moves.length > 1 ? ` (or ${entry.moves.length - 1} more way${entry.moves.length > 2 ? 's' : ''})` : ''}`;
-  }
+  const { id, said } = hoverWords(page.snapshot, page.scene, hit, words);
   if (id !== page.hoverBlock) {
     page.hoverBlock = id;
     draw(null);
   }
   pointerStatus(said || stepStatus());
-}
-
-function cellEntry(cell) {
-  return page.snapshot.cells.find((c) => c.cell.every((v, i) => v === cell[i]));
-}
-
-// the stone move onto block `id`, if the stone may go there now
-function stoneMove(id) {
-  const text = `stone ${id}`;
-  return page.snapshot.moves.includes(text) ? text : null;
 }
 
 // --- the card games: a card, then where it goes (cardpoint.js, the twin of viewer/cards/pointing.py) ------------
@@ -575,12 +550,12 @@ function onPick(hit, e) {
   const scene = page.scene;
   if (hit.layer === 'blocks') {
     const id = scene.blocks[hit.index].id;
-    const stone = stoneMove(id);
+    const stone = stoneMove(page.snapshot, id);
     if (snap.blocks.includes(id)) selectBlock(id).then((ok) => ok && aimAt(e.clientX, e.clientY));
     else if (stone) chooseOrPlay([stone]);
     else pointerStatus((snap.stuck && snap.stuck[id]) || `block ${id} cannot be used now`, true);
   } else if (hit.layer === 'targets') {
-    const entry = cellEntry(scene.markers[hit.index].cell);
+    const entry = cellEntry(page.snapshot, scene.markers[hit.index].cell);
     if (entry) chooseOrPlay(entry.moves);
   } else if (hit.layer === 'ghost_figs' && page.chosen) {
     play(page.chosen);
