@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,6 +67,15 @@ def find_contacts(boxes: Sequence[Box]) -> list[Contact]:
             rect = (olo[0][i, j], ohi[0][i, j], olo[1][i, j], ohi[1][i, j])
             contacts.append(Contact(int(i), int(j), axis, float(hi[i, axis]), tuple(map(float, rect))))
     return contacts
+
+
+def resting_on(contacts: Iterable[Contact]) -> dict[int, set[int]]:
+    """Per box that rests on something, what it rests on: the boxes under its bottom face, TABLE for the table."""
+    under: dict[int, set[int]] = {}
+    for c in contacts:
+        if c.axis == 2:
+            under.setdefault(c.b, set()).add(c.a)
+    return under
 
 
 def _candidate_pairs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

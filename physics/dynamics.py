@@ -185,15 +185,12 @@ def _turn_between_deg(p: Sequence[float], q: Sequence[float]) -> float:
 
 def support_layers(boxes: Sequence[Box]) -> int:
     """The longest chain of boxes each resting on the one below (1 for boxes on the table alone)."""
-    from physics.contacts import TABLE, find_contacts  # noqa: PLC0415
+    from physics.contacts import TABLE, find_contacts, resting_on  # noqa: PLC0415
 
-    under: dict[int, list[int]] = {}
-    for c in find_contacts(boxes):
-        if c.axis == 2 and c.a != TABLE:
-            under.setdefault(c.b, []).append(c.a)
+    under = resting_on(find_contacts(boxes))
     depth: dict[int, int] = {}
     for i in sorted(range(len(boxes)), key=lambda k: boxes[k].lo[2]):  # a box's supports lie lower
-        depth[i] = 1 + max((depth.get(a, 1) for a in under.get(i, ())), default=0)
+        depth[i] = 1 + max((depth.get(a, 1) for a in under.get(i, ()) if a != TABLE), default=0)
     return max(depth.values(), default=0)
 
 

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from physics.contacts import TABLE, Contact, find_contacts
+from physics.contacts import TABLE, Contact, find_contacts, resting_on
 from physics.dynamics import DynamicsResult
 from physics.model import Box
 from physics.moving_part import held_still
@@ -122,10 +122,7 @@ def falling_blocks(boxes: Sequence[Box], contacts: Sequence[Contact], drop: int,
     blocks on top drop with it."""
     index = {b.id: k for k, b in enumerate(boxes)}
     gone = {drop} | {index[m] for m in mechanism if m in index}
-    under: dict[int, set[int]] = {}
-    for c in contacts:
-        if c.axis == 2:
-            under.setdefault(c.b, set()).add(c.a)
+    under = resting_on(contacts)
     out = list(mechanism)
     for k in sorted(under, key=lambda k: boxes[k].lo[2]):
         if k not in gone and TABLE not in under[k] and under[k] <= gone:

@@ -31,6 +31,9 @@ export function item(tag, text, className) {
 
 // texts sorted as people count: c1, c2, ..., c10; each kind of move (the first word) keeps its place
 const collator = new Intl.Collator('en', { numeric: true });
+export function byNumber(names) {  // names alone (block ids): c2 before c10, each compared whole
+  return [...names].sort(collator.compare);
+}
 export function naturally(texts) {
   const kinds = [...new Set(texts.map((t) => t.split(' ')[0]))];
   return [...texts].sort((a, b) => (kinds.indexOf(a.split(' ')[0]) - kinds.indexOf(b.split(' ')[0]))

@@ -2,7 +2,7 @@
 // the log, hint and undo, and the result at the end. The server pushes every change over a WebSocket; the page
 // reconnects by itself when the connection drops (a restarted server, a network hiccup).
 import { SceneView } from './scene3d.js';
-import { call, errorText, el, item, naturally } from './api.js';
+import { byNumber, call, errorText, el, item, naturally } from './api.js';
 import { openInLab } from './openlab.js';
 import { Aim, BlockPlacements } from './placement.js';
 import { CardPointer } from './cardpoint.js';
@@ -303,7 +303,7 @@ function moves() {
     title = 'Moves (or click a block outlined in orange to move it)';
   }
   // the blocks that may be moved, one button each (a click picks the block up, as a click on it in the scene does)
-  const blocks = !page.block && snap.construction && snap.your_turn ? naturally(snap.blocks.map((id) => `block ${id}`)).map((t) => t.slice(6)) : [];
+  const blocks = !page.block && snap.construction && snap.your_turn ? byNumber(snap.blocks) : [];
   el('moves-title').textContent = snap.your_turn ? title : 'Moves';
   if (!snap.your_turn) return;
   for (const [text, said] of entries) {
